@@ -1,0 +1,46 @@
+/**
+ * The one registry of error codes the gateway answers with. Every HTTP error body is
+ * `{ code, message }`; 5xx messages are fixed text so they can never carry internal detail.
+ */
+export const ErrorCodes = {
+  BadRequest: { status: 400, message: 'The request is malformed.' },
+  InvalidBody: { status: 400, message: 'The request body does not match its schema.' },
+  InvalidJson: { status: 400, message: 'The request body is not valid JSON.' },
+  Unauthenticated: { status: 401, message: 'Authentication failed.' },
+  Forbidden: { status: 403, message: 'The credential may not act on this resource.' },
+  NotFound: { status: 404, message: 'No such resource.' },
+  MethodNotAllowed: { status: 405, message: 'Method not allowed.' },
+  PayloadTooLarge: { status: 413, message: 'The request body is too large.' },
+  UnsupportedMediaType: { status: 415, message: 'Only application/json is accepted.' },
+  RateLimited: { status: 429, message: 'Too many requests; retry later.' },
+  Internal: { status: 500, message: 'Internal error.' },
+  QueueFull: { status: 503, message: 'The gateway is busy; retry later.' },
+  NotReady: { status: 503, message: 'The gateway is not ready.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** One of the registered error codes. */
+export type ErrorCode = keyof typeof ErrorCodes;
+
+/** An error that maps to a registered code; `detail` is shown only for 4xx answers. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, detail?: string, options?: { retryAfterSeconds?: number }) {
+    super(detail ?? ErrorCodes[code].message);
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = ErrorCodes[code].status;
+    this.detail = detail;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+  }
+}
+
+/** The JSON body for an error: 5xx always carries the registry's fixed message. */
+export function errorBody(code: ErrorCode, detail?: string): { code: ErrorCode; message: string } {
+  const entry = ErrorCodes[code];
+  const message = entry.status >= 500 || detail === undefined ? entry.message : detail;
+  return { code, message };
+}

@@ -1,0 +1,91 @@
+/**
+ * Inputs and outputs of the pure decision core. Nothing here knows about HTTP, Kubernetes
+ * clients or clocks: callers pass verified state and `now` in, and act on the decisions out.
+ */
+import type { PipelineSpec, PromotionRecord } from '../pipeline/types.js';
+
+/** Where a target lives: the gateway's cluster name and the namespace of the app object. */
+export interface TargetLocation {
+  cluster: string;
+  namespace: string;
+}
+
+/** Health of one target as read from its cluster by the gateway itself. */
+export type TargetHealth = 'Healthy' | 'Unhealthy' | 'Unknown';
+
+/**
+ * The verified state of one target. `revision` is the deployed revision (HelmRelease: newest
+ * `deployed` history entry's chart version; Kustomization: lastAppliedRevision).
+ */
+export interface TargetStatus {
+  location: TargetLocation;
+  health: TargetHealth;
+  revision?: string;
+  /** PascalCase cause, e.g. Ready, Stalled, Reconciling, StaleGeneration, NotFound, Forbidden. */
+  reason: string;
+  /** Secret-free human text. */
+  message: string;
+}
+
+/** Retry policy for failed or abandoned promotion attempts (explicit and bounded). */
+export interface RetryPolicy {
+  /** Attempts allowed per (environment, revision), the first included. */
+  maxAttempts: number;
+  /** Wait after a failed attempt before the next, in ms: base * 2^(attempt-1), capped. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** A `Claimed` record older than this is an abandoned attempt (crash between claim and outcome). */
+  claimTimeoutMs: number;
+}
+
+/** Everything the evaluator decides from. */
+export interface EvaluationInput {
+  spec: PipelineSpec;
+  /** Verified status per environment, in spec order, one entry per spec target (same order). */
+  targets: Record<string, TargetStatus[]>;
+  /** status.environments[env].promotion as currently stored. */
+  records: Record<string, PromotionRecord | undefined>;
+  /** Revisions approved for an environment by an authorised approval call (empty for now). */
+  approvals?: Record<string, string | undefined>;
+  policy: RetryPolicy;
+  /** Milliseconds since the epoch, supplied by the caller. */
+  now: number;
+}
+
+/** What the evaluator concluded for one environment. */
+export type EnvironmentOutcome =
+  /** Promote `revision` to this environment now (attempt number given). */
+  | 'Promote'
+  /** Every target already runs the upstream revision. */
+  | 'UpToDate'
+  /** A promotion of `revision` was already claimed or done: wait for it to roll out. */
+  | 'AlreadyPromoted'
+  /** The upstream environment is not (yet) healthy at a single revision. */
+  | 'Waiting'
+  /** Some target upstream or here is Unknown: decide nothing. */
+  | 'Unknown'
+  /** Manual promotion: waiting for an approval of `revision`. */
+  | 'WaitingApproval'
+  /** The retry budget for `revision` is spent. */
+  | 'Failed'
+  /** The first environment: it is the source of candidates, never promoted to. */
+  | 'Source';
+
+/** One environment's decision and the reason for it. */
+export interface EnvironmentDecision {
+  environment: string;
+  outcome: EnvironmentOutcome;
+  revision?: string;
+  /** For Promote: which attempt this is (1-based). */
+  attempt?: number;
+  /** PascalCase reason, e.g. UpstreamUnknown, UpstreamNotReady, RevisionMismatch. */
+  reason: string;
+  message: string;
+  /** For Waiting after a failed attempt: earliest time (ms) the next attempt may run. */
+  retryAt?: number;
+}
+
+/** The evaluator's output: one decision per environment, in spec order. */
+export interface Evaluation {
+  decisions: EnvironmentDecision[];
+}
