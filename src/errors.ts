@@ -10,6 +10,7 @@ export const ErrorCodes = {
   Forbidden: { status: 403, message: 'The credential may not act on this resource.' },
   NotFound: { status: 404, message: 'No such resource.' },
   MethodNotAllowed: { status: 405, message: 'Method not allowed.' },
+  RequestTimeout: { status: 408, message: 'The request was not received in time.' },
   PayloadTooLarge: { status: 413, message: 'The request body is too large.' },
   UnsupportedMediaType: { status: 415, message: 'Only application/json is accepted.' },
   RateLimited: { status: 429, message: 'Too many requests; retry later.' },

@@ -81,7 +81,10 @@ export interface EnvironmentDecision {
   /** PascalCase reason, e.g. UpstreamUnknown, UpstreamNotReady, RevisionMismatch. */
   reason: string;
   message: string;
-  /** For Waiting after a failed attempt: earliest time (ms) the next attempt may run. */
+  /**
+   * For Waiting after a failed attempt: earliest time (ms) the next attempt may run. For
+   * AlreadyPromoted with a live claim: when the claim expires. Callers schedule re-checks on it.
+   */
   retryAt?: number;
 }
 

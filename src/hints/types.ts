@@ -32,5 +32,9 @@ export interface HintSink {
 /** Requests to re-check whole pipelines (legacy webhook, approvals), by namespace/name. */
 export interface PipelineTrigger {
   /** Returns false when the pipeline is unknown or the queue is full. */
-  requestPipeline(namespace: string, name: string, source: HintSource): 'queued' | 'unknown' | 'full';
+  requestPipeline(
+    namespace: string,
+    name: string,
+    source: HintSource,
+  ): 'queued' | 'unknown' | 'full';
 }

@@ -44,8 +44,7 @@ export type ReadFailureReason =
 
 /** The outcome of one read: the object, or a classified failure with a secret-free message. */
 export type ReadResult<T = KubeObject> =
-  | { ok: true; value: T }
-  | { ok: false; reason: ReadFailureReason; message: string };
+  { ok: true; value: T } | { ok: false; reason: ReadFailureReason; message: string };
 
 /** Reads application objects (HelmRelease, Kustomization) from one cluster. */
 export interface ObjectReader {
@@ -65,7 +64,13 @@ export interface ClusterDirectory {
 
 /** A Kubernetes Event to record on an object (core/v1 Event). */
 export interface EventRecord {
-  involvedObject: { apiVersion: string; kind: string; namespace: string; name: string; uid?: string };
+  involvedObject: {
+    apiVersion: string;
+    kind: string;
+    namespace: string;
+    name: string;
+    uid?: string;
+  };
   type: 'Normal' | 'Warning';
   reason: string;
   message: string;
@@ -78,7 +83,9 @@ export interface PipelineWriter {
    * Replace the status subresource; `resourceVersion` in metadata is the precondition.
    * Resolves to the stored object, or `{ conflict: true }` on a 409.
    */
-  replaceStatus(pipeline: KubeObject): Promise<{ conflict: false; value: KubeObject } | { conflict: true }>;
+  replaceStatus(
+    pipeline: KubeObject,
+  ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }>;
   /** Fresh GET of a Pipeline (never a cache), or undefined when it no longer exists. */
   get(namespace: string, name: string): Promise<KubeObject | undefined>;
   /** Record a Kubernetes Event in the Pipeline's namespace. */

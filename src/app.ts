@@ -1,0 +1,120 @@
+/**
+ * The HTTP application: fastify with hardened limits, JSON-only bodies, one error registry,
+ * rate limits and the ingress route groups. It never listens; src/server.ts and tests do.
+ */
+import { randomUUID } from 'node:crypto';
+import { fastify, LogController } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { JwtKeys } from './auth/jwt.js';
+import { createJwtKeys } from './auth/jwt.js';
+import type { AuthSettings } from './auth/authenticate.js';
+import type { GatewayConfig } from './config/types.js';
+import type { HintSink, PipelineTrigger } from './hints/types.js';
+import { installJsonBody } from './ingress/body.js';
+import { installRequestContext } from './ingress/context.js';
+import {
+  createClientErrorHandler,
+  frameworkErrorHandler,
+  installErrorHandling,
+} from './ingress/errors.js';
+import { eventsRoutes } from './ingress/events.js';
+import { legacyRoutes } from './ingress/legacy.js';
+import type { LegacyKeyResolver } from './ingress/legacy.js';
+import { opsRoutes } from './ingress/ops.js';
+import type { ReadinessProbe } from './ingress/ops.js';
+import { pipelineRoutes } from './ingress/pipelines.js';
+import type { PipelineViewSource } from './ingress/pipelines.js';
+import { installRateLimit } from './ingress/ratelimit.js';
+import type { GatewayLogger } from './log.js';
+import type { GatewayMetrics } from './metrics.js';
+
+export type { PipelineView, PipelineViewSource } from './ingress/pipelines.js';
+export type { LegacyKeyResolver } from './ingress/legacy.js';
+export type { ReadinessProbe } from './ingress/ops.js';
+
+/** The pipeline registry as the HTTP layer sees it: re-check requests plus the read side. */
+export interface PipelineAccess extends PipelineTrigger, PipelineViewSource {}
+
+/** Everything buildApp needs; the app owns none of it (tests pass fakes). */
+export interface AppDeps {
+  config: GatewayConfig;
+  logger: GatewayLogger;
+  hints: HintSink;
+  pipelines: PipelineAccess;
+  /** The Pipeline's legacy `hmac-key` Secret value, or undefined when it has none. */
+  legacyKeys: LegacyKeyResolver;
+  readiness: ReadinessProbe;
+  metrics: GatewayMetrics;
+  /** JWT key resolver; defaults to createJwtKeys(config.jwt) when config.jwt is set. */
+  jwtKeys?: JwtKeys;
+}
+
+/** Keep-alive idle time: long enough for Flux's bursts, short enough not to hoard sockets. */
+const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/** Longest URL path segment; Kubernetes names are at most 253 characters. */
+const MAX_PARAM_LENGTH = 253;
+/** Routes whose request log line is debug, not info (probes and scrapes are noise). */
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+const UNMATCHED_ROUTE = '_unmatched';
+
+function observeResponse(metrics: GatewayMetrics) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // The route pattern, never the URL: label values stay bounded and free of user input.
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const status = reply.statusCode;
+    metrics.httpRequests.inc({ method: request.method, route, status: String(status) });
+    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    const fields = {
+      method: request.method,
+      route,
+      status,
+      ms: Math.round(reply.elapsedTime),
+      subject: request.identity?.subject,
+    };
+    if (QUIET_ROUTES.has(route)) request.log.debug(fields, 'request');
+    else request.log.info(fields, 'request');
+  };
+}
+
+/**
+ * Builds the fastify instance with every ingress route registered. Does not listen and does
+ * not call ready(), so the caller may still add routes or hooks.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, logger, metrics } = deps;
+  // Widened on purpose: with pino's own Logger type fastify infers an instance type that its
+  // plugin and hook signatures (typed for FastifyBaseLogger) do not accept.
+  const baseLogger: FastifyBaseLogger = logger;
+  const app = fastify({
+    loggerInstance: baseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: config.server.bodyLimitBytes,
+    requestTimeout: config.server.requestTimeoutMs,
+    connectionTimeout: config.server.requestTimeoutMs,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    return503OnClosing: true,
+    trustProxy: config.server.trustProxy,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler: createClientErrorHandler(logger),
+    frameworkErrors: frameworkErrorHandler,
+  });
+
+  installRequestContext(app);
+  installJsonBody(app);
+  installErrorHandling(app);
+  app.addHook('onResponse', observeResponse(metrics));
+  await installRateLimit(app, config.rateLimit);
+
+  const auth: AuthSettings = {
+    clusters: config.clusters,
+    jwt: config.jwt,
+    jwtKeys: deps.jwtKeys ?? (config.jwt === undefined ? undefined : createJwtKeys(config.jwt)),
+  };
+  await app.register(opsRoutes, { readiness: deps.readiness, metrics });
+  await app.register(eventsRoutes, { auth, hints: deps.hints, metrics });
+  await app.register(legacyRoutes, { legacyKeys: deps.legacyKeys, pipelines: deps.pipelines });
+  await app.register(pipelineRoutes, { auth, pipelines: deps.pipelines });
+  return app;
+}

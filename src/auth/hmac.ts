@@ -1,0 +1,79 @@
+/**
+ * HMAC request signatures as Flux's generic-hmac Provider sends them: `X-Signature:
+ * <alg>=<hex>` over the exact request bytes. Verification does the same work whether the
+ * header is missing, malformed, of the wrong length or simply wrong, and whether the caller
+ * has zero, one or two keys, so timing reveals nothing about which case applied.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Digest algorithms accepted in `X-Signature` (Flux sends sha256). */
+export type HmacAlgorithm = 'sha256' | 'sha384' | 'sha512';
+
+const DIGEST_BYTES: Readonly<Record<HmacAlgorithm, number>> = {
+  sha256: 32,
+  sha384: 48,
+  sha512: 64,
+};
+
+/** Every verification computes at least this many HMACs (two keys are live during rotation). */
+const MIN_KEY_ATTEMPTS = 2;
+
+// Stands in for absent keys so unknown clusters and pipelines cost the same as known ones.
+// Random per process: no caller can know it, so a match against it is impossible in practice,
+// and a match is discarded anyway.
+const DUMMY_KEY = randomBytes(32);
+
+const SIGNATURE_PATTERN = /^(sha256|sha384|sha512)=([0-9a-f]+)$/i;
+
+/** A syntactically valid signature header: the algorithm and the claimed digest bytes. */
+export interface ParsedSignature {
+  algorithm: HmacAlgorithm;
+  digest: Buffer;
+}
+
+/** Parses `<alg>=<hex>`; undefined when absent or malformed (odd hex length included). */
+export function parseSignature(header: string | undefined): ParsedSignature | undefined {
+  if (header === undefined) return undefined;
+  const match = SIGNATURE_PATTERN.exec(header.trim());
+  const algorithm = match?.[1]?.toLowerCase() as HmacAlgorithm | undefined;
+  const hex = match?.[2];
+  if (algorithm === undefined || hex === undefined || hex.length % 2 !== 0) return undefined;
+  return { algorithm, digest: Buffer.from(hex, 'hex') };
+}
+
+/** The header value Flux would send for `body` signed with `key`: `<alg>=<lowercase hex>`. */
+export function signBody(body: Buffer, key: Buffer, algorithm: HmacAlgorithm = 'sha256'): string {
+  return `${algorithm}=${createHmac(algorithm, key).update(body).digest('hex')}`;
+}
+
+/**
+ * True when `header` is a valid signature of `body` under any of `keys`. Every key is tried
+ * (no early exit) with constant-time comparison; empty keys never match.
+ */
+export function verifySignature(
+  body: Buffer,
+  header: string | undefined,
+  keys: readonly Buffer[],
+): boolean {
+  const parsed = parseSignature(header);
+  const algorithm = parsed?.algorithm ?? 'sha256';
+  const length = DIGEST_BYTES[algorithm];
+  // Compare against a fixed-length copy so a short or long digest costs the same as a wrong one.
+  const claimed = Buffer.alloc(length);
+  parsed?.digest.copy(claimed, 0, 0, length);
+  let wellFormed = parsed?.digest.length === length ? 1 : 0;
+
+  let matched = 0;
+  const attempts = Math.max(keys.length, MIN_KEY_ATTEMPTS);
+  for (let i = 0; i < attempts; i++) {
+    const key = keys[i];
+    const usable = key !== undefined && key.length > 0;
+    const mac = createHmac(algorithm, usable ? key : DUMMY_KEY)
+      .update(body)
+      .digest();
+    // Bitwise accumulation: no branch depends on which key (if any) matched.
+    matched |= (timingSafeEqual(mac, claimed) ? 1 : 0) & (usable ? 1 : 0);
+  }
+  wellFormed &= matched;
+  return wellFormed === 1;
+}

@@ -1,0 +1,89 @@
+/**
+ * The configuration file's own shape (schemas/config.schema.json), before defaults and secret
+ * resolution. Code that builds a config without a file (demo, tests) writes one of these.
+ */
+
+/** Where a secret comes from: exactly one of an inline value, a file's exact bytes, or an env var. */
+export type SecretSource = { value: string } | { file: string } | { env: string };
+
+/** One cluster entry as written in the file. */
+export interface ClusterInput {
+  name: string;
+  gitopsCluster?: { namespace: string; name: string };
+  hmacKeys?: SecretSource[];
+  jwtSubjects?: string[];
+}
+
+/** JWT settings as written in the file; jwksUrl or publicKeys (or both) must be set. */
+export interface JwtInput {
+  issuer: string;
+  audience: string;
+  algorithms: string[];
+  jwksUrl?: string;
+  publicKeys?: SecretSource[];
+  clockToleranceSeconds?: number;
+}
+
+/** A webhook endpoint as written in the file. */
+export interface WebhookInput {
+  url: string;
+  secret?: SecretSource;
+  timeoutMs?: number;
+}
+
+/** The whole file; every field is optional where the schema has a default. */
+export interface ConfigInput {
+  $schema?: string;
+  server?: {
+    host?: string;
+    port?: number;
+    bodyLimitBytes?: number;
+    requestTimeoutMs?: number;
+    trustProxy?: boolean;
+  };
+  rateLimit?: { max?: number; timeWindowMs?: number };
+  management?: { name?: string; kubeconfig?: string; context?: string };
+  pipelineNamespaces?: string[];
+  clusters?: ClusterInput[];
+  jwt?: JwtInput;
+  hints?: {
+    capacity?: number;
+    perClusterConcurrency?: number;
+    retryBaseMs?: number;
+    retryMaxMs?: number;
+    maxRetries?: number;
+  };
+  resync?: { intervalMs?: number; jitter?: number };
+  promotion?: {
+    retry?: {
+      maxAttempts?: number;
+      backoffBaseMs?: number;
+      backoffMaxMs?: number;
+      claimTimeoutMs?: number;
+    };
+    webhooks?: Record<string, WebhookInput>;
+    instanceId?: string;
+  };
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** Makes the listed keys of T required (the schema's defaults have filled them in). */
+type With<T, K extends keyof T> = Omit<T, K> & Required<Pick<T, K>>;
+
+/** A ConfigInput after schema validation with defaults applied: defaulted fields are present. */
+export interface CheckedInput {
+  server: Required<NonNullable<ConfigInput['server']>>;
+  rateLimit: Required<NonNullable<ConfigInput['rateLimit']>>;
+  management: With<NonNullable<ConfigInput['management']>, 'name'>;
+  pipelineNamespaces: string[];
+  clusters: With<ClusterInput, 'hmacKeys' | 'jwtSubjects'>[];
+  jwt?: With<JwtInput, 'clockToleranceSeconds'>;
+  hints: Required<NonNullable<ConfigInput['hints']>>;
+  resync: Required<NonNullable<ConfigInput['resync']>>;
+  promotion: {
+    retry: Required<NonNullable<NonNullable<ConfigInput['promotion']>['retry']>>;
+    webhooks: Record<string, With<WebhookInput, 'timeoutMs'>>;
+    instanceId?: string;
+  };
+  logLevel: NonNullable<ConfigInput['logLevel']>;
+}

@@ -1,0 +1,80 @@
+/**
+ * Resolution of SecretSources to bytes. Problems name the field and, for files and variables,
+ * the path or variable name, but never the bytes: those may be the secret.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { inspect } from 'node:util';
+import type { SecretBytes } from './types.js';
+import type { SecretSource } from './input.js';
+import { problem } from './schema.js';
+
+/** Where relative secret files and environment variables are looked up. */
+export interface SecretContext {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Relative `file` paths are taken from here (the config file's folder). */
+  baseDir: string;
+}
+
+/**
+ * Resolves one source to its exact bytes, or appends a problem for `pointer` and returns
+ * undefined. An empty secret is a problem: an empty key authenticates nothing.
+ */
+export function resolveSecret(
+  source: SecretSource,
+  pointer: string,
+  context: SecretContext,
+  problems: string[],
+): SecretBytes | undefined {
+  const bytes = readSource(source, pointer, context, problems);
+  if (bytes === undefined) return undefined;
+  if (bytes.length === 0) {
+    problems.push(problem(pointer, 'resolves to an empty secret'));
+    return undefined;
+  }
+  return redacted(bytes);
+}
+
+function readSource(
+  source: SecretSource,
+  pointer: string,
+  context: SecretContext,
+  problems: string[],
+): Buffer | undefined {
+  if ('value' in source) return Buffer.from(source.value, 'utf8');
+  if ('env' in source) {
+    const text = context.env[source.env];
+    if (text === undefined) {
+      problems.push(problem(`${pointer}/env`, `environment variable "${source.env}" is not set`));
+      return undefined;
+    }
+    return Buffer.from(text, 'utf8');
+  }
+  const path = isAbsolute(source.file) ? source.file : resolve(context.baseDir, source.file);
+  try {
+    // Exact bytes: a Kubernetes Secret file has no trailing newline to strip, and a key
+    // that legitimately ends in whitespace must stay intact.
+    return readFileSync(path);
+  } catch (error) {
+    problems.push(problem(`${pointer}/file`, `cannot read "${path}" (${errorCode(error)})`));
+    return undefined;
+  }
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'read error';
+}
+
+const REDACTED = '[secret]';
+
+/**
+ * Makes a secret Buffer print as "[secret]" through JSON.stringify (and so pino) and
+ * util.inspect (console.log), so that logging a whole config cannot leak it. Its bytes
+ * are untouched for crypto.
+ */
+export function redacted(bytes: Buffer): SecretBytes {
+  Object.defineProperty(bytes, 'toJSON', { value: () => REDACTED });
+  Object.defineProperty(bytes, inspect.custom, { value: () => REDACTED });
+  return bytes;
+}

@@ -1,0 +1,247 @@
+/**
+ * The pure promotion evaluator: verified target state, stored promotion records and `now` in,
+ * one decision per environment out. No I/O and no clock, so every decision is replayable.
+ */
+import type { PipelineEnvironment } from '../pipeline/types.js';
+import { Reasons } from './reasons.js';
+import { decideFromRecord, normalisePolicy } from './retry.js';
+import { alignTargets, describeTargets, display, hasUnknown, summarise } from './targets.js';
+import type {
+  EnvironmentDecision,
+  Evaluation,
+  EvaluationInput,
+  RetryPolicy,
+  TargetStatus,
+} from './types.js';
+
+interface Context {
+  input: EvaluationInput;
+  policy: RetryPolicy;
+  /** Aligned statuses per environment, in spec order. */
+  targets: TargetStatus[][];
+}
+
+/**
+ * Decide every environment of `input.spec` in spec order; envs[0] is the source and is never
+ * promoted. Deterministic and side-effect free: `input` is only read.
+ */
+export function evaluate(input: EvaluationInput): Evaluation {
+  const envs = input.spec.environments;
+  const names = envs.map((env) => env.name);
+  const targets = envs.map((env) =>
+    alignTargets(
+      env,
+      input.targets[env.name],
+      names.indexOf(env.name) !== names.lastIndexOf(env.name),
+    ),
+  );
+  const ctx: Context = { input, policy: normalisePolicy(input.policy), targets };
+  return {
+    decisions: envs.map((env, i) =>
+      i === 0 ? decideSource(env, targets[0] ?? []) : decideStage(ctx, i),
+    ),
+  };
+}
+
+/** The decisions whose outcome is Promote, in spec order. */
+export function promotions(evaluation: Evaluation): EnvironmentDecision[] {
+  return evaluation.decisions.filter((d) => d.outcome === 'Promote');
+}
+
+/** The earliest `retryAt` of any decision (ms), or undefined when nothing needs a timed re-check. */
+export function nextWakeup(evaluation: Evaluation): number | undefined {
+  let earliest: number | undefined;
+  for (const d of evaluation.decisions) {
+    if (
+      d.retryAt !== undefined &&
+      Number.isFinite(d.retryAt) &&
+      (earliest === undefined || d.retryAt < earliest)
+    ) {
+      earliest = d.retryAt;
+    }
+  }
+  return earliest;
+}
+
+function decideSource(env: PipelineEnvironment, targets: TargetStatus[]): EnvironmentDecision {
+  const base = { environment: env.name, outcome: 'Source' as const };
+  const summary = summarise(targets);
+  switch (summary.kind) {
+    case 'NoTargets':
+      return { ...base, reason: Reasons.NoTargets, message: `${env.name} lists no targets` };
+    case 'Unknown':
+      return {
+        ...base,
+        reason: Reasons.TargetUnknown,
+        message: `${env.name} cannot be verified: ${describeTargets(summary.targets)} unknown`,
+      };
+    case 'NotReady':
+      return {
+        ...base,
+        reason: Reasons.NotReady,
+        message: `${env.name} is not ready: ${describeTargets(summary.targets)}`,
+      };
+    case 'Mismatch':
+      return {
+        ...base,
+        reason: Reasons.RevisionMismatch,
+        message: `${env.name} targets run different revisions: ${summary.revisions.map((r) => display(r)).join(', ')}`,
+      };
+    case 'NoRevision':
+      return {
+        ...base,
+        reason: Reasons.NoRevision,
+        message: `${env.name} is healthy but reports no revision`,
+      };
+    case 'Ready':
+      return {
+        ...base,
+        revision: summary.revision,
+        reason: Reasons.Ready,
+        message: `${env.name} is healthy at ${display(summary.revision)} on ${count(targets.length)}`,
+      };
+  }
+}
+
+function decideStage(ctx: Context, i: number): EnvironmentDecision {
+  const env = ctx.input.spec.environments[i];
+  const upstreamEnv = ctx.input.spec.environments[i - 1];
+  const own = ctx.targets[i];
+  const upstream = ctx.targets[i - 1];
+  // Unreachable for 0 < i < length; keeps the types honest without non-null assertions.
+  if (
+    env === undefined ||
+    upstreamEnv === undefined ||
+    own === undefined ||
+    upstream === undefined
+  ) {
+    throw new RangeError(`environment index ${i} out of range`);
+  }
+  const base = { environment: env.name };
+  const blocked = ctx.targets.slice(0, i).findIndex(hasUnknown);
+  if (blocked >= 0) {
+    const at = ctx.input.spec.environments[blocked]?.name ?? '';
+    return {
+      ...base,
+      outcome: 'Unknown',
+      reason: Reasons.UpstreamUnknown,
+      message: `${at} has targets that cannot be verified; deciding nothing for ${env.name}`,
+    };
+  }
+  if (own.length === 0) {
+    return {
+      ...base,
+      outcome: 'Unknown',
+      reason: Reasons.NoTargets,
+      message: `${env.name} lists no targets`,
+    };
+  }
+  if (hasUnknown(own)) {
+    return {
+      ...base,
+      outcome: 'Unknown',
+      reason: Reasons.TargetUnknown,
+      message: `${env.name} cannot be verified: ${describeTargets(own.filter((t) => t.health === 'Unknown'))} unknown`,
+    };
+  }
+  const source = summarise(upstream);
+  if (source.kind !== 'Ready') return waitForUpstream(env.name, upstreamEnv.name, source);
+  return decideAgainst(
+    ctx,
+    env,
+    own,
+    `${upstreamEnv.name} is healthy at ${display(source.revision)} on ${count(upstream.length)}`,
+    source.revision,
+  );
+}
+
+function waitForUpstream(
+  name: string,
+  upstreamName: string,
+  source: Exclude<ReturnType<typeof summarise>, { kind: 'Ready' }>,
+): EnvironmentDecision {
+  const base = { environment: name, outcome: 'Waiting' as const };
+  switch (source.kind) {
+    case 'NotReady':
+    case 'Unknown':
+      return {
+        ...base,
+        reason: Reasons.UpstreamNotReady,
+        message: `${upstreamName} is not ready: ${describeTargets(source.targets)}; ${name} waits`,
+      };
+    case 'Mismatch':
+      return {
+        ...base,
+        reason: Reasons.UpstreamRevisionMismatch,
+        message:
+          `${upstreamName} targets run different revisions ` +
+          `(${source.revisions.map((r) => display(r)).join(', ')}); ${name} waits`,
+      };
+    case 'NoRevision':
+    case 'NoTargets':
+      return {
+        ...base,
+        reason: Reasons.UpstreamNoRevision,
+        message: `${upstreamName} reports no revision to promote; ${name} waits`,
+      };
+  }
+}
+
+// Steps 4-7: upstream is healthy at R; compare with what this environment runs and has recorded.
+function decideAgainst(
+  ctx: Context,
+  env: PipelineEnvironment,
+  own: TargetStatus[],
+  ready: string,
+  revision: string,
+): EnvironmentDecision {
+  const base = { environment: env.name, revision };
+  const rev = display(revision);
+  if (own.every((t) => t.revision === revision)) {
+    const healthy = own.every((t) => t.health === 'Healthy');
+    return {
+      ...base,
+      outcome: 'UpToDate',
+      reason: healthy ? Reasons.Deployed : Reasons.RollingOut,
+      message: healthy
+        ? `${env.name} runs ${rev} on ${count(own.length)}`
+        : `${env.name} runs ${rev} on ${count(own.length)} but ${describeTargets(own.filter((t) => t.health !== 'Healthy'))} not healthy yet`,
+    };
+  }
+  const fromRecord = decideFromRecord(
+    env.name,
+    revision,
+    ctx.input.records[env.name],
+    ctx.policy,
+    ctx.input.now,
+  );
+  if (fromRecord !== undefined) return fromRecord;
+  if ((env.promotion?.manual ?? ctx.input.spec.promotion?.manual) === true) {
+    if (ctx.input.approvals?.[env.name] === revision) {
+      return {
+        ...base,
+        outcome: 'Promote',
+        attempt: 1,
+        reason: Reasons.Approved,
+        message: `${ready}; promoting ${env.name} (approved)`,
+      };
+    }
+    return {
+      ...base,
+      outcome: 'WaitingApproval',
+      reason: Reasons.ApprovalRequired,
+      message: `${ready}; ${env.name} needs an approval of ${rev}`,
+    };
+  }
+  return {
+    ...base,
+    outcome: 'Promote',
+    attempt: 1,
+    reason: Reasons.UpstreamReady,
+    message: `${ready}; promoting ${env.name}`,
+  };
+}
+
+function count(n: number): string {
+  return n === 1 ? '1 target' : `all ${n} targets`;
+}

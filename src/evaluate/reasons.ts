@@ -1,0 +1,53 @@
+/**
+ * The PascalCase reasons the evaluator gives, in the style of Flux's condition reasons. Status
+ * writers, events and metrics key on these strings, so they are part of the public contract.
+ */
+
+/** Every reason an EnvironmentDecision may carry. */
+export const Reasons = {
+  /** Source: every target is Healthy at one revision. */
+  Ready: 'Ready',
+  /** Source: some target is not Healthy. */
+  NotReady: 'NotReady',
+  /** Source: targets run different revisions. */
+  RevisionMismatch: 'RevisionMismatch',
+  /** Source: a Healthy target reports no revision. */
+  NoRevision: 'NoRevision',
+  /** The environment lists no targets, so nothing in it can be verified. */
+  NoTargets: 'NoTargets',
+  /** A target of this environment could not be read. */
+  TargetUnknown: 'TargetUnknown',
+  /** A target of an earlier environment could not be read. */
+  UpstreamUnknown: 'UpstreamUnknown',
+  /** The previous environment has a target that is not Healthy. */
+  UpstreamNotReady: 'UpstreamNotReady',
+  /** The previous environment's targets run different revisions. */
+  UpstreamRevisionMismatch: 'UpstreamRevisionMismatch',
+  /** The previous environment is Healthy but reports no revision (or has no targets). */
+  UpstreamNoRevision: 'UpstreamNoRevision',
+  /** Every target runs the upstream revision and is Healthy. */
+  Deployed: 'Deployed',
+  /** Every target runs the upstream revision but some are not Healthy yet. */
+  RollingOut: 'RollingOut',
+  /** A promotion of the upstream revision already succeeded. */
+  PromotionSucceeded: 'PromotionSucceeded',
+  /** A promotion of the upstream revision is claimed and within its claim timeout. */
+  PromotionInProgress: 'PromotionInProgress',
+  /** The retry budget for the upstream revision is spent. */
+  RetriesExhausted: 'RetriesExhausted',
+  /** The record's lastAttemptedTime cannot be parsed: no automatic retry until it is fixed. */
+  InvalidAttemptTime: 'InvalidAttemptTime',
+  /** A failed or abandoned attempt is inside its backoff window. */
+  RetryBackoff: 'RetryBackoff',
+  /** A failed or abandoned attempt's backoff has passed: try again. */
+  RetryAfterFailure: 'RetryAfterFailure',
+  /** Manual environment: the upstream revision was approved. */
+  Approved: 'Approved',
+  /** Manual environment: waiting for an approval of the upstream revision. */
+  ApprovalRequired: 'ApprovalRequired',
+  /** The upstream environment is Healthy at one revision this environment does not run. */
+  UpstreamReady: 'UpstreamReady',
+} as const;
+
+/** One of the evaluator's reasons. */
+export type EvaluationReason = (typeof Reasons)[keyof typeof Reasons];

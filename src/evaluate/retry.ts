@@ -1,0 +1,153 @@
+/**
+ * What a stored promotion record means for the upstream revision R: done, in flight, waiting
+ * out a backoff, worth another attempt, or out of budget. Pure: `now` comes from the caller.
+ */
+import type { PromotionRecord } from '../pipeline/types.js';
+import { Reasons } from './reasons.js';
+import { display } from './targets.js';
+import type { EnvironmentDecision, RetryPolicy } from './types.js';
+
+// RFC 3339 date-time only: Date.parse alone also accepts engine-specific formats.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Milliseconds since the epoch for an RFC 3339 timestamp, or undefined when it is not one. */
+export function parseTimestamp(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** A policy with a usable budget: maxAttempts below 1 or not an integer means 1 (no retries). */
+export function normalisePolicy(policy: RetryPolicy): RetryPolicy {
+  const max =
+    Number.isSafeInteger(policy.maxAttempts) && policy.maxAttempts >= 1 ? policy.maxAttempts : 1;
+  return { ...policy, maxAttempts: max };
+}
+
+/** Wait after failed attempt number `attempts` (1-based): base * 2^(attempts-1), capped at max. */
+export function backoffDelay(policy: RetryPolicy, attempts: number): number {
+  return Math.min(policy.backoffBaseMs * 2 ** (attempts - 1), policy.backoffMaxMs);
+}
+
+/** The lifecycle state of a record, reading weave's `succeeded`-only records too. */
+export type RecordState = 'Succeeded' | 'Claimed' | 'Failed';
+
+/**
+ * State of a record. A phase this version does not know (a newer writer) is treated as Claimed,
+ * so it expires into the bounded retry path instead of triggering an immediate promotion.
+ */
+export function recordState(record: PromotionRecord): RecordState {
+  // Records come from a status anyone with write access can edit: compare exact values only.
+  const phase: unknown = record.phase;
+  const succeeded: unknown = record.succeeded;
+  if (phase === undefined) return succeeded === true ? 'Succeeded' : 'Failed';
+  if (phase === 'Succeeded' || phase === 'Failed' || phase === 'Claimed') return phase;
+  return 'Claimed';
+}
+
+/** Attempts already made; an unreadable count is taken as the whole budget spent. */
+export function attemptsMade(record: PromotionRecord, policy: RetryPolicy): number {
+  const attempt: unknown = record.attempt;
+  if (attempt === undefined) return 1;
+  return Number.isSafeInteger(attempt) && (attempt as number) >= 1
+    ? (attempt as number)
+    : policy.maxAttempts;
+}
+
+/** ISO text for a time in ms, or the raw number when it is outside Date's range. */
+export function formatTime(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : `${ms} ms`;
+}
+
+interface RecordContext {
+  env: string;
+  revision: string;
+  record: PromotionRecord;
+  policy: RetryPolicy;
+  now: number;
+}
+
+/**
+ * The decision a record for revision R forces, or undefined when the record is about another
+ * revision (or absent) and so does not bear on R. Comparisons are written so that a NaN time
+ * falls on the waiting side: garbage never starts a promotion.
+ */
+export function decideFromRecord(
+  env: string,
+  revision: string,
+  record: PromotionRecord | undefined,
+  policy: RetryPolicy,
+  now: number,
+): EnvironmentDecision | undefined {
+  if (record?.revision !== revision) return undefined;
+  const ctx: RecordContext = { env, revision, record, policy, now };
+  switch (recordState(record)) {
+    case 'Succeeded':
+      return decision(ctx, 'AlreadyPromoted', Reasons.PromotionSucceeded, {
+        message: `promotion of ${display(revision)} to ${env} succeeded; waiting for its targets to run it`,
+      });
+    case 'Claimed':
+      return decideClaimed(ctx);
+    case 'Failed':
+      return decideFailed(ctx, false);
+  }
+}
+
+function decideClaimed(ctx: RecordContext): EnvironmentDecision {
+  const claimedAt = parseTimestamp(ctx.record.lastAttemptedTime);
+  if (claimedAt === undefined) return invalidTime(ctx);
+  const expiresAt = claimedAt + ctx.policy.claimTimeoutMs;
+  if (!(ctx.now >= expiresAt)) {
+    return decision(ctx, 'AlreadyPromoted', Reasons.PromotionInProgress, {
+      retryAt: expiresAt,
+      message:
+        `promotion of ${display(ctx.revision)} to ${ctx.env} was claimed at ${formatTime(claimedAt)} ` +
+        `and is in progress; the claim expires at ${formatTime(expiresAt)}`,
+    });
+  }
+  // The claimer crashed or hung between claim and outcome: that counts as a failed attempt.
+  return decideFailed(ctx, true);
+}
+
+function decideFailed(ctx: RecordContext, abandoned: boolean): EnvironmentDecision {
+  const attempts = attemptsMade(ctx.record, ctx.policy);
+  const what = abandoned ? 'was abandoned (claim timed out)' : 'failed';
+  const head = `promotion of ${display(ctx.revision)} to ${ctx.env} ${what} at attempt ${attempts}`;
+  if (attempts >= ctx.policy.maxAttempts) {
+    return decision(ctx, 'Failed', Reasons.RetriesExhausted, {
+      message: `${head}; all ${ctx.policy.maxAttempts} attempts are spent`,
+    });
+  }
+  const attemptedAt = parseTimestamp(ctx.record.lastAttemptedTime);
+  if (attemptedAt === undefined) return invalidTime(ctx);
+  const retryAt = attemptedAt + backoffDelay(ctx.policy, attempts);
+  if (!(ctx.now >= retryAt)) {
+    return decision(ctx, 'Waiting', Reasons.RetryBackoff, {
+      retryAt,
+      message: `${head}; next attempt not before ${formatTime(retryAt)}`,
+    });
+  }
+  return decision(ctx, 'Promote', Reasons.RetryAfterFailure, {
+    attempt: attempts + 1,
+    message: `${head}; retrying (attempt ${attempts + 1} of ${ctx.policy.maxAttempts})`,
+  });
+}
+
+// Without a readable attempt time no backoff or claim expiry can be computed; retrying anyway
+// could loop, so the revision is parked as Failed until a human fixes or clears the record.
+function invalidTime(ctx: RecordContext): EnvironmentDecision {
+  return decision(ctx, 'Failed', Reasons.InvalidAttemptTime, {
+    message:
+      `the promotion record of ${ctx.env} for ${display(ctx.revision)} has an unreadable lastAttemptedTime; ` +
+      'not retrying automatically until the record is corrected or cleared',
+  });
+}
+
+function decision(
+  ctx: RecordContext,
+  outcome: EnvironmentDecision['outcome'],
+  reason: string,
+  extra: { message: string; attempt?: number; retryAt?: number },
+): EnvironmentDecision {
+  return { environment: ctx.env, outcome, revision: ctx.revision, reason, ...extra };
+}

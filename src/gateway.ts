@@ -1,0 +1,273 @@
+/**
+ * The composition root: builds every stage of the data flow from a validated configuration and
+ * the management cluster's KubeConfig, and wires them in order:
+ * ingress -> auth -> hints -> index -> verify -> evaluate -> promote -> status, with resync
+ * feeding the same pipeline queue. Nothing here decides anything.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { GatewayConfig } from './config/types.js';
+import { HintQueue, PipelineQueue } from './hints/hint-queue.js';
+import { realScheduler, type Scheduler } from './hints/scheduler.js';
+import { clusterNameFor } from './index/cluster-names.js';
+import { PipelineIndex, pipelineId } from './index/pipeline-index.js';
+import { ClusterRegistry, type WantedCluster } from './kube/clusters.js';
+import { PipelineWatcher } from './kube/pipeline-watch.js';
+import { KubePipelineWriter } from './kube/pipeline-writer.js';
+import { KubeObjectReader } from './kube/reader.js';
+import { cachedSecretKeyReader } from './kube/secrets.js';
+import type { KubeObject } from './kube/types.js';
+import type { GatewayLogger } from './log.js';
+import { createMetrics, type GatewayMetrics } from './metrics.js';
+import type { Pipeline } from './pipeline/types.js';
+import { strategyFor } from './promote/strategies/select.js';
+import type { FetchLike } from './promote/strategies/webhook.js';
+import { Reconciler } from './reconcile/reconciler.js';
+import { Resync } from './resync/resync.js';
+import { TargetStore } from './verify/target-store.js';
+import { Verifier } from './verify/verifier.js';
+
+/** Inputs of a gateway; the seams (clock, scheduler, fetch) are injectable for tests. */
+export interface GatewayOptions {
+  config: GatewayConfig;
+  managementKubeConfig: KubeConfig;
+  logger: GatewayLogger;
+  scheduler?: Scheduler;
+  random?: () => number;
+  fetch?: FetchLike;
+  /** Per-call timeout for Kubernetes requests (default 10 s). */
+  kubeTimeoutMs?: number;
+}
+
+/** A running gateway's parts. `start()` loads state; `listen()` opens the HTTP port. */
+export interface Gateway {
+  app: FastifyInstance;
+  metrics: GatewayMetrics;
+  index: PipelineIndex;
+  reconciler: Reconciler;
+  hints: HintQueue;
+  pipelines: PipelineQueue;
+  resync: Resync;
+  clusters: ClusterRegistry;
+  /** Starts the Pipeline watch and the resync loop. */
+  start(): Promise<void>;
+  /** Listens on config.server host/port (or the override); resolves to the bound address. */
+  listen(override?: { host?: string; port?: number }): Promise<string>;
+  /** Resolves when no hint or pipeline check is waiting or running (tests, shutdown). */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A read younger than this is current enough to confirm a promotion without re-reading. */
+const FRESHNESS_MS = 2_000;
+/** How long a legacy webhook key lookup is cached. */
+const LEGACY_KEY_TTL_MS = 30_000;
+
+/** Builds a gateway; nothing runs until start() and listen(). */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config, logger } = options;
+  const scheduler = options.scheduler ?? realScheduler;
+  const random = options.random ?? Math.random;
+  const now = () => scheduler.now();
+  const timeoutMs = options.kubeTimeoutMs ?? 10_000;
+  const metrics = createMetrics({
+    clusters: [config.management.name, ...config.clusters.map((c) => c.name)],
+  });
+  const index = new PipelineIndex(config);
+  const clusters = new ClusterRegistry(
+    config.management.name,
+    options.managementKubeConfig,
+    (kc) => new KubeObjectReader(kc, timeoutMs),
+    timeoutMs,
+  );
+  const verifier = new Verifier(
+    clusters,
+    (c) => clusters.problem(c),
+    (cluster, _verb, ok) => {
+      metrics.clusterReads.inc({
+        cluster: metrics.clusterLabel(cluster),
+        result: ok ? 'ok' : 'error',
+      });
+    },
+  );
+  const store = new TargetStore();
+  const writer = new KubePipelineWriter(
+    options.managementKubeConfig,
+    timeoutMs,
+    config.promotion.instanceId,
+  );
+  let pipelineQueue: PipelineQueue | undefined;
+  const reconciler = new Reconciler({
+    index,
+    verifier,
+    store,
+    writer,
+    policy: config.promotion.retry,
+    instanceId: config.promotion.instanceId,
+    logger,
+    now,
+    freshnessMs: FRESHNESS_MS,
+    strategyFor: (pipeline: Pipeline, env: string) =>
+      strategyFor(pipeline.spec, env, {
+        writer,
+        webhooks: config.promotion.webhooks,
+        fetch: options.fetch,
+        now,
+      }),
+    onOutcome: (outcome) => metrics.promotions.inc({ outcome }),
+    schedule: (id, delayMs) => pipelineQueue?.schedule(id, delayMs),
+    request: (id) => {
+      const parsed = index.getById(id);
+      if (parsed)
+        pipelineQueue?.requestPipeline(parsed.metadata.namespace, parsed.metadata.name, 'retry');
+    },
+  });
+  pipelineQueue = new PipelineQueue({
+    hints: config.hints,
+    has: (ns, name) => index.has(ns, name),
+    process: (id) => reconciler.reconcile(id),
+    scheduler,
+    random,
+  });
+  const pipelines = pipelineQueue;
+  const hints = new HintQueue({
+    hints: config.hints,
+    references: (key) => index.references(key),
+    process: (key) => reconciler.onHint(key),
+    scheduler,
+    random,
+    onOffer: (_key, source, result) => {
+      metrics.hints.inc({ source, result });
+    },
+  });
+  const resync = new Resync({
+    index,
+    verifier,
+    store,
+    logger,
+    scheduler,
+    random,
+    intervalMs: config.resync.intervalMs,
+    jitter: config.resync.jitter,
+    refreshClusters: () => clusters.sync(wantedClusters(config, index)),
+    request: (id) => {
+      const p = index.getById(id);
+      if (p) pipelines.requestPipeline(p.metadata.namespace, p.metadata.name, 'resync');
+    },
+    onReport: (report) =>
+      metrics.resyncDuration.observe(
+        { result: report.unknown > 0 ? 'partial' : 'ok' },
+        report.durationMs / 1000,
+      ),
+  });
+  const watcher = new PipelineWatcher(
+    options.managementKubeConfig,
+    config.pipelineNamespaces,
+    {
+      upsert: (object: KubeObject) => {
+        const pipeline = object as unknown as Pipeline;
+        const changed = index.upsert(pipeline);
+        if (changed) void clusters.sync(wantedClusters(config, index));
+        const id = pipelineId(pipeline.metadata.namespace, pipeline.metadata.name);
+        if (changed) reconciler.requireFullRead(id);
+        pipelines.requestPipeline(pipeline.metadata.namespace, pipeline.metadata.name, 'resync');
+      },
+      remove: (ns, name) => {
+        index.remove(ns, name);
+      },
+      error: (message, retryInMs) => {
+        logger.warn({ retryInMs }, `pipeline ${message}; restarting`);
+      },
+    },
+    timeoutMs,
+  );
+  const legacySecret = cachedSecretKeyReader(
+    options.managementKubeConfig,
+    timeoutMs,
+    LEGACY_KEY_TTL_MS,
+    now,
+  );
+  const app = await buildApp({
+    config,
+    logger,
+    hints,
+    metrics,
+    pipelines: {
+      requestPipeline: (ns, name, source) => {
+        reconciler.requireFullRead(pipelineId(ns, name));
+        return pipelines.requestPipeline(ns, name, source);
+      },
+      view: (ns, name) => reconciler.view(ns, name),
+    },
+    legacyKeys: async (ns, name) => {
+      const secretName = index.get(ns, name)?.spec.promotion?.strategy.secretRef?.name;
+      return secretName === undefined ? undefined : legacySecret(ns, secretName, 'hmac-key');
+    },
+    readiness: () => readiness(watcher, resync),
+  });
+  return {
+    app,
+    metrics,
+    index,
+    reconciler,
+    hints,
+    pipelines,
+    resync,
+    clusters,
+    start: async () => {
+      await watcher.start();
+      await clusters.sync(wantedClusters(config, index));
+      resync.start();
+    },
+    listen: async (override) =>
+      app.listen({
+        host: override?.host ?? config.server.host,
+        port: override?.port ?? config.server.port,
+      }),
+    idle: async () => {
+      for (let i = 0; i < 5; i++) {
+        await Promise.all([hints.idle(), pipelines.idle()]);
+      }
+    },
+    close: async () => {
+      await resync.stop();
+      await watcher.stop();
+      await app.close();
+      await Promise.all([hints.stop(), pipelines.stop()]);
+    },
+  };
+}
+
+/** Every cluster the gateway must reach: configured ones plus any a Pipeline references. */
+function wantedClusters(config: GatewayConfig, index: PipelineIndex): WantedCluster[] {
+  const wanted = new Map<string, WantedCluster>();
+  for (const c of config.clusters)
+    wanted.set(c.name, { name: c.name, gitopsCluster: c.gitopsCluster });
+  for (const pipeline of index.all()) {
+    for (const env of pipeline.spec.environments) {
+      for (const target of env.targets) {
+        const name = clusterNameFor(target, pipeline.metadata.namespace, config);
+        if (wanted.has(name) || target.clusterRef === undefined) continue;
+        wanted.set(name, {
+          name,
+          gitopsCluster: {
+            namespace: target.clusterRef.namespace ?? pipeline.metadata.namespace,
+            name: target.clusterRef.name,
+          },
+        });
+      }
+    }
+  }
+  return [...wanted.values()];
+}
+
+function readiness(
+  watcher: PipelineWatcher,
+  resync: Resync,
+): { ready: boolean; reasons: string[] } {
+  const reasons: string[] = [];
+  if (!watcher.synced()) reasons.push('Pipelines are not loaded yet');
+  if (resync.completedPasses === 0) reasons.push('the first resync has not completed');
+  return { ready: reasons.length === 0, reasons };
+}

@@ -1,0 +1,36 @@
+/**
+ * The only body format the gateway accepts: JSON, as UTF-8. The raw bytes are kept on the
+ * request (signatures are over exact bytes) and parsed by fastify's own secure-json-parse
+ * based parser, which rejects `__proto__` and `constructor.prototype` keys.
+ */
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../errors.js';
+
+const CHARSET_PARAM = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/** True when a JSON content type names no charset or UTF-8 (the only encoding JSON allows). */
+export function isUtf8ContentType(contentType: string | undefined): boolean {
+  const charset = CHARSET_PARAM.exec(contentType ?? '')?.[1]?.toLowerCase();
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
+
+/**
+ * Replaces every content-type parser with one for application/json that keeps the raw
+ * Buffer in `request.rawBody`. Other types fail with fastify's 415 (mapped by errors.ts).
+ */
+export function installJsonBody(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!isUtf8ContentType(request.headers['content-type'])) {
+      done(new GatewayError('UnsupportedMediaType'), undefined);
+      return;
+    }
+    const raw = body as Buffer;
+    request.rawBody = raw;
+    void parseJson(request, raw.toString('utf8'), (error, value) => {
+      if (error) done(new GatewayError('InvalidJson'), undefined);
+      else done(null, value);
+    });
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * Per-request state the ingress layer attaches to fastify requests: the raw body bytes (HMAC
+ * is computed over them) and the authenticated Identity. Declared once here for every plugin.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Identity } from '../auth/types.js';
+import { GatewayError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The exact request body bytes as received; undefined for requests without a body. */
+    rawBody: Buffer | undefined;
+    /** Set by a route's authentication hook; undefined = not (validly) authenticated. */
+    identity: Identity | undefined;
+  }
+}
+
+/** Registers the request decorations; call once on the root instance before any route. */
+export function installRequestContext(app: FastifyInstance): void {
+  app.decorateRequest('rawBody', undefined);
+  app.decorateRequest('identity', undefined);
+}
+
+/** The request's Identity, or the one indistinguishable 401 for every authentication failure. */
+export function requireIdentity(request: FastifyRequest): Identity {
+  if (request.identity === undefined) throw new GatewayError('Unauthenticated');
+  return request.identity;
+}
+
+/** The request's raw body, or an empty buffer for bodiless requests (still signed over). */
+export function rawBodyOf(request: FastifyRequest): Buffer {
+  return request.rawBody ?? Buffer.alloc(0);
+}

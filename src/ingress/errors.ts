@@ -1,0 +1,121 @@
+/**
+ * Maps every failure (ours, fastify's, a plugin's, a thrown bug, a malformed HTTP message) to
+ * the error-code registry. 5xx answers carry only the registry's fixed text; the detail goes to
+ * the log, never to the client.
+ */
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCodes, GatewayError, errorBody } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
+import type { GatewayLogger } from '../log.js';
+
+/** fastify error codes with a precise registry equivalent. */
+const FASTIFY_CODES: ReadonlyMap<string, ErrorCode> = new Map<string, ErrorCode>([
+  ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'UnsupportedMediaType'],
+  ['FST_ERR_CTP_BODY_TOO_LARGE', 'PayloadTooLarge'],
+  ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'BadRequest'],
+  ['FST_ERR_CTP_EMPTY_JSON_BODY', 'InvalidJson'],
+  ['FST_ERR_CTP_INVALID_JSON_BODY', 'InvalidJson'],
+  ['FST_ERR_BAD_URL', 'BadRequest'],
+  ['FST_ERR_ASYNC_CONSTRAINT', 'BadRequest'],
+]);
+
+/** Fallback by HTTP status for errors that carry only a status code (plugins, http-errors). */
+const STATUS_CODES: Readonly<Record<number, ErrorCode>> = {
+  400: 'BadRequest',
+  401: 'Unauthenticated',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  408: 'RequestTimeout',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'RateLimited',
+  503: 'NotReady',
+};
+
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const status = (error as { statusCode?: unknown }).statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** The registry error for anything thrown; unknown errors and 5xx statuses become Internal. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const fastifyCode = (error as Partial<FastifyError> | undefined)?.code;
+  const mapped = fastifyCode === undefined ? undefined : FASTIFY_CODES.get(fastifyCode);
+  if (mapped !== undefined) return new GatewayError(mapped);
+  if ((error as Partial<FastifyError> | undefined)?.validation !== undefined) {
+    return new GatewayError('BadRequest');
+  }
+  const status = statusOf(error);
+  const byStatus = status === undefined ? undefined : STATUS_CODES[status];
+  if (byStatus !== undefined) return new GatewayError(byStatus);
+  if (status !== undefined && status >= 400 && status < 500) return new GatewayError('BadRequest');
+  return new GatewayError('Internal');
+}
+
+/** Sends the registry body for `error` (and Retry-After when it has one). */
+export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) {
+    void reply.header('retry-after', String(error.retryAfterSeconds));
+  }
+  return reply.code(error.status).send(errorBody(error.code, error.detail));
+}
+
+function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const mapped = toGatewayError(error);
+  if (mapped.status >= 500 && mapped.code === 'Internal') {
+    request.log.error({ err: error }, 'request failed');
+  } else {
+    request.log.debug({ code: mapped.code }, 'request rejected');
+  }
+  return sendError(reply, mapped);
+}
+
+/** Installs the global error and not-found handlers on the root instance. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new GatewayError('NotFound')));
+}
+
+/** fastify's `frameworkErrors` option: malformed URLs and the like answer 400 from the registry. */
+export function frameworkErrorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  void handleError(error, request, reply);
+}
+
+const REASON_PHRASES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+};
+
+/**
+ * fastify's `clientErrorHandler` option: HTTP messages too broken to become requests (bad
+ * framing, oversized headers, a body that arrives too slowly) still get a registry body.
+ */
+export function createClientErrorHandler(
+  logger: GatewayLogger,
+): (error: Error & { code?: string }, socket: Socket) => void {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const code: ErrorCode =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'RequestTimeout' : 'BadRequest';
+    const status = ErrorCodes[code].status;
+    logger.debug({ code, cause: error.code }, 'client error');
+    if (socket.writable) {
+      const body = JSON.stringify(errorBody(code));
+      socket.write(
+        `HTTP/1.1 ${status} ${REASON_PHRASES[status] ?? 'Error'}\r\n` +
+          'Connection: close\r\n' +
+          'Content-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Operational endpoints: liveness, readiness and Prometheus metrics. Unauthenticated and
+ * exempt from rate limiting (probes and scrapers must never be throttled); they reveal no
+ * secrets and no user input.
+ */
+import type { FastifyPluginCallback } from 'fastify';
+import { errorBody } from '../errors.js';
+import type { GatewayMetrics } from '../metrics.js';
+
+/** Readiness as reported by the rest of the gateway; reasons are fixed, secret-free words. */
+export type ReadinessProbe = () => { ready: boolean; reasons: string[] };
+
+/** What the operational routes need. */
+export interface OpsRouteOptions {
+  readiness: ReadinessProbe;
+  metrics: GatewayMetrics;
+}
+
+/** Route config shared by the ops routes: no rate limit. */
+const EXEMPT = { rateLimit: false } as const;
+
+/** Registers GET /healthz, /readyz and /metrics. */
+export const opsRoutes: FastifyPluginCallback<OpsRouteOptions> = (app, options, done) => {
+  const { readiness, metrics } = options;
+
+  app.get('/healthz', { config: EXEMPT }, (_request, reply) => reply.send({ status: 'ok' }));
+
+  app.get('/readyz', { config: EXEMPT }, (_request, reply) => {
+    const state = readiness();
+    if (state.ready) return reply.send({ status: 'ready' });
+    return reply.code(503).send({ ...errorBody('NotReady'), reasons: state.reasons });
+  });
+
+  app.get('/metrics', { config: EXEMPT }, async (_request, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(text);
+  });
+  done();
+};

@@ -1,0 +1,125 @@
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { classifyKubeError } from './errors.js';
+import { kubeConfigFromSecretValue, kubeconfigSecretOf } from './kubeconfig-secret.js';
+import { timeoutOptions } from './request-options.js';
+import { GITOPS_CLUSTER } from './resources.js';
+import type { ClusterDirectory, ObjectReader } from './types.js';
+
+/** A cluster the gateway should be able to read: the management cluster or a GitopsCluster. */
+export interface WantedCluster {
+  name: string;
+  gitopsCluster?: { namespace: string; name: string };
+}
+
+/** Builds a reader from a cluster's KubeConfig (injectable so tests can count or fake reads). */
+export type ReaderFactory = (kubeConfig: KubeConfig, cluster: string) => ObjectReader;
+
+interface Entry {
+  reader?: ObjectReader;
+  /** Secret resourceVersion the reader was built from; a change rebuilds it. */
+  secretVersion?: string;
+  problem?: string;
+}
+
+/**
+ * One KubeConfig per cluster: the management cluster's own, and for each GitopsCluster the
+ * kubeconfig in its Secret. `sync` re-reads GitopsClusters and Secrets (one GET each) and
+ * rebuilds a cluster's client only when its Secret changed.
+ */
+export class ClusterRegistry implements ClusterDirectory {
+  private readonly entries = new Map<string, Entry>();
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+
+  constructor(
+    private readonly managementName: string,
+    managementConfig: KubeConfig,
+    private readonly makeReader: ReaderFactory,
+    private readonly timeoutMs: number,
+  ) {
+    this.custom = managementConfig.makeApiClient(CustomObjectsApi);
+    this.core = managementConfig.makeApiClient(CoreV1Api);
+    this.entries.set(managementName, { reader: makeReader(managementConfig, managementName) });
+  }
+
+  /** The reader for a cluster, or undefined while its credentials are missing or unusable. */
+  reader(cluster: string): ObjectReader | undefined {
+    return this.entries.get(cluster)?.reader;
+  }
+
+  /** Clusters with a usable reader. */
+  clusters(): string[] {
+    return [...this.entries].filter(([, e]) => e.reader !== undefined).map(([name]) => name);
+  }
+
+  /** Why a cluster has no reader (secret-free), or undefined when it has one. */
+  problem(cluster: string): string | undefined {
+    const entry = this.entries.get(cluster);
+    if (entry === undefined) return `no credentials are known for cluster ${cluster}`;
+    return entry.problem;
+  }
+
+  /** Resolves every wanted cluster; drops clusters no longer wanted. Never throws. */
+  async sync(wanted: readonly WantedCluster[]): Promise<void> {
+    const names = new Set(wanted.map((w) => w.name));
+    for (const name of [...this.entries.keys()]) {
+      if (name !== this.managementName && !names.has(name)) this.entries.delete(name);
+    }
+    await Promise.all(
+      wanted
+        .filter((w) => w.gitopsCluster !== undefined && w.name !== this.managementName)
+        .map((w) => this.resolve(w.name, w.gitopsCluster ?? { namespace: '', name: '' })),
+    );
+  }
+
+  private async resolve(name: string, ref: { namespace: string; name: string }): Promise<void> {
+    const previous = this.entries.get(name);
+    const result = await this.readKubeconfig(ref, previous?.secretVersion);
+    if ('unchanged' in result) return;
+    if ('problem' in result) {
+      // Keep serving the last good client while the Secret is unreadable for a moment.
+      this.entries.set(name, { ...previous, problem: result.problem });
+      return;
+    }
+    this.entries.set(name, {
+      reader: this.makeReader(result.kubeConfig, name),
+      secretVersion: result.version,
+    });
+  }
+
+  private async readKubeconfig(
+    ref: { namespace: string; name: string },
+    knownVersion: string | undefined,
+  ): Promise<
+    { unchanged: true } | { problem: string } | { kubeConfig: KubeConfig; version: string }
+  > {
+    const options = timeoutOptions(this.timeoutMs);
+    try {
+      const cluster = (await this.custom.getNamespacedCustomObject(
+        { ...GITOPS_CLUSTER, namespace: ref.namespace, name: ref.name },
+        options,
+      )) as Parameters<typeof kubeconfigSecretOf>[0];
+      const where = kubeconfigSecretOf(cluster);
+      if (where === undefined)
+        return { problem: `GitopsCluster ${ref.namespace}/${ref.name} names no Secret` };
+      const secret = await this.core.readNamespacedSecret(
+        { namespace: ref.namespace, name: where.name },
+        options,
+      );
+      const version = secret.metadata?.resourceVersion ?? '';
+      if (version !== '' && version === knownVersion) return { unchanged: true };
+      const encoded = where.keys.map((k) => secret.data?.[k]).find((v) => v !== undefined);
+      if (encoded === undefined)
+        return { problem: `Secret ${ref.namespace}/${where.name} has no kubeconfig key` };
+      const parsed = kubeConfigFromSecretValue(Buffer.from(encoded, 'base64').toString('utf8'));
+      if (!parsed.ok)
+        return { problem: `Secret ${ref.namespace}/${where.name}: ${parsed.message}` };
+      return { kubeConfig: parsed.kubeConfig, version };
+    } catch (err) {
+      const failure = classifyKubeError(err);
+      return {
+        problem: `GitopsCluster ${ref.namespace}/${ref.name}: ${failure.reason}: ${failure.message}`,
+      };
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The notification strategy, as weave's pipeline-controller did it: a Kubernetes Event on the
+ * Pipeline that other tooling (e.g. a Flux Alert) turns into an action.
+ */
+import type { PipelineWriter } from '../../kube/types.js';
+import type { PromotionStrategy, StrategyContext, StrategyResult } from './types.js';
+
+/** The Event reason pipeline-controller used (`PromoteReason`). */
+export const PromoteEventReason = 'Promote';
+
+/** Event annotation keys, exactly as pipeline-controller passed them to AnnotatedEventf. */
+export const EventAnnotations = { environment: 'environment', version: 'version' } as const;
+
+/** A strategy that records a Normal `Promote` Event on the Pipeline through `writer`. */
+export function notificationStrategy(writer: PipelineWriter): PromotionStrategy {
+  return {
+    name: 'notification',
+    run: (ctx) => emitPromoteEvent(writer, ctx),
+  };
+}
+
+async function emitPromoteEvent(
+  writer: PipelineWriter,
+  ctx: StrategyContext,
+): Promise<StrategyResult> {
+  const { metadata, apiVersion, kind } = ctx.pipeline;
+  const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}`;
+  try {
+    await writer.emitEvent({
+      involvedObject: {
+        apiVersion,
+        kind,
+        namespace: metadata.namespace,
+        name: metadata.name,
+        ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
+      },
+      type: 'Normal',
+      reason: PromoteEventReason,
+      message,
+      annotations: {
+        [EventAnnotations.environment]: ctx.environment,
+        [EventAnnotations.version]: ctx.revision,
+      },
+    });
+  } catch {
+    // The API error may quote the request; a fixed message keeps the record clean.
+    return {
+      ok: false,
+      reason: 'EventNotRecorded',
+      message: 'the Promote event could not be recorded',
+      retryable: true,
+    };
+  }
+  return { ok: true, message: `Recorded event: ${message}` };
+}

@@ -1,0 +1,72 @@
+/**
+ * Strategy selection: which PromotionStrategy carries out a promotion to one environment.
+ * The environment's own `promotion.strategy` overrides the pipeline-wide one.
+ */
+import type { WebhookEndpoint } from '../../config/types.js';
+import type { PipelineWriter } from '../../kube/types.js';
+import type { PipelineSpec, PromotionStrategy as StrategySpec } from '../../pipeline/types.js';
+import { notificationStrategy } from './notification.js';
+import type { PromotionStrategy, StrategyResult } from './types.js';
+import { webhookStrategy, type FetchLike } from './webhook.js';
+
+/** What the strategies need from the rest of the gateway. */
+export interface StrategyDeps {
+  writer: PipelineWriter;
+  /** config.promotion.webhooks */
+  webhooks: Readonly<Record<string, WebhookEndpoint>>;
+  fetch?: FetchLike;
+  now?: () => number;
+}
+
+/** The strategy spec that applies to `envName`, or undefined when none is configured. */
+export function strategySpecFor(spec: PipelineSpec, envName: string): StrategySpec | undefined {
+  const env = spec.environments.find((e) => e.name === envName);
+  return env?.promotion?.strategy ?? spec.promotion?.strategy;
+}
+
+/**
+ * The strategy for promotions to `envName`, or undefined when the Pipeline configures none
+ * (such a Pipeline only tracks its environments). Unsupported or ambiguous specs yield a
+ * strategy that fails without retry, so the record explains why nothing happened.
+ */
+export function strategyFor(
+  spec: PipelineSpec,
+  envName: string,
+  deps: StrategyDeps,
+): PromotionStrategy | undefined {
+  const strategy = strategySpecFor(spec, envName);
+  if (strategy === undefined) return undefined;
+  const kinds = (['notification', 'webhook', 'pull-request'] as const).filter(
+    (kind) => strategy[kind] !== undefined,
+  );
+  if (kinds.length > 1) {
+    return failing(
+      'ambiguous',
+      'AmbiguousStrategy',
+      `the promotion strategy names more than one kind (${kinds.join(', ')}); choose one`,
+    );
+  }
+  if (strategy.webhook !== undefined) {
+    return webhookStrategy({
+      endpoint: strategy.webhook.endpoint,
+      endpoints: deps.webhooks,
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+      ...(deps.now === undefined ? {} : { now: deps.now }),
+    });
+  }
+  if (strategy.notification !== undefined) return notificationStrategy(deps.writer);
+  if (strategy['pull-request'] !== undefined) {
+    return failing(
+      'pull-request',
+      'StrategyNotSupported',
+      'pull-request promotions are not supported yet (they come in a later release); use notification or webhook',
+    );
+  }
+  return failing('none', 'StrategyNotSupported', 'the promotion strategy names no known kind');
+}
+
+/** A strategy that always fails without retry; it never performs an action. */
+function failing(name: string, reason: string, message: string): PromotionStrategy {
+  const result: StrategyResult = { ok: false, reason, message, retryable: false };
+  return { name, run: () => Promise.resolve(result) };
+}

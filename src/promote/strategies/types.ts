@@ -1,0 +1,34 @@
+/**
+ * The contract every promotion strategy keeps: run once per claimed attempt, never throw for an
+ * expected failure, and return a secret-free message.
+ */
+import type { Pipeline } from '../../pipeline/types.js';
+
+/** What a strategy is asked to do: promote `revision` of `pipeline` to `environment`. */
+export interface StrategyContext {
+  pipeline: Pipeline;
+  environment: string;
+  revision: string;
+  /** The claimed attempt number (1-based). */
+  attempt: number;
+}
+
+/** Extra outcome data a strategy may report, stored in the promotion record. */
+export interface StrategyDetails {
+  pullRequest?: { state: string; url: string };
+}
+
+/**
+ * ok: the action was carried out. Not ok: `reason` (PascalCase) says why and `retryable` whether
+ * a later attempt could succeed. Messages never hold secrets or response bodies.
+ */
+export type StrategyResult =
+  | { ok: true; message: string; details?: StrategyDetails }
+  | { ok: false; reason: string; message: string; retryable: boolean };
+
+/** One way of carrying out a promotion; `name` appears in logs and messages. */
+export interface PromotionStrategy {
+  readonly name: string;
+  /** Carry out the promotion once. Resolves with the outcome; should not reject. */
+  run(ctx: StrategyContext): Promise<StrategyResult>;
+}

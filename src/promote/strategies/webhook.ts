@@ -1,0 +1,159 @@
+/**
+ * The webhook strategy: a signed POST to an endpoint named in the gateway config, following
+ * Standard Webhooks (webhook-id / webhook-timestamp / webhook-signature). Messages carry the
+ * endpoint's name and the HTTP status only: never its URL, secret or response body.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import type { WebhookEndpoint } from '../../config/types.js';
+import { rfc3339 } from '../../status/pipeline-object.js';
+import type { PromotionStrategy, StrategyContext, StrategyResult } from './types.js';
+
+/** The fetch the strategy calls; injected so tests can stand in for the network. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/** What a webhook strategy needs: the endpoint's name, the configured endpoints, fetch, a clock. */
+export interface WebhookStrategyOptions {
+  endpoint: string;
+  endpoints: Readonly<Record<string, WebhookEndpoint>>;
+  fetch?: FetchLike;
+  now?: () => number;
+}
+
+/** The JSON body sent to the endpoint. */
+export interface WebhookPayload {
+  pipeline: { namespace: string; name: string };
+  environment: string;
+  revision: string;
+  attempt: number;
+  timestamp: string;
+}
+
+/** A strategy that POSTs the promotion to the named endpoint. */
+export function webhookStrategy(options: WebhookStrategyOptions): PromotionStrategy {
+  const send = options.fetch ?? ((url, init) => fetch(url, init));
+  const now = options.now ?? Date.now;
+  return {
+    name: 'webhook',
+    run: (ctx) => deliver(options.endpoint, options.endpoints, send, now(), ctx),
+  };
+}
+
+/**
+ * Stable per {pipeline, environment, revision, kind}: retries of one promotion share it, so the
+ * receiver can de-duplicate; another revision gets another id.
+ */
+export function webhookId(
+  pipeline: { namespace: string; name: string },
+  environment: string,
+  revision: string,
+  kind = 'promote',
+): string {
+  const key = JSON.stringify([pipeline.namespace, pipeline.name, environment, revision, kind]);
+  return `msg_${createHash('sha256').update(key).digest('base64url')}`;
+}
+
+/** Standard Webhooks v1 signature: base64 HMAC-SHA256 over `id.timestamp.body`. */
+export function webhookSignature(
+  secret: Buffer,
+  id: string,
+  timestamp: number,
+  body: string,
+): string {
+  const mac = createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}
+
+async function deliver(
+  name: string,
+  endpoints: Readonly<Record<string, WebhookEndpoint>>,
+  send: FetchLike,
+  nowMs: number,
+  ctx: StrategyContext,
+): Promise<StrategyResult> {
+  const endpoint = Object.hasOwn(endpoints, name) ? endpoints[name] : undefined;
+  if (endpoint === undefined) {
+    return {
+      ok: false,
+      reason: 'UnknownWebhookEndpoint',
+      message: `webhook endpoint ${name} is not configured in the gateway`,
+      retryable: false,
+    };
+  }
+  const request = buildRequest(endpoint, nowMs, ctx);
+  let response: Response;
+  try {
+    response = await send(endpoint.url, request);
+  } catch (err) {
+    return transportFailure(name, err);
+  }
+  // The body is never read: it is not ours to log, and cancelling frees the connection.
+  await response.body?.cancel().catch(() => undefined);
+  return classifyStatus(name, response.status, ctx);
+}
+
+function buildRequest(endpoint: WebhookEndpoint, nowMs: number, ctx: StrategyContext): RequestInit {
+  const { namespace, name } = ctx.pipeline.metadata;
+  const payload: WebhookPayload = {
+    pipeline: { namespace, name },
+    environment: ctx.environment,
+    revision: ctx.revision,
+    attempt: ctx.attempt,
+    timestamp: rfc3339(nowMs),
+  };
+  const body = JSON.stringify(payload);
+  const id = webhookId({ namespace, name }, ctx.environment, ctx.revision);
+  const timestamp = Math.floor(nowMs / 1000);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+  };
+  if (endpoint.secret !== undefined && endpoint.secret.length > 0) {
+    headers['webhook-signature'] = webhookSignature(endpoint.secret, id, timestamp, body);
+  }
+  return {
+    method: 'POST',
+    headers,
+    body,
+    // A redirect would re-send the signed payload somewhere the config never named.
+    redirect: 'manual',
+    signal: AbortSignal.timeout(endpoint.timeoutMs),
+  };
+}
+
+function classifyStatus(name: string, status: number, ctx: StrategyContext): StrategyResult {
+  if (status >= 200 && status < 300) {
+    const { namespace, name: pipeline } = ctx.pipeline.metadata;
+    return {
+      ok: true,
+      message: `webhook endpoint ${name} accepted the promotion of ${namespace}/${pipeline} to ${ctx.environment} at ${ctx.revision} (HTTP ${status})`,
+    };
+  }
+  const retryable = status === 408 || status === 429 || status >= 500;
+  const reason = status >= 300 && status < 400 ? 'WebhookRedirected' : 'WebhookRejected';
+  return {
+    ok: false,
+    reason,
+    message: `webhook endpoint ${name} answered HTTP ${status}`,
+    retryable,
+  };
+}
+
+function transportFailure(name: string, err: unknown): StrategyResult {
+  const errName = err instanceof Error ? err.name : '';
+  if (errName === 'TimeoutError' || errName === 'AbortError') {
+    return {
+      ok: false,
+      reason: 'WebhookTimeout',
+      message: `webhook endpoint ${name} did not answer in time`,
+      retryable: true,
+    };
+  }
+  // Transport errors can quote the URL (and any credentials in it), so none of their text is kept.
+  return {
+    ok: false,
+    reason: 'WebhookUnreachable',
+    message: `webhook endpoint ${name} could not be reached`,
+    retryable: true,
+  };
+}

@@ -1,0 +1,166 @@
+import { evaluate, promotions } from '../evaluate/evaluate.js';
+import type {
+  EnvironmentDecision,
+  Evaluation,
+  RetryPolicy,
+  TargetStatus,
+} from '../evaluate/types.js';
+import type { IndexedTarget } from '../index/pipeline-index.js';
+import type { GatewayLogger } from '../log.js';
+import type { PipelineWriter } from '../kube/types.js';
+import type { Pipeline } from '../pipeline/types.js';
+import { executePromotion, type PromotionOutcome } from '../promote/promoter.js';
+import type { PromotionStrategy } from '../promote/strategies/types.js';
+import { asPipeline } from '../status/pipeline-object.js';
+import type { TargetStore } from '../verify/target-store.js';
+import type { Verifier } from '../verify/verifier.js';
+
+/** What promoting needs besides the evaluation. */
+export interface PromotionDeps {
+  writer: PipelineWriter;
+  verifier: Verifier;
+  store: TargetStore;
+  policy: RetryPolicy;
+  instanceId: string;
+  logger: GatewayLogger;
+  now: () => number;
+  freshnessMs: number;
+  /** The strategy for promotions to an environment; undefined = the Pipeline only tracks. */
+  strategyFor: (pipeline: Pipeline, environment: string) => PromotionStrategy | undefined;
+  /** Reports each promotion outcome (metrics). */
+  onOutcome?: (outcome: PromotionOutcome['outcome']) => void;
+}
+
+/** What a promotion pass ended with. */
+export interface PromotionPass {
+  /** The evaluation to publish: recomputed after any promotion, so records show in it. */
+  evaluation: Evaluation;
+  /** The newest stored Pipeline seen, when the pass read or wrote it. */
+  pipeline?: Pipeline;
+  conflicts: number;
+  /** Re-check soon: a claim conflicted or the spec moved under us. */
+  retry: boolean;
+}
+
+/**
+ * Runs the evaluation's Promote decisions, but only after confirming them on current state:
+ * source targets not read within `freshnessMs` are read again, the Pipeline is fetched fresh
+ * from the API server, and the evaluation is repeated on both. Each surviving decision is
+ * claimed with the fresh resourceVersion before its strategy runs.
+ */
+export async function promoteAll(
+  deps: PromotionDeps,
+  pipeline: Pipeline,
+  targets: readonly IndexedTarget[],
+  evaluation: Evaluation,
+): Promise<PromotionPass> {
+  const wanted = promotions(evaluation);
+  if (wanted.length === 0) return { evaluation, conflicts: 0, retry: false };
+  await confirmSources(deps, pipeline, targets, wanted);
+  const fetched = await deps.writer.get(pipeline.metadata.namespace, pipeline.metadata.name);
+  if (fetched === undefined) return { evaluation, conflicts: 0, retry: false };
+  let current = asPipeline(fetched);
+  if (current.metadata.generation !== pipeline.metadata.generation) {
+    // The spec moved; the index catches up from the watch and re-checks this pipeline then.
+    return { evaluation, pipeline: current, conflicts: 0, retry: true };
+  }
+  const statuses = statusesFor(deps.store, current, targets);
+  let conflicts = 0;
+  for (const decision of promotions(evaluateOn(deps, current, statuses))) {
+    const strategy = deps.strategyFor(current, decision.environment);
+    if (strategy === undefined) continue;
+    const outcome = await executePromotion({
+      writer: deps.writer,
+      pipeline: current,
+      decision,
+      strategy,
+      now: deps.now(),
+      instanceId: deps.instanceId,
+    });
+    deps.onOutcome?.(outcome.outcome);
+    logOutcome(deps.logger, current, decision, outcome);
+    if (outcome.outcome === 'Conflict') conflicts += 1;
+    if (outcome.outcome === 'Gone') return { evaluation, conflicts, retry: false };
+    if ('pipeline' in outcome) current = outcome.pipeline;
+    else if (outcome.outcome === 'Conflict') break;
+  }
+  const final = evaluateOn(deps, current, statusesFor(deps.store, current, targets));
+  return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 };
+}
+
+async function confirmSources(
+  deps: PromotionDeps,
+  pipeline: Pipeline,
+  targets: readonly IndexedTarget[],
+  wanted: readonly EnvironmentDecision[],
+): Promise<void> {
+  const envNames = pipeline.spec.environments.map((e) => e.name);
+  const sources = new Set(wanted.map((d) => envNames[envNames.indexOf(d.environment) - 1]));
+  const now = deps.now();
+  const stale = targets.filter((t) => {
+    if (!sources.has(t.environment)) return false;
+    const stored = deps.store.get(t.key);
+    return stored === undefined || now - stored.readAt > deps.freshnessMs;
+  });
+  await Promise.all(
+    stale.map(async (t) => {
+      deps.store.set(t.key, await deps.verifier.readOne(t.key, t.ref), deps.now());
+    }),
+  );
+}
+
+function evaluateOn(
+  deps: PromotionDeps,
+  pipeline: Pipeline,
+  targets: Record<string, TargetStatus[]>,
+): Evaluation {
+  const records = Object.fromEntries(
+    pipeline.spec.environments.map((e) => [
+      e.name,
+      pipeline.status?.environments?.[e.name]?.promotion,
+    ]),
+  );
+  return evaluate({ spec: pipeline.spec, targets, records, policy: deps.policy, now: deps.now() });
+}
+
+function statusesFor(
+  store: TargetStore,
+  pipeline: Pipeline,
+  targets: readonly IndexedTarget[],
+): Record<string, TargetStatus[]> {
+  const out: Record<string, TargetStatus[]> = {};
+  for (const env of pipeline.spec.environments) out[env.name] = [];
+  for (const t of targets) {
+    const status = store.get(t.key)?.status ?? {
+      location: t.location,
+      health: 'Unknown' as const,
+      reason: 'NotVerified',
+      message: 'the target has not been read yet',
+    };
+    (out[t.environment] ??= [])[t.index] = status;
+  }
+  return out;
+}
+
+function logOutcome(
+  logger: GatewayLogger,
+  pipeline: Pipeline,
+  decision: EnvironmentDecision,
+  outcome: PromotionOutcome,
+): void {
+  const fields = {
+    pipeline: `${pipeline.metadata.namespace}/${pipeline.metadata.name}`,
+    environment: decision.environment,
+    revision: decision.revision,
+    attempt: decision.attempt,
+    outcome: outcome.outcome,
+  };
+  if (outcome.outcome === 'Promoted') logger.info(fields, 'promotion succeeded');
+  else if (outcome.outcome === 'Conflict')
+    logger.info(fields, 'promotion claimed by another replica');
+  else
+    logger.warn(
+      { ...fields, message: 'result' in outcome ? outcome.result.message : undefined },
+      'promotion did not succeed',
+    );
+}

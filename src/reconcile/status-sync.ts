@@ -1,0 +1,39 @@
+import type { Evaluation, TargetStatus } from '../evaluate/types.js';
+import type { GatewayLogger } from '../log.js';
+import type { PipelineWriter } from '../kube/types.js';
+import type { Pipeline } from '../pipeline/types.js';
+import { asPipeline } from '../status/pipeline-object.js';
+import { computeStatus } from '../status/pipeline-status.js';
+import { writeStatusIfChanged } from '../status/writer.js';
+
+/** What a status sync needs. */
+export interface StatusSyncDeps {
+  writer: PipelineWriter;
+  logger: GatewayLogger;
+  now: () => number;
+}
+
+/**
+ * Writes the computed status when it differs from the stored one. On a conflict it re-reads
+ * the Pipeline once and tries again; a second conflict is left to the next check.
+ */
+export async function syncStatus(
+  deps: StatusSyncDeps,
+  pipeline: Pipeline,
+  targets: Record<string, TargetStatus[]>,
+  evaluation: Evaluation,
+): Promise<void> {
+  let current = pipeline;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const status = computeStatus({ pipeline: current, targets, evaluation, now: deps.now() });
+    const result = await writeStatusIfChanged(deps.writer, current, status);
+    if (result.outcome !== 'Conflict') return;
+    const fresh = await deps.writer.get(current.metadata.namespace, current.metadata.name);
+    if (fresh === undefined) return;
+    current = asPipeline(fresh);
+  }
+  deps.logger.debug(
+    { pipeline: `${pipeline.metadata.namespace}/${pipeline.metadata.name}` },
+    'status write conflicted twice; the next check writes it',
+  );
+}

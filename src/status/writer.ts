@@ -1,0 +1,43 @@
+/**
+ * Writing a computed status back to the Pipeline, only when it changed, without ever touching
+ * promotion records: those are copied from the freshly read object and the resourceVersion
+ * precondition turns any newer claim into a Conflict instead of an overwrite.
+ */
+import type { PipelineWriter } from '../kube/types.js';
+import type { Pipeline, PipelineStatus } from '../pipeline/types.js';
+import { replacePipelineStatus, type StatusWriteResult } from './pipeline-object.js';
+import { statusEqual } from './pipeline-status.js';
+
+/** Unchanged: nothing was written. Otherwise the result of the conditional write. */
+export type StatusWriteOutcome = { outcome: 'Unchanged'; pipeline: Pipeline } | StatusWriteResult;
+
+/**
+ * Write `status` (with `pipeline`'s own promotion records) unless it equals the stored status.
+ * `pipeline` must be freshly read; on Conflict the caller re-reads and recomputes.
+ */
+export async function writeStatusIfChanged(
+  writer: PipelineWriter,
+  pipeline: Pipeline,
+  status: PipelineStatus,
+): Promise<StatusWriteOutcome> {
+  const next = withStoredPromotions(status, pipeline.status);
+  if (statusEqual(next, pipeline.status)) return { outcome: 'Unchanged', pipeline };
+  return replacePipelineStatus(writer, { ...pipeline, status: next });
+}
+
+/** `status` with every environment's promotion record replaced by the one in `stored`. */
+export function withStoredPromotions(
+  status: PipelineStatus,
+  stored: PipelineStatus | undefined,
+): PipelineStatus {
+  if (status.environments === undefined) return status;
+  const environments = Object.fromEntries(
+    Object.entries(status.environments).map(([name, env]) => {
+      const next = { ...env };
+      delete next.promotion;
+      const promotion = stored?.environments?.[name]?.promotion;
+      return [name, promotion === undefined ? next : { ...next, promotion }];
+    }),
+  );
+  return { ...status, environments };
+}

@@ -1,0 +1,196 @@
+/**
+ * Reads a Flux app object (HelmRelease or Kustomization), as fetched from its own cluster, into
+ * the TargetStatus the evaluator decides on. Pure: no I/O, the object is only read.
+ */
+import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
+import type { KubeObject, ReadFailureReason } from '../kube/types.js';
+
+/** How a supported apiVersion reports its deployed revision. */
+type RevisionSource = 'helmHistory' | 'lastAppliedRevision';
+
+interface Supported {
+  kind: 'HelmRelease' | 'Kustomization';
+  revision: RevisionSource;
+}
+
+// helm-controller v2 dropped lastAppliedRevision; v2beta2 already carries the history snapshots.
+const SUPPORTED = new Map<string, Supported>([
+  ['helm.toolkit.fluxcd.io/v2', { kind: 'HelmRelease', revision: 'helmHistory' }],
+  ['helm.toolkit.fluxcd.io/v2beta2', { kind: 'HelmRelease', revision: 'helmHistory' }],
+  ['helm.toolkit.fluxcd.io/v2beta1', { kind: 'HelmRelease', revision: 'lastAppliedRevision' }],
+  ['kustomize.toolkit.fluxcd.io/v1', { kind: 'Kustomization', revision: 'lastAppliedRevision' }],
+  [
+    'kustomize.toolkit.fluxcd.io/v1beta2',
+    { kind: 'Kustomization', revision: 'lastAppliedRevision' },
+  ],
+]);
+
+/** Longest condition message kept, in characters. */
+export const MAX_MESSAGE_LENGTH = 256;
+const MAX_REVISION_LENGTH = 256;
+// metav1.Condition's reason pattern, with a length cap of our own.
+const REASON = /^[A-Za-z]([A-Za-z0-9_,:]{0,62}[A-Za-z0-9_])?$/;
+
+type Fields = Record<string, unknown>;
+
+/** True when `(apiVersion, kind)` is a HelmRelease or Kustomization version this module reads. */
+export function isSupportedAppKind(apiVersion: string, kind: string): boolean {
+  return SUPPORTED.get(apiVersion)?.kind === kind;
+}
+
+/**
+ * The verified status of one app object. Healthy = Ready=True, observedGeneration equal to
+ * metadata.generation, and neither Stalled nor Reconciling; anything else is Unhealthy with
+ * the most telling reason; an unsupported apiVersion/kind is Unknown (UnsupportedKind).
+ */
+export function targetStatusFromObject(obj: KubeObject, location: TargetLocation): TargetStatus {
+  const supported = SUPPORTED.get(obj.apiVersion);
+  if (supported?.kind !== obj.kind) {
+    return targetStatusFromFailure(
+      'UnsupportedKind',
+      `${clip(obj.kind, 63)} ${clip(obj.apiVersion, 127)} is not a supported app kind`,
+      location,
+    );
+  }
+  const what = `${supported.kind} ${clip(obj.metadata.name, 253)}`;
+  const status = asFields(obj.status);
+  const revision = status === undefined ? undefined : readRevision(status, supported.revision);
+  const health = readHealth(obj, status, what);
+  const result: TargetStatus = { location, ...health };
+  if (revision !== undefined) result.revision = revision;
+  if (health.health !== 'Healthy') return result;
+  if (revision === undefined) {
+    const reason = supported.revision === 'helmHistory' ? 'NoDeployedRelease' : 'NoAppliedRevision';
+    const detail =
+      supported.revision === 'helmHistory'
+        ? 'no deployed release in its history'
+        : 'no applied revision';
+    return { location, health: 'Unhealthy', reason, message: `${what} is Ready but has ${detail}` };
+  }
+  return { ...result, message: `${what} is ready at ${revision}` };
+}
+
+/** A target that could not be read: always Unknown, with the read's reason and a capped message. */
+export function targetStatusFromFailure(
+  reason: ReadFailureReason,
+  message: string,
+  location: TargetLocation,
+): TargetStatus {
+  return { location, health: 'Unknown', reason, message: clip(message, MAX_MESSAGE_LENGTH) };
+}
+
+type Health = Pick<TargetStatus, 'health' | 'reason' | 'message'>;
+
+function readHealth(obj: KubeObject, status: Fields | undefined, what: string): Health {
+  if (status === undefined) return unhealthy('NotReady', `${what} has no status yet`);
+  const generation = obj.metadata.generation;
+  const observed = status.observedGeneration;
+  const conditions = readConditions(status);
+  const ready = conditions.get('Ready');
+  // A Ready left over from the previous spec says nothing about the current one.
+  const readyGeneration = ready?.observedGeneration;
+  if (
+    typeof generation !== 'number' ||
+    observed !== generation ||
+    (typeof readyGeneration === 'number' && readyGeneration !== generation)
+  ) {
+    return unhealthy(
+      'StaleGeneration',
+      `${what} status is for generation ${typeof observed === 'number' ? observed : 'none'}, ` +
+        `not ${typeof generation === 'number' ? generation : 'unknown'}`,
+    );
+  }
+  const stalled = conditions.get('Stalled');
+  if (stalled?.status === 'True')
+    return unhealthy('Stalled', `${what} is stalled${conditionDetail(stalled)}`);
+  const reconciling = conditions.get('Reconciling');
+  if (reconciling?.status === 'True') {
+    return unhealthy('Reconciling', `${what} is reconciling${conditionDetail(reconciling)}`);
+  }
+  if (ready === undefined) return unhealthy('NotReady', `${what} has no Ready condition`);
+  if (ready.status !== 'True') {
+    return unhealthy(
+      reasonOf(ready) ?? 'NotReady',
+      `${what} is not ready${conditionDetail(ready)}`,
+    );
+  }
+  return { health: 'Healthy', reason: 'Ready', message: `${what} is ready` };
+}
+
+function unhealthy(reason: string, message: string): Health {
+  return { health: 'Unhealthy', reason, message };
+}
+
+/** Conditions by type; the first of a type wins, as in Flux's own condition helpers. */
+function readConditions(status: Fields): Map<string, Fields> {
+  const byType = new Map<string, Fields>();
+  const list = status.conditions;
+  if (!Array.isArray(list)) return byType;
+  for (const item of list) {
+    const condition = asFields(item);
+    const type = condition?.type;
+    if (condition !== undefined && typeof type === 'string' && !byType.has(type))
+      byType.set(type, condition);
+  }
+  return byType;
+}
+
+function reasonOf(condition: Fields): string | undefined {
+  const reason = condition.reason;
+  return typeof reason === 'string' && REASON.test(reason) ? reason : undefined;
+}
+
+function conditionDetail(condition: Fields): string {
+  const reason = reasonOf(condition);
+  const message = condition.message;
+  const text =
+    typeof message === 'string' && message !== '' ? `: ${clip(message, MAX_MESSAGE_LENGTH)}` : '';
+  return `${reason === undefined ? '' : ` (${reason})`}${text}`;
+}
+
+function readRevision(status: Fields, source: RevisionSource): string | undefined {
+  return source === 'helmHistory'
+    ? deployedChartVersion(status.history)
+    : revisionText(status.lastAppliedRevision);
+}
+
+/**
+ * Chart version of the newest `deployed` history entry. Newest = highest `version` when every
+ * deployed entry has one; otherwise the first in list order (helm-controller keeps newest first).
+ */
+function deployedChartVersion(history: unknown): string | undefined {
+  if (!Array.isArray(history)) return undefined;
+  const deployed = history.map(asFields).filter((e): e is Fields => e?.status === 'deployed');
+  if (!deployed.every((e) => Number.isSafeInteger(e.version))) {
+    return revisionText(deployed[0]?.chartVersion);
+  }
+  // Ties keep the earlier entry, matching the list-order fallback.
+  const newest = deployed.reduce<Fields | undefined>(
+    (best, e) =>
+      best === undefined || (e.version as number) > (best.version as number) ? e : best,
+    undefined,
+  );
+  return revisionText(newest?.chartVersion);
+}
+
+// A revision is compared exactly and shown in messages, so refuse anything that is not plain text.
+function revisionText(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '' || value.length > MAX_REVISION_LENGTH)
+    return undefined;
+  // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
+  return /[\u0000-\u001f\u007f]/.test(value) ? undefined : value;
+}
+
+function asFields(value: unknown): Fields | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Fields)
+    : undefined;
+}
+
+/** Object text made safe for a message: control characters and runs of space collapsed, length capped. */
+function clip(text: unknown, max: number): string {
+  if (typeof text !== 'string') return '';
+  // eslint-disable-next-line no-control-regex -- control characters become spaces
+  const flat = text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

@@ -1,0 +1,123 @@
+import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
+import type { HintKey } from '../hints/types.js';
+import type { IndexedTarget, ListScope } from '../index/pipeline-index.js';
+import type { ClusterDirectory, KubeObject, ObjectRef, ReadResult } from '../kube/types.js';
+import { apiVersionCandidates } from '../kube/resources.js';
+import { targetStatusFromFailure, targetStatusFromObject } from './target-status.js';
+
+/** Counts reads by cluster and result, for metrics. */
+export type ReadObserver = (cluster: string, verb: 'get' | 'list', ok: boolean) => void;
+
+/** Explains why a cluster has no reader (ClusterRegistry.problem); secret-free. */
+export type ClusterProblem = (cluster: string) => string | undefined;
+
+/**
+ * The [verify] stage: reads app objects from their own cluster with the gateway's credentials
+ * and turns what it finds into TargetStatus. It never throws: a failed read is Unknown.
+ */
+export class Verifier {
+  private readonly servedVersions = new Map<string, string>();
+
+  constructor(
+    private readonly clusters: ClusterDirectory,
+    private readonly problem: ClusterProblem,
+    private readonly observe: ReadObserver = () => undefined,
+  ) {}
+
+  /** One GET of the object behind `key`, as `ref` names it. */
+  async readOne(key: HintKey, ref: ObjectRef): Promise<TargetStatus> {
+    const location = { cluster: key.cluster, namespace: key.namespace };
+    const reader = this.clusters.reader(key.cluster);
+    if (reader === undefined) return this.noReader(location);
+    const result = await this.withServedVersion(
+      key.cluster,
+      ref.apiVersion,
+      ref.kind,
+      (apiVersion) => reader.get({ ...ref, apiVersion }),
+    );
+    this.observe(key.cluster, 'get', result.ok);
+    return toStatus(result, location);
+  }
+
+  /**
+   * Tries apiVersions newest first and remembers, per cluster and kind, the one that answered:
+   * a cluster may serve only v2 while a Pipeline still names v2beta1. A NotFound on every
+   * version is a missing object (that costs one read per version, once).
+   */
+  private async withServedVersion<T>(
+    cluster: string,
+    apiVersion: string,
+    kind: string,
+    read: (apiVersion: string) => Promise<ReadResult<T>>,
+  ): Promise<ReadResult<T>> {
+    const cacheKey = `${cluster}|${apiVersion.split('/')[0] ?? ''}|${kind}`;
+    const known = this.servedVersions.get(cacheKey);
+    const candidates = apiVersionCandidates(apiVersion, kind);
+    const order =
+      known === undefined ? candidates : [known, ...candidates.filter((v) => v !== known)];
+    let last: ReadResult<T> | undefined;
+    for (const candidate of order) {
+      last = await read(candidate);
+      if (last.ok || last.reason !== 'NotFound') {
+        if (last.ok) this.servedVersions.set(cacheKey, candidate);
+        return last;
+      }
+      if (known !== undefined) return last;
+    }
+    return (
+      last ?? { ok: false, reason: 'UnsupportedKind', message: `kind ${kind} is not supported` }
+    );
+  }
+
+  /**
+   * One LIST for a scope; returns the status of each requested target in it (absent from the
+   * list = NotFound; a failed list = every target Unknown with the failure).
+   */
+  async readScope(
+    scope: ListScope,
+    targets: readonly IndexedTarget[],
+  ): Promise<Map<IndexedTarget, TargetStatus>> {
+    const out = new Map<IndexedTarget, TargetStatus>();
+    const reader = this.clusters.reader(scope.cluster);
+    const location = { cluster: scope.cluster, namespace: scope.namespace };
+    if (reader === undefined) {
+      for (const t of targets) out.set(t, this.noReader(location));
+      return out;
+    }
+    const result = await this.withServedVersion(scope.cluster, scope.apiVersion, scope.kind, (v) =>
+      reader.list(v, scope.kind, scope.namespace),
+    );
+    this.observe(scope.cluster, 'list', result.ok);
+    if (!result.ok) {
+      for (const t of targets)
+        out.set(t, targetStatusFromFailure(result.reason, result.message, location));
+      return out;
+    }
+    const byName = new Map(result.value.map((o) => [o.metadata.name, o]));
+    for (const t of targets) out.set(t, statusOfListed(byName.get(t.key.name), t, location));
+    return out;
+  }
+
+  private noReader(location: TargetLocation): TargetStatus {
+    const why = this.problem(location.cluster) ?? `no credentials for cluster ${location.cluster}`;
+    return targetStatusFromFailure('UnknownCluster', why, location);
+  }
+}
+
+function toStatus(result: ReadResult, location: TargetLocation): TargetStatus {
+  return result.ok
+    ? targetStatusFromObject(result.value, location)
+    : targetStatusFromFailure(result.reason, result.message, location);
+}
+
+function statusOfListed(
+  object: KubeObject | undefined,
+  target: IndexedTarget,
+  location: TargetLocation,
+): TargetStatus {
+  if (object === undefined) {
+    const { kind, namespace, name } = target.ref;
+    return targetStatusFromFailure('NotFound', `${kind} ${namespace}/${name} not found`, location);
+  }
+  return targetStatusFromObject(object, location);
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PipelineView } from '../../src/app.js';
+import { jwtFixture, startGateway, testConfig } from './ingress-harness.js';
+import type { Gateway, JwtFixture } from './ingress-harness.js';
+
+const VIEW: PipelineView = {
+  namespace: 'apps',
+  name: 'podinfo',
+  targets: {
+    dev: [
+      {
+        location: { cluster: 'dev', namespace: 'apps' },
+        health: 'Healthy',
+        revision: '6.6.1',
+        reason: 'Ready',
+        message: 'ok',
+      },
+    ],
+  },
+  decisions: [
+    { environment: 'dev', outcome: 'Source', reason: 'Source', message: 'first environment' },
+  ],
+};
+const NOT_FOUND = JSON.stringify({ code: 'NotFound', message: 'No such resource.' });
+
+describe('GET /v1/pipelines/:namespace/:name', () => {
+  let gw: Gateway;
+  let keys: JwtFixture;
+
+  beforeAll(async () => {
+    keys = await jwtFixture();
+    gw = await startGateway({
+      config: testConfig(keys.publicPem),
+      views: { 'apps/podinfo': VIEW },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  async function get(path: string, pipelines?: unknown): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (pipelines !== undefined) {
+      headers.authorization = `Bearer ${await keys.sign({ sub: 'reader', pipelines })}`;
+    }
+    return fetch(`${gw.url}${path}`, { headers });
+  }
+
+  it.each([[['apps/podinfo']], [['apps/*']], [['*']]])(
+    'returns the view for scope %j',
+    async (scope) => {
+      const res = await get('/v1/pipelines/apps/podinfo', scope);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(VIEW);
+    },
+  );
+
+  it('answers 401 without a token', async () => {
+    const res = await get('/v1/pipelines/apps/podinfo');
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({
+      code: 'Unauthenticated',
+      message: 'Authentication failed.',
+    });
+  });
+
+  it('answers the same 404 for out-of-scope and nonexistent pipelines', async () => {
+    const outOfScope = await get('/v1/pipelines/apps/podinfo', ['other/*', 'apps/podinfo-x']);
+    const noClaim = await get('/v1/pipelines/apps/podinfo', 'apps/podinfo');
+    const missing = await get('/v1/pipelines/apps/absent', ['*']);
+    for (const res of [outOfScope, noClaim, missing]) {
+      expect(res.status).toBe(404);
+      expect(await res.text()).toBe(NOT_FOUND);
+    }
+  });
+});

@@ -1,0 +1,186 @@
+import { describe, it } from 'vitest';
+import { MINUTE, NOW, POLICY, at, devProd, expectCase, record, type Case } from './builders.js';
+
+// The record is prod's, for dev's revision 1.0.1; `now` is NOW unless given.
+const withRecord = (
+  fields: Parameters<typeof record>[0] extends infer F ? Omit<F, 'revision'> : never,
+  now = NOW,
+  policy = POLICY,
+) =>
+  devProd('1.0.1', '1.0.0', {
+    records: { prod: record({ revision: '1.0.1', ...fields }) },
+    now,
+    policy,
+  });
+
+const records: Case[] = [
+  {
+    name: 'phase Succeeded',
+    input: withRecord({ phase: 'Succeeded', succeeded: true, lastAttemptedTime: at(-MINUTE) }),
+    env: 'prod',
+    want: {
+      outcome: 'AlreadyPromoted',
+      reason: 'PromotionSucceeded',
+      revision: '1.0.1',
+      attempt: undefined,
+    },
+  },
+  {
+    name: 'weave record without phase, succeeded true',
+    input: withRecord({ succeeded: true }),
+    env: 'prod',
+    want: { outcome: 'AlreadyPromoted', reason: 'PromotionSucceeded' },
+  },
+  {
+    name: 'phase Succeeded with an unreadable time is still done',
+    input: withRecord({ phase: 'Succeeded', succeeded: true, lastAttemptedTime: 'yesterday' }),
+    env: 'prod',
+    want: { outcome: 'AlreadyPromoted', reason: 'PromotionSucceeded' },
+  },
+  {
+    name: 'Claimed 1 ms before the claim timeout: in progress',
+    input: withRecord({ phase: 'Claimed', attempt: 1 }, NOW + 15 * MINUTE - 1),
+    env: 'prod',
+    want: { outcome: 'AlreadyPromoted', reason: 'PromotionInProgress', retryAt: NOW + 15 * MINUTE },
+  },
+  {
+    name: 'Claimed exactly at the claim timeout: abandoned, backoff over, retry',
+    input: withRecord({ phase: 'Claimed', attempt: 1 }, NOW + 15 * MINUTE),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'RetryAfterFailure', attempt: 2, revision: '1.0.1' },
+  },
+  {
+    name: 'Claimed abandoned with a backoff longer than the claim timeout: wait',
+    input: withRecord({ phase: 'Claimed', attempt: 1 }, NOW + 15 * MINUTE, {
+      ...POLICY,
+      backoffBaseMs: 20 * MINUTE,
+      backoffMaxMs: 60 * MINUTE,
+    }),
+    env: 'prod',
+    want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + 20 * MINUTE },
+  },
+  {
+    name: 'Claimed abandoned at the last attempt: exhausted',
+    input: withRecord({ phase: 'Claimed', attempt: 3 }, NOW + 16 * MINUTE),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'RetriesExhausted' },
+  },
+  {
+    name: 'Claimed with an unknown future phase is treated as in flight',
+    input: withRecord({ phase: 'Pending' as never }, NOW + MINUTE),
+    env: 'prod',
+    want: { outcome: 'AlreadyPromoted', reason: 'PromotionInProgress' },
+  },
+  {
+    name: 'Failed attempt 1, 1 ms before the backoff ends',
+    input: withRecord({ phase: 'Failed', attempt: 1 }, NOW + MINUTE - 1),
+    env: 'prod',
+    want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + MINUTE, revision: '1.0.1' },
+  },
+  {
+    name: 'Failed attempt 1, exactly at retryAt',
+    input: withRecord({ phase: 'Failed', attempt: 1 }, NOW + MINUTE),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'RetryAfterFailure', attempt: 2, retryAt: undefined },
+  },
+  {
+    name: 'Failed attempt 2 doubles the backoff: 1 ms before',
+    input: withRecord({ phase: 'Failed', attempt: 2 }, NOW + 2 * MINUTE - 1),
+    env: 'prod',
+    want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + 2 * MINUTE },
+  },
+  {
+    name: 'Failed attempt 2 doubles the backoff: exactly at retryAt',
+    input: withRecord({ phase: 'Failed', attempt: 2 }, NOW + 2 * MINUTE),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'RetryAfterFailure', attempt: 3 },
+  },
+  {
+    name: 'Failed at the last attempt: exhausted',
+    input: withRecord({ phase: 'Failed', attempt: 3 }, NOW + 100 * MINUTE),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'RetriesExhausted', revision: '1.0.1' },
+  },
+  {
+    name: 'backoff is capped at backoffMaxMs',
+    input: withRecord({ phase: 'Failed', attempt: 8 }, NOW, { ...POLICY, maxAttempts: 10 }),
+    env: 'prod',
+    want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + 10 * MINUTE },
+  },
+  {
+    name: 'weave record without phase, succeeded false, no attempt: first attempt failed',
+    input: withRecord({ succeeded: false }, NOW + MINUTE),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'RetryAfterFailure', attempt: 2 },
+  },
+  {
+    name: 'a timestamp with an offset is read as RFC 3339',
+    input: withRecord(
+      { phase: 'Failed', attempt: 1, lastAttemptedTime: '2025-01-01T14:00:00+02:00' },
+      NOW + MINUTE - 1,
+    ),
+    env: 'prod',
+    want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + MINUTE },
+  },
+  {
+    name: 'Failed with an unparseable time: parked, not retried',
+    input: withRecord(
+      { phase: 'Failed', attempt: 1, lastAttemptedTime: 'not a time' },
+      NOW + 1000 * MINUTE,
+    ),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'InvalidAttemptTime' },
+  },
+  {
+    name: 'Claimed with an unparseable time: parked, not retried',
+    input: withRecord({ phase: 'Claimed', attempt: 1, lastAttemptedTime: '' }),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'InvalidAttemptTime' },
+  },
+  {
+    name: 'a Date.parse-able but non-RFC 3339 time is not accepted',
+    input: withRecord(
+      { phase: 'Failed', attempt: 1, lastAttemptedTime: 'Wed, 01 Jan 2025 12:00:00 GMT' },
+      NOW + 1000 * MINUTE,
+    ),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'InvalidAttemptTime' },
+  },
+  {
+    name: 'an exhausted budget is reported even when the time is unreadable',
+    input: withRecord({ phase: 'Failed', attempt: 3, lastAttemptedTime: 'garbage' }),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'RetriesExhausted' },
+  },
+  ...[0, -1, 1.5, Number.NaN].map((attempt): Case => ({
+    name: `an unreadable attempt count (${attempt}) counts as the budget spent`,
+    input: withRecord({ phase: 'Failed', attempt }, NOW + 1000 * MINUTE),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'RetriesExhausted' },
+  })),
+  {
+    name: 'a NaN now never starts a retry',
+    input: withRecord({ phase: 'Failed', attempt: 1 }, Number.NaN),
+    env: 'prod',
+    want: { outcome: 'Waiting', reason: 'RetryBackoff' },
+  },
+  {
+    name: 'a NaN now keeps a claim in progress',
+    input: withRecord({ phase: 'Claimed', attempt: 1 }, Number.NaN),
+    env: 'prod',
+    want: { outcome: 'AlreadyPromoted', reason: 'PromotionInProgress' },
+  },
+  {
+    name: 'maxAttempts below 1 is read as 1: no retries',
+    input: withRecord({ phase: 'Failed', attempt: 1 }, NOW + 1000 * MINUTE, {
+      ...POLICY,
+      maxAttempts: 0,
+    }),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'RetriesExhausted' },
+  },
+];
+
+describe('evaluate: promotion records', () => {
+  it.each(records)('$name', expectCase);
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../src/errors.js';
+import { toGatewayError } from '../../../src/ingress/errors.js';
+
+function withProps(props: Record<string, unknown>): Error {
+  return Object.assign(new Error('detail that must not leak'), props);
+}
+
+describe('toGatewayError', () => {
+  it('keeps GatewayErrors as they are', () => {
+    const error = new GatewayError('InvalidBody', 'Invalid body: /x');
+    expect(toGatewayError(error)).toBe(error);
+  });
+
+  it.each([
+    ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'UnsupportedMediaType'],
+    ['FST_ERR_CTP_BODY_TOO_LARGE', 'PayloadTooLarge'],
+    ['FST_ERR_CTP_EMPTY_JSON_BODY', 'InvalidJson'],
+    ['FST_ERR_BAD_URL', 'BadRequest'],
+  ])('maps fastify code %s to %s', (code, expected) => {
+    expect(toGatewayError(withProps({ code, statusCode: 400 })).code).toBe(expected);
+  });
+
+  it('maps by status and hides everything 5xx', () => {
+    expect(toGatewayError(withProps({ statusCode: 429 })).code).toBe('RateLimited');
+    expect(toGatewayError(withProps({ statusCode: 418 })).code).toBe('BadRequest');
+    expect(toGatewayError(withProps({ code: 'toString' })).code).toBe('Internal');
+    const internal = toGatewayError(withProps({ statusCode: 502 }));
+    expect(internal.code).toBe('Internal');
+    expect(internal.detail).toBeUndefined();
+    expect(toGatewayError('a string').code).toBe('Internal');
+    expect(toGatewayError(null).code).toBe('Internal');
+  });
+});

@@ -1,0 +1,249 @@
+import { describe, expect, it } from 'vitest';
+import { claimPromotion } from '../../../src/promote/claim.js';
+import { executePromotion } from '../../../src/promote/promoter.js';
+import type { PromotionStrategy, StrategyResult } from '../../../src/promote/strategies/types.js';
+import type { PipelineStatus } from '../../../src/pipeline/types.js';
+import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
+import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
+
+const existingStatus: PipelineStatus = {
+  observedGeneration: 3,
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'False',
+      reason: 'TargetsNotReady',
+      message: '1 of 4 targets not ready',
+      lastTransitionTime: '2026-03-01T00:00:00Z',
+    },
+  ],
+  environments: {
+    dev: {
+      targets: [
+        { clusterAppRef: { apiVersion: 'v', kind: 'HelmRelease', name: 'podinfo' }, ready: true },
+      ],
+    },
+    staging: {
+      targets: [
+        { clusterAppRef: { apiVersion: 'v', kind: 'HelmRelease', name: 'podinfo' }, ready: false },
+      ],
+      waitingApproval: { revision: '0.9.0' },
+      promotion: { revision: '1.0.0', lastAttemptedTime: '2026-03-01T00:00:00Z', succeeded: true },
+    },
+    prod: {
+      promotion: { revision: '0.9.0', lastAttemptedTime: '2026-02-01T00:00:00Z', succeeded: true },
+    },
+  },
+};
+
+function countingStrategy(result: StrategyResult = { ok: true, message: 'done' }) {
+  const calls: unknown[] = [];
+  const strategy: PromotionStrategy = {
+    name: 'counting',
+    run: (ctx) => {
+      calls.push(ctx);
+      return Promise.resolve(result);
+    },
+  };
+  return { strategy, calls };
+}
+
+describe('claimPromotion', () => {
+  it('writes a Claimed record with second-precision time and keeps every other status field', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline(existingStatus));
+
+    const claim = await claimPromotion({
+      writer,
+      pipeline: read,
+      decision: promoteDecision('staging', '1.1.0', 2),
+      now: T0,
+      instanceId: 'gw-a',
+    });
+
+    expect(claim.outcome).toBe('Claimed');
+    if (claim.outcome !== 'Claimed') return;
+    const expectedRecord = {
+      revision: '1.1.0',
+      attempt: 2,
+      lastAttemptedTime: '2026-03-04T05:06:07Z',
+      phase: 'Claimed',
+      succeeded: false,
+      claimedBy: 'gw-a',
+    };
+    expect(claim.record).toStrictEqual(expectedRecord);
+    const stored = writer.peek('flux-system', 'podinfo');
+    expect(stored?.status).toStrictEqual({
+      ...existingStatus,
+      environments: {
+        ...existingStatus.environments,
+        staging: { ...existingStatus.environments!.staging, promotion: expectedRecord },
+      },
+    });
+    expect(claim.pipeline).toStrictEqual(stored);
+    expect(claim.pipeline.metadata.resourceVersion).not.toBe(read.metadata.resourceVersion);
+    expect(writer.writes).toBe(1);
+  });
+
+  it('creates the status when the Pipeline has none', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline());
+    const claim = await claimPromotion({
+      writer,
+      pipeline: read,
+      decision: promoteDecision('prod', '2.0.0'),
+      now: T0,
+      instanceId: 'gw-a',
+    });
+    expect(claim.outcome).toBe('Claimed');
+    expect(
+      writer.peek('flux-system', 'podinfo')?.status?.environments?.prod?.promotion?.revision,
+    ).toBe('2.0.0');
+  });
+
+  it('answers Conflict and writes nothing when the resourceVersion is stale', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline(existingStatus));
+    writer.put(samplePipeline(existingStatus)); // someone else wrote in between
+    const before = writer.peek('flux-system', 'podinfo');
+
+    const claim = await claimPromotion({
+      writer,
+      pipeline: read,
+      decision: promoteDecision('staging', '1.1.0'),
+      now: T0,
+      instanceId: 'gw-a',
+    });
+
+    expect(claim).toStrictEqual({ outcome: 'Conflict' });
+    expect(writer.writes).toBe(0);
+    expect(writer.conflicts).toBe(1);
+    expect(writer.peek('flux-system', 'podinfo')).toStrictEqual(before);
+  });
+
+  it('answers Conflict without writing when the object as read already holds that attempt', async () => {
+    const writer = new FakePipelineWriter();
+    const status: PipelineStatus = {
+      environments: {
+        staging: {
+          promotion: {
+            revision: '1.1.0',
+            attempt: 1,
+            lastAttemptedTime: '2026-03-04T05:00:00Z',
+            phase: 'Claimed',
+            succeeded: false,
+            claimedBy: 'gw-b',
+          },
+        },
+      },
+    };
+    const read = writer.put(samplePipeline(status));
+    const claim = await claimPromotion({
+      writer,
+      pipeline: read,
+      decision: promoteDecision('staging', '1.1.0', 1),
+      now: T0,
+      instanceId: 'gw-a',
+    });
+    expect(claim).toStrictEqual({ outcome: 'Conflict' });
+    expect(writer.writes + writer.conflicts).toBe(0);
+  });
+
+  it('answers Gone when the Pipeline was deleted', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline());
+    writer.delete('flux-system', 'podinfo');
+    const claim = await claimPromotion({
+      writer,
+      pipeline: read,
+      decision: promoteDecision('staging', '1.1.0'),
+      now: T0,
+      instanceId: 'gw-a',
+    });
+    expect(claim).toStrictEqual({ outcome: 'Gone' });
+  });
+
+  it('refuses decisions that are not a complete Promote, and objects without resourceVersion', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline());
+    const base = { writer, pipeline: read, now: T0, instanceId: 'gw-a' };
+    await expect(
+      claimPromotion({
+        ...base,
+        decision: { ...promoteDecision('staging', '1'), outcome: 'Waiting' },
+      }),
+    ).rejects.toThrow(TypeError);
+    const noAttempt = promoteDecision('staging', '1');
+    delete noAttempt.attempt;
+    await expect(claimPromotion({ ...base, decision: noAttempt })).rejects.toThrow(TypeError);
+    await expect(claimPromotion({ ...base, decision: promoteDecision('qa', '1') })).rejects.toThrow(
+      /not in the Pipeline spec/,
+    );
+    const noRv = { ...read, metadata: { ...read.metadata, resourceVersion: undefined } };
+    await expect(
+      claimPromotion({ ...base, pipeline: noRv, decision: promoteDecision('staging', '1') }),
+    ).rejects.toThrow(/resourceVersion/);
+    expect(writer.writes).toBe(0);
+  });
+
+  it('lets exactly one of two concurrent claimers win', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline(existingStatus));
+    const claims = await Promise.all(
+      ['gw-a', 'gw-b'].map((instanceId) =>
+        claimPromotion({
+          writer,
+          pipeline: read,
+          decision: promoteDecision('staging', '1.1.0'),
+          now: T0,
+          instanceId,
+        }),
+      ),
+    );
+    expect(claims.map((c) => c.outcome).sort()).toStrictEqual(['Claimed', 'Conflict']);
+    expect(writer.writes).toBe(1);
+  });
+});
+
+describe('executePromotion and the claim', () => {
+  it('never runs the strategy when the claim conflicts', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline(existingStatus));
+    writer.put(samplePipeline(existingStatus));
+    const { strategy, calls } = countingStrategy();
+
+    const result = await executePromotion({
+      writer,
+      pipeline: read,
+      decision: promoteDecision('staging', '1.1.0'),
+      strategy,
+      now: T0,
+      instanceId: 'gw-a',
+    });
+
+    expect(result).toStrictEqual({ outcome: 'Conflict' });
+    expect(calls).toHaveLength(0);
+  });
+
+  it('runs the strategy exactly once across two concurrent replicas', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline(existingStatus));
+    const { strategy, calls } = countingStrategy();
+
+    const results = await Promise.all(
+      ['gw-a', 'gw-b'].map((instanceId) =>
+        executePromotion({
+          writer,
+          pipeline: read,
+          decision: promoteDecision('staging', '1.1.0'),
+          strategy,
+          now: T0,
+          instanceId,
+        }),
+      ),
+    );
+
+    expect(results.map((r) => r.outcome).sort()).toStrictEqual(['Conflict', 'Promoted']);
+    expect(calls).toHaveLength(1);
+  });
+});

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { claimPromotion, type ClaimOutcome } from '../../../src/promote/claim.js';
+import { MaxRecordMessage, outcomeRecord, recordOutcome } from '../../../src/promote/outcome.js';
+import type { Pipeline, PromotionRecord } from '../../../src/pipeline/types.js';
+import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
+import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
+
+type Claimed = Extract<ClaimOutcome, { outcome: 'Claimed' }>;
+
+async function claimed(writer: FakePipelineWriter): Promise<Claimed> {
+  const read = writer.put(samplePipeline());
+  const claim = await claimPromotion({
+    writer,
+    pipeline: read,
+    decision: promoteDecision('staging', '1.1.0'),
+    now: T0,
+    instanceId: 'gw-a',
+  });
+  if (claim.outcome !== 'Claimed') throw new Error('claim failed');
+  return claim;
+}
+
+/** Simulates another replica's write of the same Pipeline (e.g. a status update or a re-claim). */
+function writeBehind(writer: FakePipelineWriter, change: (p: Pipeline) => void): void {
+  const current = writer.peek('flux-system', 'podinfo')!;
+  change(current);
+  writer.put(current);
+}
+
+const stored = (writer: FakePipelineWriter) =>
+  writer.peek('flux-system', 'podinfo')?.status?.environments?.staging?.promotion;
+
+describe('recordOutcome', () => {
+  it('replaces our claim with a Succeeded record carrying message and pull-request details', async () => {
+    const writer = new FakePipelineWriter();
+    const claim = await claimed(writer);
+    const result = await recordOutcome({
+      writer,
+      pipeline: claim.pipeline,
+      environment: 'staging',
+      claim: claim.record,
+      result: {
+        ok: true,
+        message: 'opened',
+        details: { pullRequest: { state: 'open', url: 'https://x/pr/1' } },
+      },
+    });
+    const expected: PromotionRecord = {
+      revision: '1.1.0',
+      lastAttemptedTime: '2026-03-04T05:06:07Z',
+      attempt: 1,
+      claimedBy: 'gw-a',
+      phase: 'Succeeded',
+      succeeded: true,
+      message: 'opened',
+      pullRequest: { state: 'open', url: 'https://x/pr/1' },
+    };
+    expect(result.outcome).toBe('Recorded');
+    expect(stored(writer)).toStrictEqual(expected);
+  });
+
+  it('records a non-retryable failure with its reason and a truncated message', () => {
+    const claim: PromotionRecord = {
+      revision: '1',
+      lastAttemptedTime: 't',
+      succeeded: false,
+      phase: 'Claimed',
+      attempt: 1,
+      claimedBy: 'gw-a',
+    };
+    const record = outcomeRecord(claim, {
+      ok: false,
+      reason: 'WebhookRejected',
+      message: 'x'.repeat(5000),
+      retryable: false,
+    });
+    expect(record.phase).toBe('Failed');
+    expect(record.succeeded).toBe(false);
+    expect(record.message?.startsWith('WebhookRejected: xxx')).toBe(true);
+    expect(record.message).toHaveLength(MaxRecordMessage);
+  });
+
+  it('re-reads and re-applies after a conflict while the record is still ours', async () => {
+    const writer = new FakePipelineWriter();
+    const claim = await claimed(writer);
+    // Another replica writes conditions between our claim and our outcome.
+    writeBehind(writer, (p) => {
+      p.status!.observedGeneration = 3;
+    });
+
+    const result = await recordOutcome({
+      writer,
+      pipeline: claim.pipeline,
+      environment: 'staging',
+      claim: claim.record,
+      result: { ok: true, message: 'done' },
+    });
+
+    expect(result.outcome).toBe('Recorded');
+    expect(writer.conflicts).toBe(1);
+    expect(stored(writer)?.phase).toBe('Succeeded');
+    // The other replica's write survived ours.
+    expect(writer.peek('flux-system', 'podinfo')?.status?.observedGeneration).toBe(3);
+  });
+
+  it('leaves a record another replica re-claimed alone (Superseded)', async () => {
+    const writer = new FakePipelineWriter();
+    const claim = await claimed(writer);
+    const theirs: PromotionRecord = {
+      revision: '1.1.0',
+      attempt: 2,
+      lastAttemptedTime: '2026-03-04T06:00:00Z',
+      phase: 'Claimed',
+      succeeded: false,
+      claimedBy: 'gw-b',
+    };
+    writeBehind(writer, (p) => {
+      p.status!.environments!.staging!.promotion = theirs;
+    });
+
+    const result = await recordOutcome({
+      writer,
+      pipeline: claim.pipeline,
+      environment: 'staging',
+      claim: claim.record,
+      result: { ok: true, message: 'done' },
+    });
+
+    expect(result).toStrictEqual({ outcome: 'Superseded', current: theirs });
+    expect(stored(writer)).toStrictEqual(theirs);
+  });
+
+  it('gives up after bounded conflicts and leaves our Claimed record for the claim timeout', async () => {
+    const writer = new FakePipelineWriter();
+    const claim = await claimed(writer);
+    for (let i = 0; i < 10; i++) {
+      writer.beforeNextWrite(() => {
+        writeBehind(writer, (p) => {
+          p.status!.observedGeneration = i;
+        });
+      });
+    }
+
+    const result = await recordOutcome({
+      writer,
+      pipeline: claim.pipeline,
+      environment: 'staging',
+      claim: claim.record,
+      result: { ok: true, message: 'done' },
+      maxConflictRetries: 2,
+    });
+
+    expect(result).toStrictEqual({ outcome: 'Unrecorded', reason: 'ConflictRetriesExhausted' });
+    expect(writer.conflicts).toBe(3);
+    expect(stored(writer)).toStrictEqual(claim.record);
+  });
+
+  it('answers Gone when the Pipeline was deleted after the claim', async () => {
+    const writer = new FakePipelineWriter();
+    const claim = await claimed(writer);
+    writer.delete('flux-system', 'podinfo');
+    const result = await recordOutcome({
+      writer,
+      pipeline: claim.pipeline,
+      environment: 'staging',
+      claim: claim.record,
+      result: { ok: true, message: 'done' },
+    });
+    expect(result).toStrictEqual({ outcome: 'Gone' });
+  });
+});

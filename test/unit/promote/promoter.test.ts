@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { executePromotion } from '../../../src/promote/promoter.js';
+import { notificationStrategy } from '../../../src/promote/strategies/notification.js';
+import type { PromotionStrategy, StrategyResult } from '../../../src/promote/strategies/types.js';
+import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
+import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
+
+function counting(run: () => Promise<StrategyResult>) {
+  let calls = 0;
+  const strategy: PromotionStrategy = {
+    name: 'counting',
+    run: () => {
+      calls++;
+      return run();
+    },
+  };
+  return { strategy, calls: () => calls };
+}
+
+const base = (writer: FakePipelineWriter) => ({
+  writer,
+  pipeline: writer.put(samplePipeline()),
+  decision: promoteDecision('staging', '1.1.0'),
+  now: T0,
+  instanceId: 'gw-a',
+});
+
+describe('executePromotion', () => {
+  it('claims, runs the notification strategy and records success', async () => {
+    const writer = new FakePipelineWriter();
+    const result = await executePromotion({
+      ...base(writer),
+      strategy: notificationStrategy(writer),
+    });
+
+    expect(result.outcome).toBe('Promoted');
+    expect(writer.events).toHaveLength(1);
+    const record = writer.peek('flux-system', 'podinfo')?.status?.environments?.staging?.promotion;
+    expect(record).toMatchObject({
+      revision: '1.1.0',
+      attempt: 1,
+      phase: 'Succeeded',
+      succeeded: true,
+    });
+    if (result.outcome === 'Promoted')
+      expect(result.pipeline).toStrictEqual(writer.peek('flux-system', 'podinfo'));
+    expect(writer.writes).toBe(2);
+  });
+
+  it('records a failed strategy as Failed', async () => {
+    const writer = new FakePipelineWriter();
+    const { strategy, calls } = counting(() =>
+      Promise.resolve({
+        ok: false,
+        reason: 'WebhookRejected',
+        message: 'HTTP 400',
+        retryable: false,
+      }),
+    );
+    const result = await executePromotion({ ...base(writer), strategy });
+    expect(result.outcome).toBe('Failed');
+    expect(calls()).toBe(1);
+    const record = writer.peek('flux-system', 'podinfo')?.status?.environments?.staging?.promotion;
+    expect(record).toMatchObject({
+      phase: 'Failed',
+      succeeded: false,
+      message: 'WebhookRejected: HTTP 400',
+    });
+  });
+
+  it('turns a throwing strategy into a retryable failure without its error text', async () => {
+    const writer = new FakePipelineWriter();
+    const { strategy } = counting(() => Promise.reject(new Error('token=hunter2')));
+    const result = await executePromotion({ ...base(writer), strategy });
+    expect(result.outcome).toBe('Failed');
+    const record = writer.peek('flux-system', 'podinfo')?.status?.environments?.staging?.promotion;
+    expect(record?.message).toBe('StrategyError: the counting strategy failed unexpectedly');
+    expect(JSON.stringify(writer.peek('flux-system', 'podinfo'))).not.toContain('hunter2');
+  });
+
+  it('does not re-run the strategy when the outcome cannot be written; the claim stays', async () => {
+    const writer = new FakePipelineWriter();
+    const { strategy, calls } = counting(() => Promise.resolve({ ok: true, message: 'done' }));
+    const args = base(writer);
+    // The outcome write fails at the transport (the Pipeline still exists).
+    writer.beforeNextWrite(() => undefined); // the claim
+    writer.beforeNextWrite(() => {
+      throw new Error('connection reset');
+    });
+
+    const result = await executePromotion({ ...args, strategy });
+
+    expect(result.outcome).toBe('Unrecorded');
+    expect(calls()).toBe(1);
+    const record = writer.peek('flux-system', 'podinfo')?.status?.environments?.staging?.promotion;
+    expect(record?.phase).toBe('Claimed');
+    // A second call on the stale read cannot claim the same attempt again.
+    const again = await executePromotion({ ...args, strategy });
+    expect(again.outcome).toBe('Conflict');
+    expect(calls()).toBe(1);
+  });
+
+  it('answers Superseded when another replica re-claimed while the strategy ran', async () => {
+    const writer = new FakePipelineWriter();
+    const args = base(writer);
+    const { strategy } = counting(() => {
+      const current = writer.peek('flux-system', 'podinfo')!;
+      current.status!.environments!.staging!.promotion = {
+        revision: '1.1.0',
+        attempt: 2,
+        lastAttemptedTime: '2026-03-04T06:00:00Z',
+        phase: 'Claimed',
+        succeeded: false,
+        claimedBy: 'gw-b',
+      };
+      writer.put(current);
+      return Promise.resolve({ ok: true, message: 'done' });
+    });
+    const result = await executePromotion({ ...args, strategy });
+    expect(result.outcome).toBe('Superseded');
+    const record = writer.peek('flux-system', 'podinfo')?.status?.environments?.staging?.promotion;
+    expect(record?.claimedBy).toBe('gw-b');
+  });
+});

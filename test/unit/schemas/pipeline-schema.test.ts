@@ -1,0 +1,297 @@
+/**
+ * schemas/pipeline.schema.json must say exactly what the Pipeline CRD we ship says, and the CRD
+ * we ship must be weave's CRD plus nothing but our optional fields (a drop-in replacement).
+ *
+ * Normalisation: `description`, `title`, `$schema`, `$comment`, `$id` and `x-kubernetes-*` are
+ * dropped on both sides (documentation and API-server-only hints). `default` is kept on both:
+ * ajv treats it as an annotation unless useDefaults is on, so the two must still agree on it.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { packagePath } from '../../../src/paths.js';
+
+type Json = Record<string, unknown>;
+
+const DROPPED = new Set(['description', 'title', '$schema', '$comment', '$id']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions']);
+const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf']);
+const SCHEMA_VALUES = new Set(['items', 'additionalProperties', 'not']);
+
+/** Walks schema positions only, so a property literally named "description" would survive. */
+function normalise(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (DROPPED.has(key) || key.startsWith('x-kubernetes-')) continue;
+    if (SCHEMA_MAPS.has(key))
+      out[key] = Object.fromEntries(
+        Object.entries(value as Json).map(([name, sub]) => [name, normalise(sub)]),
+      );
+    else if (SCHEMA_LISTS.has(key)) out[key] = (value as unknown[]).map(normalise);
+    else if (SCHEMA_VALUES.has(key)) out[key] = normalise(value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function readYaml(path: string): Json {
+  return parse(readFileSync(path, 'utf8')) as Json;
+}
+
+function openApiOf(crd: Json): Json {
+  return (crd as { spec: { versions: { schema: { openAPIV3Schema: Json } }[] } }).spec.versions[0]!
+    .schema.openAPIV3Schema;
+}
+
+const shippedCrd = readYaml(
+  packagePath('manifests', 'crd', 'pipelines.weave.works_pipelines.yaml'),
+);
+const weaveCrd = readYaml(
+  packagePath(
+    'test',
+    'fixtures',
+    'weave-gitops',
+    'with-promotion-status',
+    'pipelines.weave.works_pipelines.yaml',
+  ),
+);
+const jsonSchema = JSON.parse(
+  readFileSync(packagePath('schemas', 'pipeline.schema.json'), 'utf8'),
+) as Json;
+
+function compile(schema: Json): ValidateFunction {
+  const ajv = new Ajv({ allErrors: true, strict: true });
+  addFormats.default(ajv);
+  return ajv.compile(schema);
+}
+
+const byJsonSchema = compile(jsonSchema);
+// The CRD's schema carries no $schema: ajv reads it as draft-07, like the JSON file.
+const byCrd = compile(normalise(openApiOf(shippedCrd)) as Json);
+
+function samplePipelines(): { file: string; object: Json }[] {
+  const dir = packagePath('test', 'fixtures', 'weave-gitops', 'samples');
+  return readdirSync(dir).flatMap((file) =>
+    parseAllDocuments(readFileSync(join(dir, file), 'utf8'))
+      .map((doc) => doc.toJS() as Json | null)
+      .filter((object): object is Json => object?.kind === 'Pipeline')
+      .map((object) => ({ file, object })),
+  );
+}
+
+function pipeline(spec: Json = {}, status?: Json): Json {
+  return {
+    apiVersion: 'pipelines.weave.works/v1alpha1',
+    kind: 'Pipeline',
+    metadata: { name: 'app', namespace: 'default' },
+    spec: {
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'app' },
+      environments: [
+        { name: 'dev', targets: [{ namespace: 'dev' }] },
+        {
+          name: 'prod',
+          targets: [{ namespace: 'prod', clusterRef: { kind: 'GitopsCluster', name: 'prod' } }],
+        },
+      ],
+      ...spec,
+    },
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+function promotionStatus(record: Json): Json {
+  return {
+    environments: {
+      prod: {
+        promotion: {
+          revision: '1.2.3',
+          lastAttemptedTime: '2026-11-21T10:00:00Z',
+          succeeded: false,
+          ...record,
+        },
+      },
+    },
+  };
+}
+
+const webhookStrategy = { strategy: { webhook: { endpoint: 'ci' } } };
+
+const valid: [string, Json][] = [
+  ['our webhook strategy, pipeline-wide', pipeline({ promotion: webhookStrategy })],
+  [
+    'our webhook strategy, per environment',
+    pipeline({
+      environments: [{ name: 'dev', targets: [{ namespace: 'dev' }], promotion: webhookStrategy }],
+    }),
+  ],
+  [
+    "weave's promotion record, unchanged",
+    pipeline({}, promotionStatus({ pullRequest: { state: 'open', url: 'https://x/1' } })),
+  ],
+  [
+    'our promotion record fields',
+    pipeline(
+      {},
+      promotionStatus({ attempt: 2, phase: 'Claimed', claimedBy: 'gw-1', message: 'ok' }),
+    ),
+  ],
+  [
+    'conditions',
+    pipeline(
+      {},
+      {
+        observedGeneration: 3,
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'Reconciled',
+            message: '',
+            lastTransitionTime: '2026-11-21T10:00:00Z',
+          },
+        ],
+      },
+    ),
+  ],
+];
+
+const invalid: [string, Json][] = [
+  ['no appRef', pipeline({ appRef: undefined })],
+  ['target without namespace', pipeline({ environments: [{ name: 'dev', targets: [{}] }] })],
+  [
+    'clusterRef of another kind',
+    pipeline({
+      environments: [
+        { name: 'd', targets: [{ namespace: 'd', clusterRef: { kind: 'Cluster', name: 'x' } }] },
+      ],
+    }),
+  ],
+  [
+    'unknown pull-request provider',
+    pipeline({
+      promotion: {
+        strategy: {
+          'pull-request': {
+            type: 'bitbucket',
+            url: 'https://x',
+            baseBranch: 'main',
+            secretRef: { name: 's' },
+          },
+        },
+      },
+    }),
+  ],
+  ['webhook without endpoint', pipeline({ promotion: { strategy: { webhook: {} } } })],
+  [
+    'webhook with empty endpoint',
+    pipeline({ promotion: { strategy: { webhook: { endpoint: '' } } } }),
+  ],
+  ['promotion without strategy', pipeline({ promotion: { manual: true } })],
+  ['attempt 0', pipeline({}, promotionStatus({ attempt: 0 }))],
+  ['attempt not an integer', pipeline({}, promotionStatus({ attempt: 1.5 }))],
+  ['unknown phase', pipeline({}, promotionStatus({ phase: 'Running' }))],
+  ['record without succeeded', pipeline({}, promotionStatus({ succeeded: undefined }))],
+  ['bad lastAttemptedTime', pipeline({}, promotionStatus({ lastAttemptedTime: 'yesterday' }))],
+  [
+    'condition status Maybe',
+    pipeline(
+      {},
+      {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'Maybe',
+            reason: 'R',
+            message: '',
+            lastTransitionTime: '2026-11-21T10:00:00Z',
+          },
+        ],
+      },
+    ),
+  ],
+];
+
+/** JSON round trip drops the `undefined` fields the cases above use to delete a key. */
+function plain(object: Json): Json {
+  return JSON.parse(JSON.stringify(object)) as Json;
+}
+
+describe('schemas/pipeline.schema.json', () => {
+  it('is the shipped CRD openAPIV3Schema, normalised', () => {
+    expect(normalise(jsonSchema)).toEqual(normalise(openApiOf(shippedCrd)));
+  });
+
+  it("is draft-07, ajv's default dialect", () => {
+    expect(jsonSchema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+  });
+
+  it('accepts every sample Pipeline, as the CRD does', () => {
+    const samples = samplePipelines();
+    expect(samples.length).toBeGreaterThanOrEqual(3);
+    for (const { file, object } of samples) {
+      expect([file, byJsonSchema(object), byCrd(object)]).toEqual([file, true, true]);
+    }
+  });
+
+  it.each(valid)('accepts %s, as the CRD does', (_name, object) => {
+    expect([byJsonSchema(plain(object)), byCrd(plain(object))]).toEqual([true, true]);
+  });
+
+  it.each(invalid)('rejects %s, as the CRD does', (_name, object) => {
+    expect([byJsonSchema(plain(object)), byCrd(plain(object))]).toEqual([false, false]);
+  });
+});
+
+/** The schema object at `path` below `schema`, through nested `properties`. */
+function dig(schema: Json, ...path: string[]): Json {
+  return path.reduce<Json>((node, key) => node[key] as Json, schema);
+}
+
+/**
+ * Deletes our optional additions, leaving what weave's CRD should be. Required lists are not
+ * touched, so equality also proves that none of our fields is required.
+ */
+function withoutOurAdditions(crd: Json): Json {
+  const copy = structuredClone(crd);
+  const spec = dig(openApiOf(copy), 'properties', 'spec', 'properties');
+  const strategies = [
+    dig(spec, 'promotion', 'properties', 'strategy', 'properties'),
+    dig(
+      spec,
+      'environments',
+      'items',
+      'properties',
+      'promotion',
+      'properties',
+      'strategy',
+      'properties',
+    ),
+  ];
+  for (const strategy of strategies) delete strategy.webhook;
+  const record = dig(
+    openApiOf(copy),
+    'properties',
+    'status',
+    'properties',
+    'environments',
+    'additionalProperties',
+    'properties',
+    'promotion',
+    'properties',
+  );
+  delete record.attempt;
+  delete record.phase;
+  delete record.claimedBy;
+  delete record.message;
+  return copy;
+}
+
+describe('manifests/crd/pipelines.weave.works_pipelines.yaml', () => {
+  it("is weave's CRD (with promotion status) plus only our optional additions", () => {
+    expect(withoutOurAdditions(shippedCrd)).toEqual(weaveCrd);
+  });
+});
