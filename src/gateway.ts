@@ -11,7 +11,7 @@ import type { GatewayConfig } from './config/types.js';
 import { HintQueue, PipelineQueue } from './hints/hint-queue.js';
 import { realScheduler, type Scheduler } from './hints/scheduler.js';
 import { clusterNameFor } from './index/cluster-names.js';
-import { PipelineIndex, pipelineId } from './index/pipeline-index.js';
+import { PipelineIndex, parsePipelineId, pipelineId } from './index/pipeline-index.js';
 import { ClusterRegistry, type WantedCluster } from './kube/clusters.js';
 import { PipelineWatcher } from './kube/pipeline-watch.js';
 import { KubePipelineWriter } from './kube/pipeline-writer.js';
@@ -63,6 +63,12 @@ export interface Gateway {
 const FRESHNESS_MS = 2_000;
 /** How long a legacy webhook key lookup is cached. */
 const LEGACY_KEY_TTL_MS = 30_000;
+/**
+ * Reads of one object for hints start at least this far apart: a lone event is read at once,
+ * and a burst of identical events (which a server takes longer to receive than one read takes)
+ * costs at most two reads, the second covering every event received before it started.
+ */
+const HINT_READ_SPACING_MS = 1_000;
 
 /** Builds a gateway; nothing runs until start() and listen(). */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
@@ -97,7 +103,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     timeoutMs,
     config.promotion.instanceId,
   );
-  let pipelineQueue: PipelineQueue | undefined;
+  // The reconciler and the pipeline queue refer to each other; the queue is set right below.
+  const queueRef: { current?: PipelineQueue } = {};
   const reconciler = new Reconciler({
     index,
     verifier,
@@ -115,26 +122,30 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         fetch: options.fetch,
         now,
       }),
-    onOutcome: (outcome) => metrics.promotions.inc({ outcome }),
-    schedule: (id, delayMs) => pipelineQueue?.schedule(id, delayMs),
+    onOutcome: (outcome) => {
+      metrics.promotions.inc({ outcome });
+    },
+    schedule: (id, delayMs) => {
+      queueRef.current?.schedule(id, delayMs);
+    },
     request: (id) => {
-      const parsed = index.getById(id);
-      if (parsed)
-        pipelineQueue?.requestPipeline(parsed.metadata.namespace, parsed.metadata.name, 'retry');
+      const parsed = parsePipelineId(id);
+      if (parsed) queueRef.current?.requestPipeline(parsed.namespace, parsed.name, 'retry');
     },
   });
-  pipelineQueue = new PipelineQueue({
+  const pipelines = new PipelineQueue({
     hints: config.hints,
     has: (ns, name) => index.has(ns, name),
     process: (id) => reconciler.reconcile(id),
     scheduler,
     random,
   });
-  const pipelines = pipelineQueue;
+  queueRef.current = pipelines;
   const hints = new HintQueue({
     hints: config.hints,
     references: (key) => index.references(key),
     process: (key) => reconciler.onHint(key),
+    minReadIntervalMs: HINT_READ_SPACING_MS,
     scheduler,
     random,
     onOffer: (_key, source, result) => {
@@ -155,11 +166,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const p = index.getById(id);
       if (p) pipelines.requestPipeline(p.metadata.namespace, p.metadata.name, 'resync');
     },
-    onReport: (report) =>
+    onReport: (report) => {
       metrics.resyncDuration.observe(
         { result: report.unknown > 0 ? 'partial' : 'ok' },
         report.durationMs / 1000,
-      ),
+      );
+    },
   });
   const watcher = new PipelineWatcher(
     options.managementKubeConfig,

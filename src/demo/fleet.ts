@@ -70,7 +70,7 @@ export async function startDemoFleet(basePort = 0): Promise<DemoFleet> {
       ]);
       cluster.ensureNamespace(APP_NAMESPACE);
       const created = cluster.apply(helmRelease(INITIAL_VERSION));
-      const generation = Number((created.metadata as { generation?: number }).generation ?? 1);
+      const generation = (created.metadata as { generation?: number }).generation ?? 1;
       cluster.apply({
         ...created,
         status: releasedStatus(undefined, INITIAL_VERSION, generation, new Date()),

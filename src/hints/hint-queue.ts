@@ -38,6 +38,8 @@ export interface HintQueueOptions extends QueueCommon<HintKey> {
   process: (key: HintKey) => Promise<ProcessResult>;
   /** Called for every offer with its result, for metrics and logs. */
   onOffer?: (key: HintKey, source: HintSource, result: EnqueueResult) => void;
+  /** Reads of one object start at least this many ms apart (see WorkQueue); default 0. */
+  minReadIntervalMs?: number;
 }
 
 /** Coalescing, bounded queue of object hints; implements the HintSink ingress feeds. */
@@ -58,6 +60,7 @@ export class HintQueue implements HintSink {
       retryBaseMs: hints.retryBaseMs,
       retryMaxMs: hints.retryMaxMs,
       maxRetries: hints.maxRetries,
+      minRunIntervalMs: options.minReadIntervalMs ?? 0,
       scheduler: options.scheduler,
       random: options.random,
       observer: options.observer,

@@ -35,6 +35,12 @@ export interface WorkQueueOptions<K> {
   retryMaxMs: number;
   /** Retries after the first run; one more 'retry' drops the key (reported as 'dropped'). */
   maxRetries: number;
+  /**
+   * Runs of one key start at least this many ms apart; offers in between coalesce into one run
+   * at the earliest allowed time. 0 (default) = no spacing. It bounds a burst of offers that
+   * arrive over a longer time than one run takes to two runs, without delaying a lone offer.
+   */
+  minRunIntervalMs?: number;
   scheduler?: Scheduler;
   /** A source of numbers in [0, 1) for jitter; Math.random when absent. */
   random?: () => number;

@@ -49,7 +49,7 @@ function fromStatus(status: number, message: string | undefined): KubeFailure {
 function statusMessage(body: unknown): string | undefined {
   const parsed: unknown = typeof body === 'string' ? safeParse(body) : body;
   if (typeof parsed === 'object' && parsed !== null && 'message' in parsed) {
-    const message = (parsed as { message: unknown }).message;
+    const message = parsed.message;
     if (typeof message === 'string') return message.slice(0, 512);
   }
   return undefined;

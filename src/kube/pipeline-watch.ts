@@ -24,7 +24,11 @@ export type Delay = (ms: number, fn: () => void) => { cancel(): void };
 const realDelay: Delay = (ms, fn) => {
   const timer = setTimeout(fn, ms);
   timer.unref();
-  return { cancel: () => clearTimeout(timer) };
+  return {
+    cancel: () => {
+      clearTimeout(timer);
+    },
+  };
 };
 
 /**

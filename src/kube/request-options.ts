@@ -22,7 +22,11 @@ function middleware(pre: (context: RequestContext) => void): ObservableMiddlewar
  */
 export function timeoutOptions(timeoutMs: number): ConfigurationOptions {
   return {
-    middleware: [middleware((context) => context.setSignal(AbortSignal.timeout(timeoutMs)))],
+    middleware: [
+      middleware((context) => {
+        context.setSignal(AbortSignal.timeout(timeoutMs));
+      }),
+    ],
     middlewareMergeStrategy: 'append',
   };
 }
@@ -31,8 +35,12 @@ export function timeoutOptions(timeoutMs: number): ConfigurationOptions {
 export function patchOptions(timeoutMs: number, contentType: string): ConfigurationOptions {
   return {
     middleware: [
-      middleware((context) => context.setSignal(AbortSignal.timeout(timeoutMs))),
-      middleware((context) => context.setHeaderParam('Content-Type', contentType)),
+      middleware((context) => {
+        context.setSignal(AbortSignal.timeout(timeoutMs));
+      }),
+      middleware((context) => {
+        context.setHeaderParam('Content-Type', contentType);
+      }),
     ],
     middlewareMergeStrategy: 'append',
   };

@@ -83,7 +83,10 @@ export function stableJson(v: unknown): string {
     const keys = Object.keys(v).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`).join(',')}}`;
   }
-  return (JSON.stringify(v) as string | undefined) ?? 'null';
+  // JSON.stringify yields undefined for these despite its declared return type.
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol'
+    ? 'null'
+    : JSON.stringify(v);
 }
 
 /** Equality of two stored objects ignoring resourceVersion (a no-op write keeps the version). */

@@ -4,7 +4,8 @@
  * pruning/validation, resourceVersion preconditions, generation bumps, the status subresource,
  * no-op detection, and CRD (un)registration.
  */
-import { crdStatus, crdToTypes } from './crd.js';
+import { crdToTypes } from './crd.js';
+import { builtinDefaults, checkSchema } from './write-checks.js';
 import {
   asServed,
   isRecord,
@@ -110,8 +111,8 @@ export class ObjectService {
     let candidate: SimObject = { ...obj, metadata: meta };
     if (type.statusSubresource && opts.fromCode !== true && type.resource !== 'namespaces')
       delete candidate.status;
-    candidate = this.builtinDefaults(type, candidate, now);
-    const { object, warnings } = this.checkSchema(type, candidate, opts.fieldValidation);
+    candidate = builtinDefaults(type, candidate, now);
+    const { object, warnings } = checkSchema(type, candidate, opts.fieldValidation);
     if (this.store.get(groupResource(type), ns, name) !== undefined) {
       throw alreadyExists({ group: type.group, resource: type.resource, name });
     }
@@ -253,9 +254,9 @@ export class ObjectService {
         if ('status' in existing) next.status = existing.status;
         else delete next.status;
       }
-      next = this.builtinDefaults(type, next, metaString(existing, 'creationTimestamp'));
+      next = builtinDefaults(type, next, metaString(existing, 'creationTimestamp'));
     }
-    const { object, warnings } = this.checkSchema(type, next, opts.fieldValidation);
+    const { object, warnings } = checkSchema(type, next, opts.fieldValidation);
     const meta: Record<string, unknown> = {
       ...metaOf(object),
       resourceVersion: metaString(existing, 'resourceVersion'),
@@ -332,41 +333,5 @@ export class ObjectService {
     throw new SimError(
       failure(500, 'InternalError', 'Internal error occurred: could not generate a unique name'),
     );
-  }
-
-  /** Server-side defaults of the built-ins we serve (Secret stringData, Namespace phase, CRD status). */
-  private builtinDefaults(type: ResourceType, obj: SimObject, now: string): SimObject {
-    if (!type.builtin) return obj;
-    if (type.resource === 'secrets' && isRecord(obj.stringData)) {
-      const data: Record<string, unknown> = isRecord(obj.data) ? { ...obj.data } : {};
-      for (const [k, v] of Object.entries(obj.stringData))
-        data[k] = Buffer.from(String(v)).toString('base64');
-      const out: SimObject = { ...obj, data };
-      delete out.stringData;
-      return out;
-    }
-    if (type.resource === 'namespaces') {
-      return { ...obj, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } };
-    }
-    if (groupResource(type) === CRD_GR) return { ...obj, status: crdStatus(obj, now) };
-    return obj;
-  }
-
-  private checkSchema(
-    type: ResourceType,
-    obj: SimObject,
-    mode: FieldValidation | undefined,
-  ): { object: SimObject; warnings: string[] } {
-    if (type.schema === undefined) return { object: obj, warnings: [] };
-    const result = type.schema.check(obj);
-    const unknown = result.unknownFields.map((f) => `unknown field "${f}"`);
-    if (mode === 'Strict' && unknown.length > 0) {
-      throw badRequest(
-        `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${unknown.join(', ')}`,
-      );
-    }
-    if (result.causes.length > 0)
-      throw invalid(type.kind, type.group, metaString(obj, 'name'), result.causes);
-    return { object: result.object, warnings: mode === 'Warn' ? unknown : [] };
   }
 }

@@ -52,10 +52,15 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
+function jsonOrNull(v: unknown): string {
+  // JSON.stringify yields undefined for these despite its declared return type.
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol'
+    ? 'null'
+    : JSON.stringify(v);
+}
+
 function show(v: unknown): string {
-  return typeof v === 'string'
-    ? JSON.stringify(v)
-    : ((JSON.stringify(v) as string | undefined) ?? 'null');
+  return typeof v === 'string' ? JSON.stringify(v) : jsonOrNull(v);
 }
 
 function causeFor(e: ErrorObject, root: SimObject): StatusCause {

@@ -121,7 +121,7 @@ describe('kube-sim with @kubernetes/client-node', () => {
       labelSelector: 'team in (a)',
     })) as KubernetesListObject<Pipeline>;
     expect(list.items.map((p) => p.metadata.name)).toEqual(['p1']);
-    expect(Number(list.metadata.resourceVersion)).toBeGreaterThanOrEqual(
+    expect(Number(list.metadata?.resourceVersion)).toBeGreaterThanOrEqual(
       Number(created.metadata.resourceVersion),
     );
 
