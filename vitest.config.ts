@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 // Two projects so a developer can run the fast unit suite alone; `npm test` runs both.
 export default defineConfig({
   test: {
+    // The JSON report lets .ci/run print one plain "N passed, N failed" line per Node version.
+    reporters: ['default', ['json', { outputFile: 'coverage/vitest-report.json' }]],
     projects: [
       {
         test: {

@@ -87,14 +87,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     (kc) => new KubeObjectReader(kc, timeoutMs),
     timeoutMs,
   );
+  const refreshClusters = debounce(() => clusters.sync(wantedClusters(config, index)), 10_000, now);
   const verifier = new Verifier(
     clusters,
     (c) => clusters.problem(c),
-    (cluster, _verb, ok) => {
-      metrics.clusterReads.inc({
-        cluster: metrics.clusterLabel(cluster),
-        result: ok ? 'ok' : 'error',
-      });
+    (cluster, _verb, result) => {
+      metrics.clusterReads.inc({ cluster: metrics.clusterLabel(cluster), result });
+      // Rejected credentials usually mean a rotated kubeconfig Secret: re-read it soon.
+      if (result === 'Unauthorized' || result === 'Forbidden') refreshClusters();
     },
   );
   const store = new TargetStore();
@@ -272,6 +272,16 @@ function wantedClusters(config: GatewayConfig, index: PipelineIndex): WantedClus
     }
   }
   return [...wanted.values()];
+}
+
+/** Runs `fn` at most once per `intervalMs`; calls in between are dropped. */
+function debounce(fn: () => Promise<void>, intervalMs: number, now: () => number): () => void {
+  let last = -Infinity;
+  return () => {
+    if (now() - last < intervalMs) return;
+    last = now();
+    void fn().catch(() => undefined);
+  };
 }
 
 function readiness(

@@ -95,6 +95,8 @@ export class PipelineWatcher {
     let failures = 0;
     informer.on('error', (err: unknown) => {
       this.syncedInformers.delete(informer);
+      // stop() aborts the watch, which the informer reports as an error: not worth a restart.
+      if (this.stopped) return;
       failures += 1;
       const retryIn = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
       this.handler.error(describe(err), retryIn);

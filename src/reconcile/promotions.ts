@@ -44,8 +44,9 @@ export interface PromotionPass {
 
 /**
  * Runs the evaluation's Promote decisions, but only after confirming them on current state:
- * source targets not read within `freshnessMs` are read again, the Pipeline is fetched fresh
- * from the API server, and the evaluation is repeated on both. Each surviving decision is
+ * the targets they depend on (source, destination and every environment upstream) not read
+ * within `freshnessMs` are read again, the Pipeline is fetched fresh from the API server, and
+ * the evaluation is repeated on both. Each surviving decision is
  * claimed with the fresh resourceVersion before its strategy runs.
  */
 export async function promoteAll(
@@ -56,7 +57,7 @@ export async function promoteAll(
 ): Promise<PromotionPass> {
   const wanted = promotions(evaluation);
   if (wanted.length === 0) return { evaluation, conflicts: 0, retry: false };
-  await confirmSources(deps, pipeline, targets, wanted);
+  await confirmInputs(deps, pipeline, targets, wanted);
   const fetched = await deps.writer.get(pipeline.metadata.namespace, pipeline.metadata.name);
   if (fetched === undefined) return { evaluation, conflicts: 0, retry: false };
   let current = asPipeline(fetched);
@@ -88,17 +89,21 @@ export async function promoteAll(
   return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 };
 }
 
-async function confirmSources(
+async function confirmInputs(
   deps: PromotionDeps,
   pipeline: Pipeline,
   targets: readonly IndexedTarget[],
   wanted: readonly EnvironmentDecision[],
 ): Promise<void> {
+  // A decision depends on its source, on its own targets (already there? readable?) and on every
+  // environment upstream (an Unknown one blocks it), so all of those must be current: a stale
+  // read of an unreachable target must not promote what a resync now would not.
   const envNames = pipeline.spec.environments.map((e) => e.name);
-  const sources = new Set(wanted.map((d) => envNames[envNames.indexOf(d.environment) - 1]));
+  const furthest = Math.max(...wanted.map((d) => envNames.indexOf(d.environment)));
+  const dependedOn = new Set(envNames.slice(0, furthest + 1));
   const now = deps.now();
   const stale = targets.filter((t) => {
-    if (!sources.has(t.environment)) return false;
+    if (!dependedOn.has(t.environment)) return false;
     const stored = deps.store.get(t.key);
     return stored === undefined || now - stored.readAt > deps.freshnessMs;
   });

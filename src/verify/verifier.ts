@@ -1,12 +1,22 @@
 import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
 import type { HintKey } from '../hints/types.js';
 import type { IndexedTarget, ListScope } from '../index/pipeline-index.js';
-import type { ClusterDirectory, KubeObject, ObjectRef, ReadResult } from '../kube/types.js';
+import type {
+  ClusterDirectory,
+  KubeObject,
+  ObjectRef,
+  ReadFailureReason,
+  ReadResult,
+} from '../kube/types.js';
 import { apiVersionCandidates } from '../kube/resources.js';
 import { targetStatusFromFailure, targetStatusFromObject } from './target-status.js';
 
-/** Counts reads by cluster and result, for metrics. */
-export type ReadObserver = (cluster: string, verb: 'get' | 'list', ok: boolean) => void;
+/** Sees every read by cluster and result ('ok' or the failure reason), for metrics and refreshes. */
+export type ReadObserver = (
+  cluster: string,
+  verb: 'get' | 'list',
+  result: 'ok' | ReadFailureReason,
+) => void;
 
 /** Explains why a cluster has no reader (ClusterRegistry.problem); secret-free. */
 export type ClusterProblem = (cluster: string) => string | undefined;
@@ -35,7 +45,7 @@ export class Verifier {
       ref.kind,
       (apiVersion) => reader.get({ ...ref, apiVersion }),
     );
-    this.observe(key.cluster, 'get', result.ok);
+    this.observe(key.cluster, 'get', result.ok ? 'ok' : result.reason);
     return toStatus(result, location);
   }
 
@@ -87,7 +97,7 @@ export class Verifier {
     const result = await this.withServedVersion(scope.cluster, scope.apiVersion, scope.kind, (v) =>
       reader.list(v, scope.kind, scope.namespace),
     );
-    this.observe(scope.cluster, 'list', result.ok);
+    this.observe(scope.cluster, 'list', result.ok ? 'ok' : result.reason);
     if (!result.ok) {
       for (const t of targets)
         out.set(t, targetStatusFromFailure(result.reason, result.message, location));

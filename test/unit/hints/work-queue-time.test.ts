@@ -241,3 +241,33 @@ describe('WorkQueue idle and stop', () => {
     expect(idle).toBe(true);
   });
 });
+
+describe('WorkQueue minRunIntervalMs', () => {
+  it('runs a lone offer at once, then spaces a burst into one more run after the interval', async () => {
+    const h = harness({ minRunIntervalMs: 1_000 });
+    h.queue.offer('a:1');
+    await flush();
+    expect(h.calls).toHaveLength(1); // a lone offer is never delayed
+    await h.finish('a:1', 'done');
+    for (let i = 0; i < 50; i++) {
+      h.queue.offer('a:1');
+      await advance(h, 10); // offers keep arriving over 500 ms, longer than a run takes
+    }
+    expect(h.calls).toHaveLength(1);
+    await advance(h, 499);
+    expect(h.calls).toHaveLength(1); // not a millisecond before the interval
+    await advance(h, 1);
+    expect(h.calls).toHaveLength(2);
+    await h.finish('a:1', 'done');
+    await advance(h, 5_000);
+    expect(h.calls).toHaveLength(2); // every offer of the burst was served by those two runs
+  });
+
+  it('does not space different keys', async () => {
+    const h = harness({ minRunIntervalMs: 1_000 });
+    h.queue.offer('a:1');
+    h.queue.offer('b:1');
+    await flush();
+    expect(h.calls).toHaveLength(2);
+  });
+});

@@ -1,0 +1,203 @@
+/**
+ * `npm run bench`: the gateway's performance bars in one run.
+ *   (a) signed Flux events accepted per second through the real ingress vs a bare fastify
+ *       route (median ratio of alternating rounds) and the ingress's p50/p99 latency;
+ *   (b) reads of the named object per burst of identical events (and 0 for unreferenced);
+ *   (c) the largest resident set size through the run.
+ * Prints a table and writes bench/results/latest.json. Exit code 0 even when a bar fails,
+ * unless --strict. BENCH_QUICK=1 (or --quick) runs the short CI version. See docs/benchmarks.md.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Level } from 'pino';
+import { APP_NAME } from '../src/demo/objects.js';
+import { packageRoot } from '../src/paths.js';
+import { measureBurst } from './burst.js';
+import type { BurstResult } from './burst.js';
+import { FleetHandle } from './fleet.js';
+import { LoadClient } from './load.js';
+import { MemorySampler } from './memory.js';
+import { barsTable, burstTable, evaluateBars, throughputTable } from './report.js';
+import { startBareServer, startGateway, UNREFERENCED_NAME } from './servers.js';
+import type { GatewayUnderTest, ServerUnderTest } from './servers.js';
+import { measureThroughput } from './throughput.js';
+import type { ThroughputOptions } from './throughput.js';
+
+/** Per-mode settings. */
+interface Mode {
+  name: 'quick' | 'full';
+  throughput: ThroughputOptions;
+  burstSizes: number[];
+}
+
+const MODES: Record<Mode['name'], Mode> = {
+  quick: {
+    name: 'quick',
+    throughput: { connections: 32, warmupMs: 1_500, roundMs: 3_000, rounds: 2 },
+    burstSizes: [100, 1000],
+  },
+  full: {
+    name: 'full',
+    throughput: { connections: 32, warmupMs: 3_000, roundMs: 10_000, rounds: 5 },
+    burstSizes: [100, 1000],
+  },
+};
+
+/** Whole-run watchdog: the benchmark ends by itself even if something hangs. */
+const WATCHDOG_MS = 10 * 60_000;
+
+function options(): { mode: Mode; strict: boolean; logLevel: Level } {
+  const { values } = parseArgs({
+    options: {
+      strict: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      connections: { type: 'string' },
+      rounds: { type: 'string' },
+      'round-ms': { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+    },
+    strict: true,
+  });
+  const quick = values.quick || process.env.BENCH_QUICK === '1';
+  const base = MODES[quick ? 'quick' : 'full'];
+  const positive = (text: string | undefined, fallback: number): number => {
+    const n = text === undefined ? fallback : Number(text);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive integer: ${text}`);
+    return n;
+  };
+  const mode: Mode = {
+    ...base,
+    throughput: {
+      ...base.throughput,
+      connections: positive(values.connections, base.throughput.connections),
+      rounds: positive(values.rounds, base.throughput.rounds),
+      roundMs: positive(values['round-ms'], base.throughput.roundMs),
+    },
+  };
+  return { mode, strict: values.strict, logLevel: values['log-level'] as Level };
+}
+
+/** One request through fetch to show the gateway takes the event as production would. */
+async function checkGatewayAccepts(gateway: GatewayUnderTest): Promise<string> {
+  const { path, headers, body } = gateway.referenced;
+  const response = await fetch(`http://${gateway.host}:${gateway.port}${path}`, {
+    method: 'POST',
+    headers,
+    body,
+  });
+  const text = await response.text();
+  if (response.status !== 202)
+    throw new Error(`gateway answered ${response.status} to a signed event: ${text}`);
+  return text;
+}
+
+async function main(): Promise<number> {
+  const { mode, strict, logLevel } = options();
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const started = new Date();
+  const sampler = new MemorySampler('start-up (gateway, first resync)');
+  log(
+    `promotion-gateway bench (${mode.name}): node ${process.version}, ${cpus().length} CPUs, ` +
+      `${mode.throughput.connections} connections, ${mode.throughput.rounds} x ${mode.throughput.roundMs} ms rounds per side, gateway log level ${logLevel}`,
+  );
+
+  const client = await LoadClient.start();
+  let fleet: FleetHandle | undefined;
+  let gateway: GatewayUnderTest | undefined;
+  let bare: ServerUnderTest | undefined;
+  try {
+    fleet = await FleetHandle.start();
+    gateway = await startGateway(fleet, logLevel);
+    bare = await startBareServer();
+    const firstAnswer = await checkGatewayAccepts(gateway);
+    sampler.phase('throughput (gateway and bare rounds)');
+    log(`gateway on :${gateway.port} answered a signed event with 202 ${firstAnswer}`);
+    log('(a) throughput, alternating rounds:');
+    const throughput = await measureThroughput(client, gateway, bare, mode.throughput, log);
+    sampler.phase('duplicate bursts');
+    let fleetRss = await fleet.rss();
+    log('(b) duplicate bursts:');
+    const bursts: BurstResult[] = [];
+    for (const size of mode.burstSizes) {
+      bursts.push(await measureBurst(client, gateway, gateway.referenced, APP_NAME, true, size));
+      bursts.push(
+        await measureBurst(client, gateway, gateway.unreferenced, UNREFERENCED_NAME, false, size),
+      );
+    }
+    const memory = sampler.stop();
+    fleetRss = Math.max(fleetRss, await fleet.rss());
+    const bars = evaluateBars(throughput, bursts, memory);
+    const pass = bars.every((b) => b.pass);
+
+    log('');
+    log(throughputTable(throughput));
+    log(`ratios per round: ${throughput.ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    log('');
+    log(burstTable(bursts));
+    log('');
+    log(barsTable(bars));
+    const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+    for (const p of memory.phases)
+      log(
+        `  RSS max ${mib(p.rssMaxBytes)} (heap used max ${mib(p.heapUsedMaxBytes)}) during ${p.phase}`,
+      );
+    log(
+      `other processes (not part of the bar): kube-sim fleet ${mib(fleetRss)}, load client ${mib(throughput.clientRssMaxBytes)}`,
+    );
+    log('');
+
+    const results = {
+      date: started.toISOString(),
+      durationMs: Date.now() - started.getTime(),
+      mode: mode.name,
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      totalMemoryBytes: totalmem(),
+      gatewayLogLevel: logLevel,
+      throughput,
+      bursts,
+      memory,
+      otherProcesses: {
+        fleetRssBytes: fleetRss,
+        loadClientRssMaxBytes: throughput.clientRssMaxBytes,
+      },
+      bars,
+      pass,
+    };
+    const dir = join(packageRoot(), 'bench', 'results');
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, 'latest.json');
+    await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+    log(`${pass ? 'all bars PASS' : 'some bars FAIL'}; results in ${file}`);
+    return !pass && strict ? 1 : 0;
+  } finally {
+    sampler.stop();
+    await client.stop();
+    await bare?.close();
+    await gateway?.close();
+    await fleet?.stop();
+  }
+}
+
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench: still running after ${WATCHDOG_MS} ms; giving up\n`);
+  process.exit(2);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+main().then(
+  (code) => {
+    // Keep-alive sockets of Kubernetes clients may linger; the run is over.
+    process.exit(code);
+  },
+  (err: unknown) => {
+    process.stderr.write(
+      `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(2);
+  },
+);

@@ -1,0 +1,322 @@
+/**
+ * End-to-end harness: the real gateway (createGateway) against a kube-sim fleet built by the
+ * demo (management + dev/staging/prod, GitopsClusters, a least-privilege gateway user), with
+ * one isolated app per test (its own namespace on every cluster and its own Pipeline), Flux's
+ * moves and events reproduced exactly, and a bounded poll helper instead of timed assertions.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { signBody } from '../../src/auth/hmac.js';
+import { defaultConfig, type ConfigInput } from '../../src/config/load.js';
+import { GATEWAY_USER, startDemoFleet } from '../../src/demo/fleet.js';
+import {
+  APP_NAME,
+  APP_NAMESPACE,
+  DEMO_ENVIRONMENTS,
+  FLUX_NAMESPACE,
+  INITIAL_VERSION,
+  helmRelease,
+  releasedStatus,
+  upgradeEvent,
+} from '../../src/demo/objects.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { realScheduler, type Scheduler } from '../../src/hints/scheduler.js';
+import type { KubeObject } from '../../src/kube/types.js';
+import { createLogger } from '../../src/log.js';
+import type { Pipeline, PromotionRecord, PromotionStrategy } from '../../src/pipeline/types.js';
+import type { SimCluster, SimObject } from '../../src/sim/index.js';
+
+export { APP_NAME, GATEWAY_USER, INITIAL_VERSION };
+export const HR_API = 'helm.toolkit.fluxcd.io/v2';
+export const PIPELINE_API = 'pipelines.weave.works/v1alpha1';
+/** `resource` filter for kube-sim request counters. */
+export const HR_RESOURCE = 'helmreleases.helm.toolkit.fluxcd.io';
+/** The rights the demo gives the gateway user on target clusters (to restore after a test). */
+export const TARGET_RULES = [
+  { verbs: ['get' as const, 'list' as const, 'watch' as const], resources: [HR_RESOURCE] },
+];
+
+/** A demo fleet whose own podinfo Pipeline is removed, so every test brings its own. */
+export interface TestFleet extends Record<'management' | 'dev' | 'staging' | 'prod', SimCluster> {
+  /** Environment name -> its cluster. */
+  env(name: string): SimCluster;
+  /** The generic-hmac key of an environment's Flux Provider, as raw bytes. */
+  key(env: string): Buffer;
+  close(): Promise<void>;
+}
+
+/** Starts the demo fleet (ephemeral loopback ports) without the demo Pipeline. */
+export async function startTestFleet(): Promise<TestFleet> {
+  const demo = await startDemoFleet();
+  const management = demo.fleet.cluster('management');
+  management.delete(PIPELINE_API, 'Pipeline', APP_NAMESPACE, APP_NAME);
+  const env = (name: string) => demo.fleet.cluster(name);
+  return {
+    management,
+    dev: env('dev'),
+    staging: env('staging'),
+    prod: env('prod'),
+    env,
+    key: (name) => Buffer.from(demo.hmacKeys[name] ?? '', 'utf8'),
+    close: () => demo.fleet.close(),
+  };
+}
+
+/**
+ * One isolated app: namespace `ns` on every cluster, a podinfo HelmRelease released at 6.5.0
+ * in dev/staging/prod, and Pipeline ns/podinfo (dev -> staging -> prod, notification strategy)
+ * in management. `legacyKey`: Secret `legacy-hmac` with that `hmac-key`, named in secretRef.
+ */
+export function createApp(
+  fleet: TestFleet,
+  ns: string,
+  options: { legacyKey?: Buffer } = {},
+): void {
+  for (const name of DEMO_ENVIRONMENTS) {
+    const cluster = fleet.env(name);
+    cluster.ensureNamespace(ns);
+    const created = cluster.apply(withNamespace(helmRelease(INITIAL_VERSION), ns));
+    const generation = (created.metadata as { generation?: number }).generation ?? 1;
+    cluster.apply({
+      ...created,
+      status: releasedStatus(undefined, INITIAL_VERSION, generation, new Date()),
+    });
+  }
+  fleet.management.ensureNamespace(ns);
+  const strategy: PromotionStrategy = { notification: {} };
+  if (options.legacyKey !== undefined) {
+    fleet.management.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'legacy-hmac', namespace: ns },
+      type: 'Opaque',
+      data: { 'hmac-key': options.legacyKey.toString('base64') },
+    });
+    strategy.secretRef = { name: 'legacy-hmac' };
+  }
+  fleet.management.apply({
+    apiVersion: PIPELINE_API,
+    kind: 'Pipeline',
+    metadata: { name: APP_NAME, namespace: ns },
+    spec: {
+      appRef: { apiVersion: HR_API, kind: 'HelmRelease', name: APP_NAME },
+      promotion: { strategy },
+      environments: DEMO_ENVIRONMENTS.map((env) => ({
+        name: env,
+        targets: [
+          {
+            namespace: ns,
+            clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
+          },
+        ],
+      })),
+    },
+  });
+}
+
+function withNamespace(object: KubeObject, ns: string): SimObject {
+  return { ...object, metadata: { ...object.metadata, namespace: ns } };
+}
+
+/**
+ * What Flux's helm-controller does on a release, through kube-sim's code API (not counted as
+ * API requests): the spec moves (generation bump), then the status reports `version` deployed.
+ */
+export function rollOut(cluster: SimCluster, ns: string, version: string): KubeObject {
+  const current = cluster.get(HR_API, 'HelmRelease', ns, APP_NAME) as unknown as KubeObject;
+  const spec = current.spec as { chart: { spec: Record<string, unknown> } };
+  const moved = cluster.apply({
+    ...current,
+    spec: { ...spec, chart: { spec: { ...spec.chart.spec, version } } },
+  }) as unknown as KubeObject;
+  const status = releasedStatus(
+    moved.status as Parameters<typeof releasedStatus>[0],
+    version,
+    moved.metadata.generation ?? 1,
+    new Date(),
+  );
+  return cluster.apply({ ...moved, status }) as unknown as KubeObject;
+}
+
+/**
+ * The exact bytes helm-controller's UpgradeSucceeded event reaches a generic-hmac Provider
+ * with, for `object`; `claimed` is the revision its message and metadata state (default the
+ * object's real one), so tests can forge a claim while keeping the wire format.
+ */
+export function upgradeBody(object: KubeObject, claimed?: string): Buffer {
+  const status = object.status as { history?: { version: number; chartVersion: string }[] };
+  const newest = status.history?.[0];
+  const version = claimed ?? newest?.chartVersion ?? INITIAL_VERSION;
+  return Buffer.from(upgradeEvent(object, version, newest?.version ?? 1, new Date()), 'utf8');
+}
+
+/** POSTs `body` exactly as notification-controller does for a generic-hmac Provider. */
+export function postSigned(
+  url: string,
+  path: string,
+  body: Buffer,
+  key: Buffer | undefined,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'Gotk-Component': 'helm-controller',
+      ...(key === undefined ? {} : { 'X-Signature': signBody(body, key) }),
+      ...headers,
+    },
+    body,
+  });
+}
+
+/** A gateway under test, listening on 127.0.0.1:<ephemeral>. */
+export interface RunningGateway {
+  gateway: Gateway;
+  url: string;
+  /** Moves the gateway's clock forward (timers stay real): makes stored reads stale. */
+  advanceClock(ms: number): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the real gateway for `fleet`: clusters dev/staging/prod with their demo HMAC keys
+ * (and JWT subject `flux-<env>`), the management kubeconfig of the least-privilege gateway
+ * user, a resync interval so long that only runOnce() resyncs. `config` is merged over that;
+ * `start: false` only listens (readiness tests).
+ */
+export async function launchGateway(
+  fleet: TestFleet,
+  options: { instanceId?: string; config?: ConfigInput; start?: boolean } = {},
+): Promise<RunningGateway> {
+  const overrides = options.config ?? {};
+  const config = defaultConfig({
+    server: { host: '127.0.0.1', port: 0 },
+    rateLimit: { max: 100_000 },
+    management: { name: 'management' },
+    clusters: DEMO_ENVIRONMENTS.map((name) => ({
+      name,
+      gitopsCluster: { namespace: FLUX_NAMESPACE, name },
+      hmacKeys: [{ value: fleet.key(name).toString('utf8') }],
+      jwtSubjects: [`flux-${name}`],
+    })),
+    hints: { retryBaseMs: 50, retryMaxMs: 400, maxRetries: 1000 },
+    resync: { intervalMs: 600_000 },
+    logLevel: 'silent',
+    ...overrides,
+    promotion: {
+      instanceId: options.instanceId ?? 'gateway-test',
+      ...overrides.promotion,
+    },
+  });
+  const managementKubeConfig = new KubeConfig();
+  managementKubeConfig.loadFromString(fleet.management.kubeconfig(GATEWAY_USER));
+  let offset = 0;
+  const scheduler: Scheduler = {
+    now: () => realScheduler.now() + offset,
+    setTimer: (ms, fn) => realScheduler.setTimer(ms, fn),
+  };
+  const gateway = await createGateway({
+    config,
+    managementKubeConfig,
+    // GW_LOG=1 shows the gateway's debug log when a test needs explaining.
+    logger: createLogger(process.env.GW_LOG === undefined ? 'silent' : 'debug'),
+    scheduler,
+    kubeTimeoutMs: 5_000,
+  });
+  const url = await gateway.listen({ host: '127.0.0.1', port: 0 });
+  if (options.start !== false) {
+    await gateway.start();
+    // The first resync pass runs in the background; let it finish before tests change state.
+    await eventually(() => gateway.resync.completedPasses > 0);
+  }
+  return {
+    gateway,
+    url,
+    advanceClock: (ms) => {
+      offset += ms;
+    },
+    close: () => gateway.close(),
+  };
+}
+
+/**
+ * Polls `check` until it stops throwing (or returning false) and returns its last value; after
+ * `timeoutMs` it throws the last failure. For conditions reached asynchronously, never timing.
+ */
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  { timeoutMs = 10_000, intervalMs = 25 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== false) return value;
+      throw new Error('condition still false');
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** The stored Pipeline ns/podinfo, read from management with the code API. */
+export function pipelineOf(fleet: TestFleet, ns: string): Pipeline {
+  const object = fleet.management.get(PIPELINE_API, 'Pipeline', ns, APP_NAME);
+  if (object === undefined) throw new Error(`no Pipeline ${ns}/${APP_NAME}`);
+  return object as unknown as Pipeline;
+}
+
+/** The stored promotion record of one environment, if any. */
+export function recordOf(fleet: TestFleet, ns: string, env: string): PromotionRecord | undefined {
+  return pipelineOf(fleet, ns).status?.environments?.[env]?.promotion;
+}
+
+/** A core Event as far as these tests read it. */
+export interface CoreEvent {
+  reason?: string;
+  metadata: { annotations?: Record<string, string> };
+  involvedObject?: { kind?: string; name?: string; namespace?: string };
+}
+
+/** Every core Event with reason Promote in namespace `ns` of management. */
+export function promoteEvents(fleet: TestFleet, ns: string): CoreEvent[] {
+  return (fleet.management.list('v1', 'Event', ns) as unknown as CoreEvent[]).filter(
+    (e) => e.reason === 'Promote',
+  );
+}
+
+/**
+ * Waits until the gateways have verified every target of ns/podinfo at 6.5.0 and written that
+ * to the Pipeline's status, then until they are idle.
+ */
+export async function waitSteady(
+  fleet: TestFleet,
+  gateways: readonly RunningGateway[],
+  ns: string,
+): Promise<void> {
+  await eventually(() => {
+    const envs = pipelineOf(fleet, ns).status?.environments ?? {};
+    for (const name of DEMO_ENVIRONMENTS) {
+      const target = envs[name]?.targets?.[0];
+      if (target?.ready !== true || target.revision !== INITIAL_VERSION)
+        throw new Error(`${ns}: ${name} not verified yet: ${JSON.stringify(target)}`);
+    }
+  });
+  for (const g of gateways) {
+    await eventually(() => g.gateway.reconciler.view(ns, APP_NAME) !== undefined);
+    await g.gateway.idle();
+  }
+}
+
+/**
+ * Waits until the hint queue holds nothing at all, spaced re-reads included (idle() does not
+ * wait for timers), then until the gateway is idle.
+ */
+export async function hintsDrained(g: RunningGateway): Promise<void> {
+  await eventually(() => {
+    const stats = g.gateway.hints.stats();
+    return stats.scheduled === 0 && stats.depth === 0 && stats.inFlight === 0;
+  });
+  await g.gateway.idle();
+}
