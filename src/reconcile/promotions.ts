@@ -1,4 +1,4 @@
-import { evaluate, promotions } from '../evaluate/evaluate.js';
+import { promotions } from '../evaluate/evaluate.js';
 import type {
   EnvironmentDecision,
   Evaluation,
@@ -14,6 +14,7 @@ import type { PromotionStrategy } from '../promote/strategies/types.js';
 import { asPipeline } from '../status/pipeline-object.js';
 import type { TargetStore } from '../verify/target-store.js';
 import type { Verifier } from '../verify/verifier.js';
+import { evaluatePipeline, statusesFor } from './inputs.js';
 
 /** What promoting needs besides the evaluation. */
 export interface PromotionDeps {
@@ -119,32 +120,7 @@ function evaluateOn(
   pipeline: Pipeline,
   targets: Record<string, TargetStatus[]>,
 ): Evaluation {
-  const records = Object.fromEntries(
-    pipeline.spec.environments.map((e) => [
-      e.name,
-      pipeline.status?.environments?.[e.name]?.promotion,
-    ]),
-  );
-  return evaluate({ spec: pipeline.spec, targets, records, policy: deps.policy, now: deps.now() });
-}
-
-function statusesFor(
-  store: TargetStore,
-  pipeline: Pipeline,
-  targets: readonly IndexedTarget[],
-): Record<string, TargetStatus[]> {
-  const out: Record<string, TargetStatus[]> = {};
-  for (const env of pipeline.spec.environments) out[env.name] = [];
-  for (const t of targets) {
-    const status = store.get(t.key)?.status ?? {
-      location: t.location,
-      health: 'Unknown' as const,
-      reason: 'NotVerified',
-      message: 'the target has not been read yet',
-    };
-    (out[t.environment] ??= [])[t.index] = status;
-  }
-  return out;
+  return evaluatePipeline(pipeline, targets, deps.policy, deps.now());
 }
 
 function logOutcome(

@@ -3,7 +3,7 @@
  * evaluator, promotions claimed and run, status written only when it changed. Hints and the
  * resync both end here, so an event can never do what a resync would not.
  */
-import { evaluate, nextWakeup } from '../evaluate/evaluate.js';
+import { nextWakeup } from '../evaluate/evaluate.js';
 import type { Evaluation, RetryPolicy, TargetStatus } from '../evaluate/types.js';
 import type { HintKey } from '../hints/types.js';
 import type { ProcessResult } from '../hints/work-queue-types.js';
@@ -15,6 +15,7 @@ import type { Pipeline } from '../pipeline/types.js';
 import { rfc3339 } from '../status/pipeline-object.js';
 import type { TargetStore } from '../verify/target-store.js';
 import type { Verifier } from '../verify/verifier.js';
+import { evaluatePipeline, statusesFor } from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
 import { syncStatus } from './status-sync.js';
 
@@ -95,21 +96,9 @@ export class Reconciler {
     return this.views.get(`${namespace}/${name}`);
   }
 
-  /** Evaluates `pipeline` against the stored statuses (used again after confirmation reads). */
+  /** Evaluates `pipeline` against the given statuses at the current time. */
   evaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): Evaluation {
-    const records = Object.fromEntries(
-      pipeline.spec.environments.map((e) => [
-        e.name,
-        pipeline.status?.environments?.[e.name]?.promotion,
-      ]),
-    );
-    return evaluate({
-      spec: pipeline.spec,
-      targets,
-      records,
-      policy: this.deps.policy,
-      now: this.deps.now(),
-    });
+    return evaluatePipeline(pipeline, targets, this.deps.policy, this.deps.now());
   }
 
   /** Stored statuses per environment, aligned with the spec's targets; unread = Unknown. */
@@ -117,13 +106,7 @@ export class Reconciler {
     pipeline: Pipeline,
     targets: readonly IndexedTarget[],
   ): Record<string, TargetStatus[]> {
-    const out: Record<string, TargetStatus[]> = {};
-    for (const env of pipeline.spec.environments) out[env.name] = [];
-    for (const t of targets) {
-      const stored = this.deps.store.get(t.key)?.status;
-      (out[t.environment] ??= [])[t.index] = stored ?? notVerified(t);
-    }
-    return out;
+    return statusesFor(this.deps.store, pipeline, targets);
   }
 
   /** Reads targets never read or last seen Unknown ('missing'), or every target ('all'). */
@@ -171,13 +154,4 @@ function sameKey(a: HintKey, b: HintKey): boolean {
 
 function keyId(k: HintKey): string {
   return `${k.cluster}|${k.group}|${k.kind}|${k.namespace}|${k.name}`;
-}
-
-function notVerified(t: IndexedTarget): TargetStatus {
-  return {
-    location: t.location,
-    health: 'Unknown',
-    reason: 'NotVerified',
-    message: 'the target has not been read yet',
-  };
 }
