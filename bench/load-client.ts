@@ -60,6 +60,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let opened = 0;
   let inFlight = 0;
   let finished = false;
+  const cpuAtStart = process.cpuUsage();
   const started = process.hrtime.bigint();
   let lastDone = started;
   const deadline =
@@ -77,6 +78,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       clearTimeout(hardStop);
       for (const socket of sockets) socket.destroy();
       const elapsedMs = Number(lastDone - started) / 1e6;
+      const cpu = process.cpuUsage(cpuAtStart);
       resolve({
         completed,
         errors,
@@ -86,6 +88,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         latency: histogram.toData(),
         timedOut,
         connectionsOpened: opened,
+        clientCpuMs: (cpu.user + cpu.system) / 1000,
         clientRssBytes: process.memoryUsage().rss,
       });
     };

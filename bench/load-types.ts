@@ -38,6 +38,8 @@ export interface LoadResult {
   timedOut: boolean;
   /** TCP connections opened (reconnects included). */
   connectionsOpened: number;
+  /** CPU time (user + system) the client process used during the run, in ms. */
+  clientCpuMs: number;
   /** The client process's resident set size at the end of the run. */
   clientRssBytes: number;
 }

@@ -101,10 +101,11 @@ export function throughputTable(result: ThroughputResult): string {
       ms(s.latency.p99Ms),
       ms(s.latency.maxMs),
       String(s.failures),
+      s.rounds.map((r) => `${Math.round(r.clientCpuShare * 100)}%`).join(' / '),
     ];
   });
   return table(
-    ['server', 'median 202/s', 'per round', 'p50 ms', 'p99 ms', 'max ms', 'non-202'],
+    ['server', 'median 202/s', 'per round', 'p50 ms', 'p99 ms', 'max ms', 'non-202', 'client CPU'],
     rows,
   );
 }

@@ -20,7 +20,7 @@ import { FleetHandle } from './fleet.js';
 import { LoadClient } from './load.js';
 import { MemorySampler } from './memory.js';
 import { barsTable, burstTable, evaluateBars, throughputTable } from './report.js';
-import { startBareServer, startGateway, UNREFERENCED_NAME } from './servers.js';
+import { EVENT_CLUSTER, startBareServer, startGateway, UNREFERENCED_NAME } from './servers.js';
 import type { GatewayUnderTest, ServerUnderTest } from './servers.js';
 import { measureThroughput } from './throughput.js';
 import type { ThroughputOptions } from './throughput.js';
@@ -134,6 +134,11 @@ async function main(): Promise<number> {
     log('');
     log(throughputTable(throughput));
     log(`ratios per round: ${throughput.ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    const q = throughput.hintQueue;
+    log(
+      `gateway during its rounds: ${throughput.gatewayReadsDuringLoad} GETs on ${EVENT_CLUSTER}; ` +
+        `hint queue totals: ${q.queued ?? 0} queued, ${q.coalesced ?? 0} coalesced, ${q.rejected ?? 0} rejected`,
+    );
     log('');
     log(burstTable(bursts));
     log('');

@@ -27,6 +27,8 @@ export interface SideRound {
   failures: number;
   statuses: Record<string, number>;
   latency: LatencySummary;
+  /** Share of one core the load client used (near 1 = the client, not the server, set the pace). */
+  clientCpuShare: number;
 }
 
 /** All rounds of one side. */
@@ -92,6 +94,7 @@ function roundOf(result: LoadResult): SideRound {
     failures: result.completed - accepted + result.errors,
     statuses: result.statuses,
     latency: summarize(result.latency),
+    clientCpuShare: result.elapsedMs > 0 ? result.clientCpuMs / result.elapsedMs : 0,
   };
 }
 

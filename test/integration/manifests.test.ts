@@ -1,0 +1,72 @@
+/**
+ * The manifests we ship are what we say they are: the Flux Provider/Alert example validates
+ * against Flux's own CRDs (through kube-sim's schema validation), and the deployment's embedded
+ * configuration passes the gateway's configuration schema.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { validateShape } from '../../src/config/schema.js';
+import { packagePath } from '../../src/paths.js';
+import { applyFiles, startFleet, type Fleet } from '../../src/sim/index.js';
+
+let fleet: Fleet;
+
+beforeAll(async () => {
+  fleet = await startFleet({ clusters: ['dev'], admin: false });
+});
+afterAll(async () => {
+  await fleet.close();
+});
+
+function documents(...path: string[]): Record<string, unknown>[] {
+  const docs = parseAllDocuments(readFileSync(packagePath(...path), 'utf8'));
+  for (const doc of docs) expect(doc.errors).toEqual([]);
+  return docs.map((d) => d.toJS() as Record<string, unknown>);
+}
+
+describe('shipped manifests', () => {
+  it('the Flux Provider and Alert example validates against the notification CRDs', async () => {
+    const dev = fleet.cluster('dev');
+    await applyFiles(dev, [
+      packagePath(
+        'test',
+        'fixtures',
+        'flux',
+        'crds',
+        'notification.toolkit.fluxcd.io_providers.yaml',
+      ),
+      packagePath('test', 'fixtures', 'flux', 'crds', 'notification.toolkit.fluxcd.io_alerts.yaml'),
+    ]);
+    const applied = await applyFiles(dev, [
+      packagePath('manifests', 'examples', 'flux-provider-alert.yaml'),
+    ]);
+    expect(applied.map((o) => o.kind)).toEqual(
+      expect.arrayContaining(['Secret', 'Provider', 'Alert']),
+    );
+    const provider = dev.get(
+      'notification.toolkit.fluxcd.io/v1beta3',
+      'Provider',
+      'flux-system',
+      'promotion-gateway',
+    );
+    expect(provider).toMatchObject({ spec: { type: 'generic-hmac' } });
+  });
+
+  it('the deployment configuration passes the configuration schema', () => {
+    const configMap = documents('manifests', 'deploy', 'management.yaml').find(
+      (d) => d.kind === 'ConfigMap',
+    ) as { data: Record<string, string> };
+    const config = parseAllDocuments(configMap.data['config.yaml'] ?? '')[0]?.toJS() as unknown;
+    expect(validateShape(config)).toEqual([]);
+  });
+
+  it('every deploy manifest parses and names its kind', () => {
+    for (const file of ['management.yaml', 'target.yaml']) {
+      for (const doc of documents('manifests', 'deploy', file)) {
+        expect(typeof doc.kind).toBe('string');
+        expect(typeof doc.apiVersion).toBe('string');
+      }
+    }
+  });
+});
