@@ -35,6 +35,7 @@ export const Reasons = {
   PromotionInProgress: 'PromotionInProgress',
   /** The retry budget for the upstream revision is spent. */
   RetriesExhausted: 'RetriesExhausted',
+  NotRetryable: 'NotRetryable',
   /** The record's lastAttemptedTime cannot be parsed: no automatic retry until it is fixed. */
   InvalidAttemptTime: 'InvalidAttemptTime',
   /** A failed or abandoned attempt is inside its backoff window. */

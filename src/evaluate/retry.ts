@@ -113,6 +113,11 @@ function decideFailed(ctx: RecordContext, abandoned: boolean): EnvironmentDecisi
   const attempts = attemptsMade(ctx.record, ctx.policy);
   const what = abandoned ? 'was abandoned (claim timed out)' : 'failed';
   const head = `promotion of ${display(ctx.revision)} to ${ctx.env} ${what} at attempt ${attempts}`;
+  if (!abandoned && ctx.record.retryable === false) {
+    return decision(ctx, 'Failed', Reasons.NotRetryable, {
+      message: `${head}, and retrying cannot fix it; a new revision or a cleared record is needed`,
+    });
+  }
   if (attempts >= ctx.policy.maxAttempts) {
     return decision(ctx, 'Failed', Reasons.RetriesExhausted, {
       message: `${head}; all ${ctx.policy.maxAttempts} attempts are spent`,

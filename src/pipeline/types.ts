@@ -74,6 +74,8 @@ export interface PromotionRecord {
   claimedBy?: string;
   /** ours: the outcome's message, secret-free. */
   message?: string;
+  /** ours: false on a Failed attempt that retrying cannot fix; no further attempt at this revision. */
+  retryable?: boolean;
 }
 
 /** status.environments[env].targets[i]. */

@@ -81,8 +81,9 @@ export function outcomeRecord(claim: PromotionRecord, result: StrategyResult): P
     ...base,
     phase: 'Failed',
     succeeded: false,
-    // The CRD has no field for `retryable`; the retry policy's maxAttempts bounds retries.
     message: truncate(`${result.reason}: ${result.message}`, MaxRecordMessage),
+    // Only a refusal is recorded: absent means retryable, as in records written before this field.
+    ...(result.retryable ? {} : { retryable: false }),
   };
 }
 

@@ -60,6 +60,36 @@ const records: Case[] = [
     want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + 20 * MINUTE },
   },
   {
+    name: 'Failed and not retryable: no further attempt, however long ago',
+    input: withRecord(
+      {
+        phase: 'Failed',
+        succeeded: false,
+        attempt: 1,
+        retryable: false,
+        lastAttemptedTime: at(-MINUTE),
+      },
+      NOW + 600 * MINUTE,
+    ),
+    env: 'prod',
+    want: { outcome: 'Failed', reason: 'NotRetryable', revision: '1.0.1' },
+  },
+  {
+    name: 'Failed and explicitly retryable: retried after backoff like a weave record',
+    input: withRecord(
+      {
+        phase: 'Failed',
+        succeeded: false,
+        attempt: 1,
+        retryable: true,
+        lastAttemptedTime: at(-MINUTE),
+      },
+      NOW + 600 * MINUTE,
+    ),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'RetryAfterFailure', attempt: 2 },
+  },
+  {
     name: 'Claimed abandoned at the last attempt: exhausted',
     input: withRecord({ phase: 'Claimed', attempt: 3 }, NOW + 16 * MINUTE),
     env: 'prod',

@@ -78,6 +78,14 @@ describe('recordOutcome', () => {
     expect(record.succeeded).toBe(false);
     expect(record.message?.startsWith('WebhookRejected: xxx')).toBe(true);
     expect(record.message).toHaveLength(MaxRecordMessage);
+    expect(record.retryable).toBe(false);
+    const retryable = outcomeRecord(claim, {
+      ok: false,
+      reason: 'WebhookFailed',
+      message: 'm',
+      retryable: true,
+    });
+    expect(retryable).not.toHaveProperty('retryable');
   });
 
   it('re-reads and re-applies after a conflict while the record is still ours', async () => {

@@ -136,7 +136,13 @@ const valid: [string, Json][] = [
     'our promotion record fields',
     pipeline(
       {},
-      promotionStatus({ attempt: 2, phase: 'Claimed', claimedBy: 'gw-1', message: 'ok' }),
+      promotionStatus({
+        attempt: 2,
+        phase: 'Claimed',
+        claimedBy: 'gw-1',
+        message: 'ok',
+        retryable: false,
+      }),
     ),
   ],
   [
@@ -286,6 +292,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.attempt;
   delete record.phase;
   delete record.claimedBy;
+  delete record.retryable;
   delete record.message;
   return copy;
 }
