@@ -45,8 +45,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 async function drain(gateway: GatewayUnderTest): Promise<void> {
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   for (;;) {
-    await gateway.gateway.idle();
-    const { depth, scheduled, inFlight } = gateway.gateway.hints.stats();
+    await gateway.idle();
+    const { depth = 0, scheduled = 0, inFlight = 0 } = await gateway.hintStats();
     if (depth + scheduled + inFlight === 0) return;
     if (Date.now() > deadline) throw new Error('hint queue did not drain after a burst');
     await sleep(50);

@@ -15,13 +15,27 @@ const EXIT_TIMEOUT_MS = 10_000;
 /** A helper's ready message; `read` turns it into what the caller needs. */
 export type ReadyMessage = { type: 'ready' } & Record<string, unknown>;
 
+/** How to start a helper beyond the defaults. */
+export interface ForkOptions {
+  /** Node flags placed before the benchmark's own (`process.execArgv`), e.g. production flags. */
+  nodeFlags?: readonly string[];
+  /** A first message sent right after the fork (configuration that must not go on argv). */
+  init?: unknown;
+}
+
 /** Forks `dist/bench/<script>` and resolves with it and what `read` made of its ready message. */
 export async function forkReady<R>(
   script: string,
   read: (message: ReadyMessage) => R,
+  options: ForkOptions = {},
 ): Promise<{ child: ChildProcess; ready: R }> {
   const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
-  const child = fork(path, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path, [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Flags given to the benchmark come last, so they can still override (e.g. --cpu-prof).
+    execArgv: [...(options.nodeFlags ?? []), ...process.execArgv],
+  });
+  if (options.init !== undefined) child.send(options.init as object);
   const ready = await new Promise<R>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -1,8 +1,8 @@
 /**
- * Part (c): the benchmark process's resident set size, sampled on a timer through the whole
- * run. That process hosts the gateway, plus the small bare fastify server and the benchmark's
- * own bookkeeping (the kube-sim fleet and the load client run in other processes), so the
- * figure is a slight over-estimate of the gateway alone.
+ * Part (c): the gateway process's resident set size, sampled on a timer through the whole run
+ * by the gateway process itself (gateway-process.ts). That process holds only the gateway and
+ * this sampler; the benchmark, the kube-sim fleet, the bare server and the load client run in
+ * other processes.
  */
 
 /** Largest values seen in one phase of the run, in bytes. */

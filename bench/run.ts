@@ -18,7 +18,7 @@ import { measureBurst } from './burst.js';
 import type { BurstResult } from './burst.js';
 import { FleetHandle } from './fleet.js';
 import { LoadClient } from './load.js';
-import { MemorySampler } from './memory.js';
+import { productionNodeFlags } from './node-flags.js';
 import { barsTable, burstTable, evaluateBars, throughputTable } from './report.js';
 import { EVENT_CLUSTER, startBareServer, startGateway, UNREFERENCED_NAME } from './servers.js';
 import type { GatewayUnderTest, ServerUnderTest } from './servers.js';
@@ -97,10 +97,14 @@ async function main(): Promise<number> {
   const { mode, strict, logLevel } = options();
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const started = new Date();
-  const sampler = new MemorySampler('start-up (gateway, first resync)');
+  const nodeFlags = productionNodeFlags();
   log(
     `promotion-gateway bench (${mode.name}): node ${process.version}, ${cpus().length} CPUs, ` +
       `${mode.throughput.connections} connections, ${mode.throughput.rounds} x ${mode.throughput.roundMs} ms rounds per side, gateway log level ${logLevel}`,
+  );
+  log(
+    `gateway and bare server run with the Dockerfile's node flags: ${nodeFlags.join(' ') || '(none)'}` +
+      (process.execArgv.length > 0 ? `, then ${process.execArgv.join(' ')}` : ''),
   );
 
   const client = await LoadClient.start();
@@ -109,14 +113,14 @@ async function main(): Promise<number> {
   let bare: ServerUnderTest | undefined;
   try {
     fleet = await FleetHandle.start();
-    gateway = await startGateway(fleet, logLevel);
-    bare = await startBareServer();
+    gateway = await startGateway(fleet, logLevel, nodeFlags);
+    bare = await startBareServer(nodeFlags);
     const firstAnswer = await checkGatewayAccepts(gateway);
-    sampler.phase('throughput (gateway and bare rounds)');
+    await gateway.memoryPhase('throughput (gateway and bare rounds)');
     log(`gateway on :${gateway.port} answered a signed event with 202 ${firstAnswer}`);
     log('(a) throughput, alternating rounds:');
     const throughput = await measureThroughput(client, gateway, bare, mode.throughput, log);
-    sampler.phase('duplicate bursts');
+    await gateway.memoryPhase('duplicate bursts');
     let fleetRss = await fleet.rss();
     log('(b) duplicate bursts:');
     const bursts: BurstResult[] = [];
@@ -126,7 +130,7 @@ async function main(): Promise<number> {
         await measureBurst(client, gateway, gateway.unreferenced, UNREFERENCED_NAME, false, size),
       );
     }
-    const memory = sampler.stop();
+    const memory = await gateway.memoryReport();
     fleetRss = Math.max(fleetRss, await fleet.rss());
     const bars = evaluateBars(throughput, bursts, memory);
     const pass = bars.every((b) => b.pass);
@@ -163,6 +167,7 @@ async function main(): Promise<number> {
       cpuModel: cpus()[0]?.model ?? 'unknown',
       totalMemoryBytes: totalmem(),
       gatewayLogLevel: logLevel,
+      nodeFlags,
       throughput,
       bursts,
       memory,
@@ -180,7 +185,6 @@ async function main(): Promise<number> {
     log(`${pass ? 'all bars PASS' : 'some bars FAIL'}; results in ${file}`);
     return !pass && strict ? 1 : 0;
   } finally {
-    sampler.stop();
     await client.stop();
     await bare?.close();
     await gateway?.close();

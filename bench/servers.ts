@@ -1,38 +1,23 @@
 /**
- * The two servers under test: the real gateway in the benchmark's own process (createGateway
- * against the demo's kube-sim fleet, wired as `npm start` wires it), and a bare fastify route
- * that answers 202 in a process of its own, the ceiling the real ingress is compared with.
+ * The two servers under test, each in a process of its own started with the production Node.js
+ * flags (node-flags.ts): the real gateway (gateway-process.ts: createGateway against the demo's
+ * kube-sim fleet, wired as `npm start` wires it) and a bare fastify route that answers 202
+ * (bare-process.ts), the ceiling the real ingress is compared with.
  */
 import { createHmac } from 'node:crypto';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import type { ChildProcess } from 'node:child_process';
 import type { Level } from 'pino';
-import { defaultConfig } from '../src/config/load.js';
-import { DEMO_ENVIRONMENTS, FLUX_NAMESPACE, upgradeEvent } from '../src/demo/objects.js';
-import { createGateway } from '../src/gateway.js';
-import type { Gateway } from '../src/gateway.js';
-import { createLogger } from '../src/log.js';
 import { forkReady, stopChild } from './child.js';
 import type { FleetHandle } from './fleet.js';
+import type { GatewayMessage, GatewayRequest, GatewayStart, SignedEvent } from './gateway-types.js';
+import type { MemoryReport } from './memory.js';
+
+export type { SignedEvent } from './gateway-types.js';
 
 /** The environment (and kube-sim cluster) whose Flux sends the benchmark's events. */
 export const EVENT_CLUSTER = 'dev';
 /** A HelmRelease name no Pipeline references. */
 export const UNREFERENCED_NAME = 'not-in-any-pipeline';
-/** Long enough that no periodic resync runs during the benchmark (the first pass still does). */
-const RESYNC_INTERVAL_MS = 3_600_000;
-/** Events all come from one subject; the limiter still runs, it just never trips. */
-const RATE_LIMIT_MAX = 1_000_000_000;
-
-/** A request as the load client sends it. */
-export interface SignedEvent {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 /** A listening server under test. */
 export interface ServerUnderTest {
@@ -41,26 +26,29 @@ export interface ServerUnderTest {
   close(): Promise<void>;
 }
 
-/** The real gateway on the demo fleet, plus what the benchmark needs to drive and observe it. */
+/** The real gateway in its process, plus what the benchmark needs to drive and observe it. */
 export interface GatewayUnderTest extends ServerUnderTest {
-  gateway: Gateway;
   /** The kube-sim fleet (another process); its request accounting counts the gateway's reads. */
   fleet: FleetHandle;
   /** A signed upgrade event for the referenced HelmRelease podinfo/podinfo in dev. */
   referenced: SignedEvent;
   /** A signed upgrade event for a HelmRelease in dev that no Pipeline references. */
   unreferenced: SignedEvent;
+  /** Resolves when no hint or pipeline check is waiting or running in the gateway. */
+  idle(): Promise<void>;
+  /** The hint queue's counters. */
+  hintStats(): Promise<Record<string, number>>;
+  /** Ends the gateway process's current memory phase and starts `phase`. */
+  memoryPhase(phase: string): Promise<void>;
+  /** Stops the gateway process's memory sampling and returns what it saw. */
+  memoryReport(): Promise<MemoryReport>;
 }
 
-function portOf(app: FastifyInstance): number {
-  const address = app.server.address() as AddressInfo | null;
-  if (address === null) throw new Error('server is not listening');
-  return address.port;
-}
-
-/** The bare fastify route (bare-process.ts) in its own process. */
-export async function startBareServer(): Promise<ServerUnderTest> {
-  const { child, ready: port } = await forkReady('bare-process.js', (m) => Number(m.port));
+/** The bare fastify route (bare-process.ts) in its own process, with `nodeFlags`. */
+export async function startBareServer(nodeFlags: readonly string[]): Promise<ServerUnderTest> {
+  const { child, ready: port } = await forkReady('bare-process.js', (m) => Number(m.port), {
+    nodeFlags,
+  });
   return { host: '127.0.0.1', port, close: () => stopChild(child) };
 }
 
@@ -78,68 +66,52 @@ export function signedEvent(cluster: string, key: string, body: string): SignedE
   };
 }
 
-/**
- * Starts a gateway against `fleet`, configured as the demo does except: logs go to /dev/null
- * (same pino pipeline and level, no terminal cost), the per-subject rate limit is out of reach,
- * and the periodic resync is pushed past the end of the run. Resolves once the first resync
- * pass has completed and every queue is idle.
- */
-export async function startGateway(fleet: FleetHandle, logLevel: Level): Promise<GatewayUnderTest> {
-  const { hmacKeys } = fleet.info;
-  const config = defaultConfig({
-    server: { host: '127.0.0.1', port: 0 },
-    management: { name: 'management' },
-    clusters: DEMO_ENVIRONMENTS.map((name) => ({
-      name,
-      gitopsCluster: { namespace: FLUX_NAMESPACE, name },
-      hmacKeys: [{ value: hmacKeys[name] ?? '' }],
-      jwtSubjects: [],
-    })),
-    rateLimit: { max: RATE_LIMIT_MAX },
-    resync: { intervalMs: RESYNC_INTERVAL_MS },
-    logLevel,
-  });
-  const management = new KubeConfig();
-  management.loadFromString(fleet.info.managementKubeconfig);
-  const destination = pino.destination({ dest: '/dev/null', sync: false });
-  await once(destination, 'ready');
-  const logger = createLogger(config.logLevel, destination);
-  const gateway = await createGateway({ config, managementKubeConfig: management, logger });
-  await gateway.start();
-  await gateway.listen();
-  await waitFor(() => gateway.resync.completedPasses > 0, 30_000, 'the first resync pass');
-  await gateway.idle();
+/** A request without its id (distributes over the union). */
+type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-  const object = fleet.info.helmRelease;
-  const key = hmacKeys[EVENT_CLUSTER] ?? '';
-  const version = '6.5.1';
-  const now = new Date();
-  const unreferencedObject = {
-    ...object,
-    metadata: { ...object.metadata, name: UNREFERENCED_NAME },
-  };
-  return {
-    host: '127.0.0.1',
-    port: portOf(gateway.app),
-    gateway,
-    fleet,
-    referenced: signedEvent(EVENT_CLUSTER, key, upgradeEvent(object, version, 2, now)),
-    unreferenced: signedEvent(
-      EVENT_CLUSTER,
-      key,
-      upgradeEvent(unreferencedObject, version, 2, now),
-    ),
-    close: async () => {
-      await gateway.close();
-      destination.end();
-    },
-  };
+/** Sends requests to the gateway child and matches its replies by id. */
+function requester(child: ChildProcess) {
+  let nextId = 1;
+  const pending = new Map<number, (value: unknown) => void>();
+  child.on('message', (message: GatewayMessage) => {
+    if (message.type !== 'reply') return;
+    pending.get(message.id)?.(message.value);
+    pending.delete(message.id);
+  });
+  return <T>(request: Unnumbered<GatewayRequest>): Promise<T> =>
+    new Promise<T>((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve as (value: unknown) => void);
+      child.send({ ...request, id });
+    });
 }
 
-async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/**
+ * Starts the gateway process against `fleet` with `nodeFlags` (gateway-process.ts) and resolves
+ * once its first resync pass has completed and its queues are idle.
+ */
+export async function startGateway(
+  fleet: FleetHandle,
+  logLevel: Level,
+  nodeFlags: readonly string[],
+): Promise<GatewayUnderTest> {
+  const init: GatewayStart = { type: 'start', fleet: fleet.info, logLevel };
+  const { child, ready } = await forkReady(
+    'gateway-process.js',
+    (m) => m as GatewayMessage & { type: 'ready' },
+    { nodeFlags, init },
+  );
+  const ask = requester(child);
+  return {
+    host: '127.0.0.1',
+    port: ready.port,
+    fleet,
+    referenced: ready.referenced,
+    unreferenced: ready.unreferenced,
+    idle: () => ask<undefined>({ type: 'idle' }),
+    hintStats: () => ask<Record<string, number>>({ type: 'hint-stats' }),
+    memoryPhase: (phase) => ask<undefined>({ type: 'memory-phase', phase }),
+    memoryReport: () => ask<MemoryReport>({ type: 'memory-report' }),
+    close: () => stopChild(child),
+  };
 }

@@ -121,7 +121,7 @@ export async function measureThroughput(
   const gatewaySpec = (durationMs: number) => specFor(gateway, event, connections, { durationMs });
   const bareSpec = (durationMs: number) => specFor(bare, event, connections, { durationMs });
   // The gateway's hint work continues after its round; let it drain before the bare round.
-  const settle = () => gateway.gateway.idle();
+  const settle = () => gateway.idle();
 
   await client.run(gatewaySpec(warmupMs));
   await settle();
@@ -157,7 +157,7 @@ export async function measureThroughput(
     ratios,
     medianRatio: median(ratios),
     gatewayReadsDuringLoad: reads,
-    hintQueue: { ...gateway.gateway.hints.stats() },
+    hintQueue: await gateway.hintStats(),
     clientRssMaxBytes: clientRss,
   };
 }

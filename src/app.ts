@@ -25,6 +25,7 @@ import type { ReadinessProbe } from './ingress/ops.js';
 import { pipelineRoutes } from './ingress/pipelines.js';
 import type { PipelineViewSource } from './ingress/pipelines.js';
 import { installRateLimit } from './ingress/ratelimit.js';
+import { debugEnabled } from './log.js';
 import type { GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
 
@@ -53,7 +54,7 @@ export interface AppDeps {
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
 /** Longest URL path segment; Kubernetes names are at most 253 characters. */
 const MAX_PARAM_LENGTH = 253;
-/** Routes whose request log line is debug, not info (probes and scrapes are noise). */
+/** Routes whose request log line is always debug (probes and scrapes are noise). */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const UNMATCHED_ROUTE = '_unmatched';
 
@@ -62,8 +63,11 @@ function observeResponse(metrics: GatewayMetrics) {
     // The route pattern, never the URL: label values stay bounded and free of user input.
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const status = reply.statusCode;
-    metrics.httpRequests.inc({ method: request.method, route, status: String(status) });
-    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    metrics.observeHttp(request.method, route, status, reply.elapsedTime / 1000);
+    // Answered requests are debug (an accepted event's info line is its verified read, which
+    // covers a whole burst); rejections stay at info, except for probes and scrapes.
+    const quiet = status < 400 || QUIET_ROUTES.has(route);
+    if (quiet && !debugEnabled(request.log)) return;
     const fields = {
       method: request.method,
       route,
@@ -71,7 +75,7 @@ function observeResponse(metrics: GatewayMetrics) {
       ms: Math.round(reply.elapsedTime),
       subject: request.identity?.subject,
     };
-    if (QUIET_ROUTES.has(route)) request.log.debug(fields, 'request');
+    if (quiet) request.log.debug(fields, 'request');
     else request.log.info(fields, 'request');
   };
 }

@@ -3,14 +3,16 @@
  * Order matters: authenticate over the raw bytes first (so unauthenticated callers cannot
  * probe the schema), then validate, then offer a hint and answer 202 before any cluster read.
  */
-import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginCallback, FastifyRequest } from 'fastify';
 import { authenticateClusterEvent } from '../auth/authenticate.js';
 import type { AuthSettings } from '../auth/authenticate.js';
 import { GatewayError } from '../errors.js';
 import type { EnqueueResult, HintSink } from '../hints/types.js';
+import { debugEnabled } from '../log.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { rawBodyOf, requireIdentity } from './context.js';
 import { hintKeyFor, loggedRevision, validateFluxEvent } from './flux-event.js';
+import type { FluxEvent } from './flux-event.js';
 
 /** Seconds a Flux sender is told to wait when the hint queue is full. */
 export const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
@@ -32,9 +34,47 @@ interface Params {
   cluster: string;
 }
 
+// Label objects and bodies built once: the accepted path runs per event under bursts.
+const ACCEPTED = { outcome: 'accepted' } as const;
+const IGNORED = { outcome: 'ignored' } as const;
+const FULL = { outcome: 'full' } as const;
+const INVALID = { outcome: 'invalid' } as const;
+const UNAUTHENTICATED = { outcome: 'unauthenticated' } as const;
+const IGNORED_BODY: EventAccepted = Object.freeze({ accepted: true, hint: 'ignored' });
+const COALESCED_BODY: EventAccepted = Object.freeze({ accepted: true, hint: 'coalesced' });
 // 'dropped-unreferenced' is reported as 'queued': which objects pipelines reference is private.
-function publicHint(result: Exclude<EnqueueResult, 'full'>): EventAccepted['hint'] {
-  return result === 'coalesced' ? 'coalesced' : 'queued';
+const QUEUED_BODY: EventAccepted = Object.freeze({ accepted: true, hint: 'queued' });
+
+/** The facts about an event worth a log line (never its signature or body). */
+function eventFields(subject: string, cluster: string, event: FluxEvent) {
+  return {
+    subject,
+    cluster,
+    kind: event.involvedObject.kind,
+    namespace: event.involvedObject.namespace,
+    name: event.involvedObject.name,
+    reason: event.reason,
+    severity: event.severity,
+  };
+}
+
+/**
+ * The per-event line, at debug: a burst of identical events costs one read, and that read
+ * logs the info line (Reconciler.onHint). The fields are built only when debug is on.
+ */
+function logAccepted(
+  log: FastifyBaseLogger,
+  subject: string,
+  cluster: string,
+  event: FluxEvent,
+  hint: EnqueueResult | 'ignored',
+): void {
+  if (!debugEnabled(log)) return;
+  const fields = eventFields(subject, cluster, event);
+  log.debug(
+    { ...fields, revision: loggedRevision(event), eventMessage: event.message, hint },
+    'flux event accepted',
+  );
 }
 
 /** Registers POST /v1/events/:cluster. */
@@ -52,50 +92,34 @@ export const eventsRoutes: FastifyPluginCallback<EventsRouteOptions> = (app, opt
     },
     handler: async (request, reply) => {
       const cluster = request.params.cluster;
-      if (request.identity === undefined)
-        metrics.eventsReceived.inc({ outcome: 'unauthenticated' });
+      if (request.identity === undefined) metrics.eventsReceived.inc(UNAUTHENTICATED);
       const identity = requireIdentity(request);
 
       const validation = validateFluxEvent(request.body);
       if (!validation.ok) {
-        metrics.eventsReceived.inc({ outcome: 'invalid' });
+        metrics.eventsReceived.inc(INVALID);
         throw new GatewayError('InvalidBody', validation.message);
       }
       const event = validation.event;
       const key = hintKeyFor(cluster, event.involvedObject);
-      const logFields = {
-        subject: identity.subject,
-        cluster,
-        kind: event.involvedObject.kind,
-        namespace: event.involvedObject.namespace,
-        name: event.involvedObject.name,
-        reason: event.reason,
-        severity: event.severity,
-      };
-      request.log.debug(
-        { ...logFields, revision: loggedRevision(event), eventMessage: event.message },
-        'flux event',
-      );
 
       if (key === undefined) {
-        metrics.eventsReceived.inc({ outcome: 'ignored' });
-        request.log.info({ ...logFields, hint: 'ignored' }, 'flux event accepted');
-        return reply.code(202).send({ accepted: true, hint: 'ignored' } satisfies EventAccepted);
+        metrics.eventsReceived.inc(IGNORED);
+        logAccepted(request.log, identity.subject, cluster, event, 'ignored');
+        return reply.code(202).send(IGNORED_BODY);
       }
 
       const result = hints.offer(key, 'flux-event');
       if (result === 'full') {
-        metrics.eventsReceived.inc({ outcome: 'full' });
-        request.log.warn(logFields, 'hint queue full');
+        metrics.eventsReceived.inc(FULL);
+        request.log.warn(eventFields(identity.subject, cluster, event), 'hint queue full');
         throw new GatewayError('QueueFull', undefined, {
           retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS,
         });
       }
-      metrics.eventsReceived.inc({ outcome: 'accepted' });
-      request.log.info({ ...logFields, hint: result }, 'flux event accepted');
-      return reply
-        .code(202)
-        .send({ accepted: true, hint: publicHint(result) } satisfies EventAccepted);
+      metrics.eventsReceived.inc(ACCEPTED);
+      logAccepted(request.log, identity.subject, cluster, event, result);
+      return reply.code(202).send(result === 'coalesced' ? COALESCED_BODY : QUEUED_BODY);
     },
   });
   done();

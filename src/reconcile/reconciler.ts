@@ -57,6 +57,21 @@ export class Reconciler {
     if (target === undefined) return 'done';
     const status = await verifier.readOne(key, target.ref);
     store.set(key, status, now());
+    // The one info line of the event path: per verified read, not per event, so a burst of
+    // identical events logs once (the events route logs each event at debug only).
+    this.deps.logger.info(
+      {
+        cluster: key.cluster,
+        kind: key.kind,
+        namespace: key.namespace,
+        name: key.name,
+        health: status.health,
+        reason: status.reason,
+        revision: status.revision,
+        pipelines: ids.length,
+      },
+      'hinted object verified',
+    );
     for (const id of ids) this.deps.request(id);
     return status.health === 'Unknown' ? 'retry' : 'done';
   }

@@ -46,6 +46,30 @@ describe('createLogger redaction', () => {
     expect(output).toContain('"name":"dev"');
   });
 
+  it('redacts at any depth, in any case, in errors and child bindings, without mutating input', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger('debug', stream);
+    const deep = { a: { b: { c: { d: { e: { f: { token: 'SECRET1' } } } } } } };
+    const error = Object.assign(new Error('boom'), {
+      headers: { Authorization: 'Bearer SECRET2' },
+      response: { config: { hmacKeys: ['SECRET3'] } },
+    });
+    const circular: Record<string, unknown> = { password: 'SECRET4' };
+    circular.self = circular;
+    logger.info({ deep, err: error, circular, list: [{ SECRET: 'SECRET5' }] }, 'nested');
+    logger.child({ binding: { clientSecret: 'SECRET6' } }).info('child');
+    logger.child({ id: 1 }, { level: 'debug' }).child({ Token: 'SECRET7' }).debug('grandchild');
+    logger.error(error, 'plain error');
+    const output = lines.join('');
+    for (let i = 1; i <= 7; i++) expect(output).not.toMatch(new RegExp(`SECRET${i}(?!\\d)`));
+    expect(output).toContain('boom');
+    expect(output).toContain('[Circular]');
+    expect(output).toContain('grandchild');
+    expect(deep.a.b.c.d.e.f.token).toBe('SECRET1');
+    expect(error.headers.Authorization).toBe('Bearer SECRET2');
+    expect(circular.password).toBe('SECRET4');
+  });
+
   it('honours the level', () => {
     const { lines, stream } = capture();
     const logger = createLogger('info', stream);
