@@ -9,9 +9,8 @@ const run = {
   failed: data.numFailedTests,
   skipped: data.numPendingTests + (data.numTodoTests ?? 0),
 };
-const totals = existsSync(totalsFile)
-  ? JSON.parse(readFileSync(totalsFile, 'utf8'))
-  : { passed: 0, failed: 0, skipped: 0 };
+const saved = existsSync(totalsFile) ? readFileSync(totalsFile, 'utf8').trim() : '';
+const totals = saved === '' ? { passed: 0, failed: 0, skipped: 0 } : JSON.parse(saved);
 for (const k of Object.keys(run)) totals[k] += run[k];
 writeFileSync(totalsFile, JSON.stringify(totals));
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
