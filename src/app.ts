@@ -25,7 +25,7 @@ import type { ReadinessProbe } from './ingress/ops.js';
 import { pipelineRoutes } from './ingress/pipelines.js';
 import type { PipelineViewSource } from './ingress/pipelines.js';
 import { installRateLimit } from './ingress/ratelimit.js';
-import { debugEnabled } from './log.js';
+import { debugEnabled, lazyChildLoggerFactory } from './log.js';
 import type { GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
 
@@ -59,7 +59,8 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const UNMATCHED_ROUTE = '_unmatched';
 
 function observeResponse(metrics: GatewayMetrics) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  // Callback style on purpose: an async hook costs a promise per request on the hot path.
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     // The route pattern, never the URL: label values stay bounded and free of user input.
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const status = reply.statusCode;
@@ -67,16 +68,18 @@ function observeResponse(metrics: GatewayMetrics) {
     // Answered requests are debug (an accepted event's info line is its verified read, which
     // covers a whole burst); rejections stay at info, except for probes and scrapes.
     const quiet = status < 400 || QUIET_ROUTES.has(route);
-    if (quiet && !debugEnabled(request.log)) return;
-    const fields = {
-      method: request.method,
-      route,
-      status,
-      ms: Math.round(reply.elapsedTime),
-      subject: request.identity?.subject,
-    };
-    if (quiet) request.log.debug(fields, 'request');
-    else request.log.info(fields, 'request');
+    if (!quiet || debugEnabled(request.log)) {
+      const fields = {
+        method: request.method,
+        route,
+        status,
+        ms: Math.round(reply.elapsedTime),
+        subject: request.identity?.subject,
+      };
+      if (quiet) request.log.debug(fields, 'request');
+      else request.log.info(fields, 'request');
+    }
+    done();
   };
 }
 
@@ -105,6 +108,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
   });
 
+  // Request loggers are made only when a request logs something (see src/log.ts).
+  app.setChildLoggerFactory((parent, bindings) =>
+    lazyChildLoggerFactory(parent as GatewayLogger, bindings),
+  );
   installRequestContext(app);
   installJsonBody(app);
   installErrorHandling(app);

@@ -30,6 +30,19 @@ export async function installRateLimit(
     max: limits.max,
     timeWindow: limits.timeWindowMs,
     keyGenerator: rateLimitKey,
+    // Flux and CI callers never read the x-ratelimit-* headers; sending them on every accepted
+    // event was a measurable share of the response work. A 429 still carries Retry-After.
+    addHeadersOnExceeding: {
+      'x-ratelimit-limit': false,
+      'x-ratelimit-remaining': false,
+      'x-ratelimit-reset': false,
+    },
+    addHeaders: {
+      'x-ratelimit-limit': false,
+      'x-ratelimit-remaining': false,
+      'x-ratelimit-reset': false,
+      'retry-after': true,
+    },
     errorResponseBuilder: (_request, context) =>
       new GatewayError('RateLimited', undefined, {
         retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),

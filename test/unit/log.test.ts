@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, REDACTED } from '../../src/log.js';
+import { createLogger, lazyChildLoggerFactory, REDACTED } from '../../src/log.js';
 
 function capture(): { lines: string[]; stream: Writable } {
   const lines: string[] = [];
@@ -77,5 +77,32 @@ describe('createLogger redaction', () => {
     logger.info('shown');
     expect(lines.join('')).not.toContain('hidden');
     expect(lines.join('')).toContain('shown');
+  });
+});
+
+describe('lazyChildLoggerFactory', () => {
+  it('makes the child only when something is logged at an enabled level', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger('info', stream);
+    let children = 0;
+    const child = logger.child.bind(logger);
+    logger.child = ((bindings, options) => {
+      children += 1;
+      return child(bindings, options);
+    });
+
+    const quiet = lazyChildLoggerFactory(logger, { reqId: 'r1' });
+    quiet.debug({ a: 1 }, 'not at info');
+    expect(children).toBe(0);
+    expect(lines).toEqual([]);
+
+    const used = lazyChildLoggerFactory(logger, { reqId: 'r2', token: 'SECRET5' });
+    used.info({ route: '/x' }, 'logged');
+    used.warn('again');
+    expect(children).toBe(1);
+    expect(lines).toHaveLength(2);
+    const first = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+    expect(first).toMatchObject({ reqId: 'r2', route: '/x', msg: 'logged', token: REDACTED });
+    expect(lines.join('')).not.toContain('SECRET5');
   });
 });
