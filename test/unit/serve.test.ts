@@ -1,5 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { tempDir } from '../support/temp-dirs.js';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ function capture(): { stream: PassThrough; text: () => string } {
 
 describe('promotion-gateway serve', () => {
   it('exits 2 naming every bad field, and never echoes a secret value', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pg-serve-'));
+    const dir = tempDir('pg-serve-');
     const file = join(dir, 'config.yaml');
     writeFileSync(
       file,

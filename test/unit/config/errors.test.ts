@@ -1,5 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { tempDir } from '../../support/temp-dirs.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/load.js';
@@ -16,7 +16,7 @@ function problemsOf(object: unknown): readonly string[] {
 }
 
 function problemsOfFile(text: string): readonly string[] {
-  const file = join(mkdtempSync(join(tmpdir(), 'pg-config-')), 'c.yaml');
+  const file = join(tempDir('pg-config-'), 'c.yaml');
   writeFileSync(file, text);
   try {
     loadConfig({ file, env: {} });

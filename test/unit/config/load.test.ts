@@ -1,11 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { tempDir } from '../../support/temp-dirs.js';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, defaultConfig, loadConfig } from '../../../src/config/load.js';
 
 function tempFile(name: string, content: string | Buffer): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'pg-config-')), name);
+  const path = join(tempDir('pg-config-'), name);
   writeFileSync(path, content);
   return path;
 }

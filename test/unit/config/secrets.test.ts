@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from '../../support/temp-dirs.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -9,8 +9,8 @@ import type { ConfigInput } from '../../../src/config/input.js';
 
 const SECRET = 'S3CRET-do-not-print-4f9a';
 
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'pg-secrets-'));
+function secretsDir(): string {
+  return tempDir('pg-secrets-');
 }
 
 function errorOf(run: () => unknown): ConfigError {
@@ -51,7 +51,7 @@ describe('secret sources resolve to exact bytes', () => {
 
   it('file: the bytes as read, trailing newline and non-UTF-8 bytes included', () => {
     const bytes = Buffer.from([0x6b, 0x00, 0xff, 0x20, 0x0a]);
-    const dir = tempDir();
+    const dir = secretsDir();
     mkdirSync(join(dir, 'secrets'));
     writeFileSync(join(dir, 'secrets', 'token'), bytes);
     writeFileSync(
@@ -91,7 +91,7 @@ describe('secret sources resolve to exact bytes', () => {
 
 describe('secret problems', () => {
   it('names a missing file by field and path', () => {
-    const dir = tempDir();
+    const dir = secretsDir();
     const error = errorOf(() =>
       loadConfig({ object: withKey({ file: join(dir, 'nope') }), env: {} }),
     );
@@ -150,7 +150,7 @@ describe('secret problems', () => {
 });
 
 describe('secrets never leak', () => {
-  const dir = tempDir();
+  const dir = secretsDir();
   const leaky: [string, () => unknown][] = [
     ['a secret beside a second source', () => defaultConfig(withKey({ value: SECRET, file: 'x' }))],
     ['a secret written as a key', () => defaultConfig(withKey({ [SECRET]: null }))],
