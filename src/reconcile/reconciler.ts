@@ -97,6 +97,7 @@ export class Reconciler {
     const promoted = await promoteAll(this.deps, pipeline, targets, evaluation);
     const final = promoted.evaluation;
     const finalStatuses = this.statusesOf(pipeline, targets);
+    this.logDecisions(pipelineId, evaluation);
     this.remember(pipelineId, pipeline, finalStatuses, final);
     await syncStatus(this.deps, promoted.pipeline ?? pipeline, finalStatuses, final);
     this.scheduleWakeup(pipelineId, final);
@@ -155,6 +156,27 @@ export class Reconciler {
       decisions: evaluation.decisions,
       evaluatedAt: rfc3339(this.deps.now()),
     });
+  }
+
+  /** One info line when a pipeline's decisions change (not on every re-check). */
+  private logDecisions(id: string, evaluation: Evaluation): void {
+    const summary = Object.fromEntries(
+      evaluation.decisions.map((d) => [
+        d.environment,
+        `${d.outcome}${d.revision === undefined ? '' : ` ${d.revision}`} (${d.reason})`,
+      ]),
+    );
+    const previous = this.views.get(id)?.decisions;
+    const unchanged =
+      previous?.length === evaluation.decisions.length &&
+      previous.every((d, i) => {
+        const next = evaluation.decisions[i];
+        return (
+          d.outcome === next?.outcome && d.revision === next.revision && d.reason === next.reason
+        );
+      });
+    if (!unchanged)
+      this.deps.logger.info({ pipeline: id, decisions: summary }, 'pipeline evaluated');
   }
 
   private scheduleWakeup(id: string, evaluation: Evaluation): void {
