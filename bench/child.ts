@@ -1,7 +1,7 @@
 /**
- * Forking the benchmark's helper processes (load client, kube-sim fleet, bare server): each is
- * a script next to this one that sends `{ type: 'ready', ... }` once it can work, and exits when
- * its IPC channel closes.
+ * Forking the benchmark's helper processes (load client, kube-sim fleet, gateway, bare and
+ * reference servers): each is a script next to this one that sends `{ type: 'ready', ... }` once
+ * it can work, and exits when its IPC channel closes.
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';

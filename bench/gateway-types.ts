@@ -1,5 +1,6 @@
 /**
- * Messages between the benchmark and the gateway child process (gateway-process.ts).
+ * Messages between the benchmark and the gateway child process (gateway-process.ts), and the
+ * reference route's start message (reference-process.ts).
  */
 import type { Level } from 'pino';
 import type { FleetInfo } from './fleet-types.js';
@@ -17,6 +18,12 @@ export interface GatewayStart {
   type: 'start';
   fleet: FleetInfo;
   logLevel: Level;
+}
+
+/** Parent -> reference-process.ts, first message: the HMAC key (text) its events are signed with. */
+export interface ReferenceStart {
+  type: 'start';
+  key: string;
 }
 
 /** Parent -> child afterwards; each is answered by a GatewayReply with the same id. */

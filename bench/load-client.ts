@@ -61,6 +61,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let inFlight = 0;
   let finished = false;
   const cpuAtStart = process.cpuUsage();
+  const switchesAtStart = process.resourceUsage().voluntaryContextSwitches;
   const started = process.hrtime.bigint();
   let lastDone = started;
   const deadline =
@@ -89,6 +90,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         timedOut,
         connectionsOpened: opened,
         clientCpuMs: (cpu.user + cpu.system) / 1000,
+        clientVoluntarySwitches: process.resourceUsage().voluntaryContextSwitches - switchesAtStart,
         clientRssBytes: process.memoryUsage().rss,
       });
     };

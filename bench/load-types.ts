@@ -40,6 +40,8 @@ export interface LoadResult {
   connectionsOpened: number;
   /** CPU time (user + system) the client process used during the run, in ms. */
   clientCpuMs: number;
+  /** Times the client's event loop blocked waiting for I/O (voluntary context switches). */
+  clientVoluntarySwitches: number;
   /** The client process's resident set size at the end of the run. */
   clientRssBytes: number;
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the gateway's performance bars in one run.
  *   (a) signed Flux events accepted per second through the real ingress vs a bare fastify
- *       route (median ratio of alternating rounds) and the ingress's p50/p99 latency;
+ *       route (median ratio of alternating rounds) and the ingress's p50/p99 latency, with the
+ *       issue's minimal reference route measured in the same rounds to calibrate the harness;
  *   (b) reads of the named object per burst of identical events (and 0 for unreferenced);
  *   (c) the largest resident set size through the run.
  * Prints a table and writes bench/results/latest.json. Exit code 0 even when a bar fails,
@@ -19,8 +20,22 @@ import type { BurstResult } from './burst.js';
 import { FleetHandle } from './fleet.js';
 import { LoadClient } from './load.js';
 import { productionNodeFlags } from './node-flags.js';
-import { barsTable, burstTable, evaluateBars, throughputTable } from './report.js';
-import { EVENT_CLUSTER, startBareServer, startGateway, UNREFERENCED_NAME } from './servers.js';
+import {
+  barsTable,
+  burstTable,
+  evaluateBars,
+  ISSUE_REFERENCE_RATIO,
+  MIN_RATIO,
+  ratioLines,
+  throughputTable,
+} from './report.js';
+import {
+  EVENT_CLUSTER,
+  startBareServer,
+  startGateway,
+  startReferenceServer,
+  UNREFERENCED_NAME,
+} from './servers.js';
 import type { GatewayUnderTest, ServerUnderTest } from './servers.js';
 import { measureThroughput } from './throughput.js';
 import type { ThroughputOptions } from './throughput.js';
@@ -79,17 +94,17 @@ function options(): { mode: Mode; strict: boolean; logLevel: Level } {
   return { mode, strict: values.strict, logLevel: values['log-level'] as Level };
 }
 
-/** One request through fetch to show the gateway takes the event as production would. */
-async function checkGatewayAccepts(gateway: GatewayUnderTest): Promise<string> {
+/** One request through fetch to show `server` takes the gateway's event as production would. */
+async function checkAccepts(server: ServerUnderTest, gateway: GatewayUnderTest): Promise<string> {
   const { path, headers, body } = gateway.referenced;
-  const response = await fetch(`http://${gateway.host}:${gateway.port}${path}`, {
+  const response = await fetch(`http://${server.host}:${server.port}${path}`, {
     method: 'POST',
     headers,
     body,
   });
   const text = await response.text();
   if (response.status !== 202)
-    throw new Error(`gateway answered ${response.status} to a signed event: ${text}`);
+    throw new Error(`:${server.port} answered ${response.status} to a signed event: ${text}`);
   return text;
 }
 
@@ -103,7 +118,7 @@ async function main(): Promise<number> {
       `${mode.throughput.connections} connections, ${mode.throughput.rounds} x ${mode.throughput.roundMs} ms rounds per side, gateway log level ${logLevel}`,
   );
   log(
-    `gateway and bare server run with the Dockerfile's node flags: ${nodeFlags.join(' ') || '(none)'}` +
+    `gateway, reference and bare servers run with the Dockerfile's node flags: ${nodeFlags.join(' ') || '(none)'}` +
       (process.execArgv.length > 0 ? `, then ${process.execArgv.join(' ')}` : ''),
   );
 
@@ -111,15 +126,24 @@ async function main(): Promise<number> {
   let fleet: FleetHandle | undefined;
   let gateway: GatewayUnderTest | undefined;
   let bare: ServerUnderTest | undefined;
+  let reference: ServerUnderTest | undefined;
   try {
     fleet = await FleetHandle.start();
     gateway = await startGateway(fleet, logLevel, nodeFlags);
     bare = await startBareServer(nodeFlags);
-    const firstAnswer = await checkGatewayAccepts(gateway);
-    await gateway.memoryPhase('throughput (gateway and bare rounds)');
+    reference = await startReferenceServer(nodeFlags, fleet.info.hmacKeys[EVENT_CLUSTER] ?? '');
+    const firstAnswer = await checkAccepts(gateway, gateway);
+    const referenceAnswer = await checkAccepts(reference, gateway);
+    await gateway.memoryPhase('throughput (bare, reference and gateway rounds)');
     log(`gateway on :${gateway.port} answered a signed event with 202 ${firstAnswer}`);
-    log('(a) throughput, alternating rounds:');
-    const throughput = await measureThroughput(client, gateway, bare, mode.throughput, log);
+    log(`reference route on :${reference.port} answered it with 202 ${referenceAnswer}`);
+    log('(a) throughput, rounds in turn:');
+    const throughput = await measureThroughput(
+      client,
+      { gateway, reference, bare },
+      mode.throughput,
+      log,
+    );
     await gateway.memoryPhase('duplicate bursts');
     let fleetRss = await fleet.rss();
     log('(b) duplicate bursts:');
@@ -137,7 +161,7 @@ async function main(): Promise<number> {
 
     log('');
     log(throughputTable(throughput));
-    log(`ratios per round: ${throughput.ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    for (const line of ratioLines(throughput)) log(line);
     const q = throughput.hintQueue;
     log(
       `gateway during its rounds: ${throughput.gatewayReadsDuringLoad} GETs on ${EVENT_CLUSTER}; ` +
@@ -169,6 +193,12 @@ async function main(): Promise<number> {
       gatewayLogLevel: logLevel,
       nodeFlags,
       throughput,
+      calibration: {
+        issueReferenceToBare: ISSUE_REFERENCE_RATIO,
+        referenceToBare: throughput.ratios.referenceToBare.median,
+        barAsShareOfIssueReference: MIN_RATIO / ISSUE_REFERENCE_RATIO,
+        gatewayToReference: throughput.ratios.gatewayToReference.median,
+      },
       bursts,
       memory,
       otherProcesses: {
@@ -187,6 +217,7 @@ async function main(): Promise<number> {
   } finally {
     await client.stop();
     await bare?.close();
+    await reference?.close();
     await gateway?.close();
     await fleet?.stop();
   }

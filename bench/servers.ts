@@ -1,15 +1,23 @@
 /**
- * The two servers under test, each in a process of its own started with the production Node.js
- * flags (node-flags.ts): the real gateway (gateway-process.ts: createGateway against the demo's
- * kube-sim fleet, wired as `npm start` wires it) and a bare fastify route that answers 202
- * (bare-process.ts), the ceiling the real ingress is compared with.
+ * The three servers under test, each in a process of its own started with the production
+ * Node.js flags (node-flags.ts): the real gateway (gateway-process.ts: createGateway against the
+ * demo's kube-sim fleet, wired as `npm start` wires it), a bare fastify route that answers 202
+ * (bare-process.ts), the ceiling the real ingress is compared with, and the issue's minimal
+ * reference route (reference-process.ts: raw body, one HMAC, JSON.parse, ajv, enqueue), which
+ * calibrates the harness against the issue's own measurements.
  */
 import { createHmac } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import type { Level } from 'pino';
 import { forkReady, stopChild } from './child.js';
 import type { FleetHandle } from './fleet.js';
-import type { GatewayMessage, GatewayRequest, GatewayStart, SignedEvent } from './gateway-types.js';
+import type {
+  GatewayMessage,
+  GatewayRequest,
+  GatewayStart,
+  ReferenceStart,
+  SignedEvent,
+} from './gateway-types.js';
 import type { MemoryReport } from './memory.js';
 
 export type { SignedEvent } from './gateway-types.js';
@@ -23,6 +31,8 @@ export const UNREFERENCED_NAME = 'not-in-any-pipeline';
 export interface ServerUnderTest {
   host: string;
   port: number;
+  /** Its process id (for its CPU time, read from /proc). */
+  pid: number | undefined;
   close(): Promise<void>;
 }
 
@@ -49,7 +59,23 @@ export async function startBareServer(nodeFlags: readonly string[]): Promise<Ser
   const { child, ready: port } = await forkReady('bare-process.js', (m) => Number(m.port), {
     nodeFlags,
   });
-  return { host: '127.0.0.1', port, close: () => stopChild(child) };
+  return { host: '127.0.0.1', port, pid: child.pid, close: () => stopChild(child) };
+}
+
+/**
+ * The issue's reference route (reference-process.ts) in its own process, with `nodeFlags`; it
+ * accepts events signed with `key` (the HMAC key, as text, of the cluster the events come from).
+ */
+export async function startReferenceServer(
+  nodeFlags: readonly string[],
+  key: string,
+): Promise<ServerUnderTest> {
+  const init: ReferenceStart = { type: 'start', key };
+  const { child, ready: port } = await forkReady('reference-process.js', (m) => Number(m.port), {
+    nodeFlags,
+    init,
+  });
+  return { host: '127.0.0.1', port, pid: child.pid, close: () => stopChild(child) };
 }
 
 /** Signs `body` as Flux's generic-hmac Provider does for `cluster`. */
@@ -105,6 +131,7 @@ export async function startGateway(
   return {
     host: '127.0.0.1',
     port: ready.port,
+    pid: child.pid,
     fleet,
     referenced: ready.referenced,
     unreferenced: ready.unreferenced,

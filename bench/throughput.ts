@@ -1,12 +1,15 @@
 /**
  * Part (a): signed Flux events accepted per second through the real ingress versus a bare
- * fastify route, measured alternately (gateway, bare, gateway, bare, ...) by the same client
- * with the same concurrency and duration; the reported ratio is the median of per-pair ratios.
+ * fastify route, and versus the issue's minimal reference route (raw body, one HMAC, ajv,
+ * enqueue), measured in turns (bare, reference, gateway, bare, ...) by the same client with the
+ * same concurrency and duration; each reported ratio is the median of per-round ratios.
  */
 import { mergeHistograms, summarize } from './histogram.js';
 import type { LatencySummary } from './histogram.js';
 import type { LoadClient } from './load.js';
 import type { LoadResult, LoadSpec } from './load-types.js';
+import { processCpu } from './proc-cpu.js';
+import type { CpuTimes } from './proc-cpu.js';
 import { EVENT_CLUSTER } from './servers.js';
 import type { GatewayUnderTest, ServerUnderTest, SignedEvent } from './servers.js';
 
@@ -17,6 +20,10 @@ export interface ThroughputOptions {
   roundMs: number;
   rounds: number;
 }
+
+/** The three servers compared, in the order each round runs them. */
+export const SIDES = ['bare', 'reference', 'gateway'] as const;
+export type Side = (typeof SIDES)[number];
 
 /** One measured round of one side. */
 export interface SideRound {
@@ -29,6 +36,18 @@ export interface SideRound {
   latency: LatencySummary;
   /** Share of one core the load client used (near 1 = the client, not the server, set the pace). */
   clientCpuShare: number;
+  /** Load client CPU per completed request, µs. */
+  clientCpuUsPerRequest: number;
+  /** Share of one core the server's process used (all threads); undefined off Linux. */
+  serverCpuShare?: number;
+  /** Server CPU (user + system) per completed request, µs; undefined off Linux. */
+  serverCpuUsPerRequest?: number;
+  /** Of which system time (the kernel: socket reads, writev, epoll), µs per request. */
+  serverSystemUsPerRequest?: number;
+  /** Times the server's event loop blocked for I/O, per request (low = requests come batched). */
+  serverBlocksPerRequest?: number;
+  /** Times the client's event loop blocked for I/O, per request. */
+  clientBlocksPerRequest: number;
 }
 
 /** All rounds of one side. */
@@ -40,14 +59,26 @@ export interface SideResult {
   failures: number;
 }
 
+/** One ratio, per round and its median. */
+export interface RatioSeries {
+  perRound: number[];
+  median: number;
+}
+
 /** The outcome of part (a). */
 export interface ThroughputResult {
   options: ThroughputOptions;
   gateway: SideResult;
+  /** The issue's minimal reference route (reference-process.ts). */
+  reference: SideResult;
   bare: SideResult;
-  /** gateway / bare, per round pair. */
-  ratios: number[];
-  medianRatio: number;
+  ratios: {
+    /** The bar's ratio. */
+    gatewayToBare: RatioSeries;
+    /** The harness's calibration: the issue measured 0.78x for this route. */
+    referenceToBare: RatioSeries;
+    gatewayToReference: RatioSeries;
+  };
   /** GETs the gateway made on the event's cluster during its measured rounds. */
   gatewayReadsDuringLoad: number;
   /** The hint queue's counters after the last round. */
@@ -86,76 +117,110 @@ export function specFor(
   };
 }
 
-function roundOf(result: LoadResult): SideRound {
+function roundOf(result: LoadResult, before?: CpuTimes, after?: CpuTimes): SideRound {
   const accepted = result.statuses['202'] ?? 0;
-  return {
+  const per = (ms: number) => (result.completed > 0 ? (ms * 1000) / result.completed : 0);
+  const round: SideRound = {
     acceptedRps: result.elapsedMs > 0 ? (accepted * 1000) / result.elapsedMs : 0,
     completed: result.completed,
     failures: result.completed - accepted + result.errors,
     statuses: result.statuses,
     latency: summarize(result.latency),
     clientCpuShare: result.elapsedMs > 0 ? result.clientCpuMs / result.elapsedMs : 0,
+    clientCpuUsPerRequest: per(result.clientCpuMs),
+    clientBlocksPerRequest:
+      result.completed > 0 ? result.clientVoluntarySwitches / result.completed : 0,
   };
+  if (before !== undefined && after !== undefined && result.elapsedMs > 0) {
+    const user = after.userMs - before.userMs;
+    const system = after.systemMs - before.systemMs;
+    round.serverCpuShare = (user + system) / result.elapsedMs;
+    round.serverCpuUsPerRequest = per(user + system);
+    round.serverSystemUsPerRequest = per(system);
+    const blocks = after.voluntarySwitches - before.voluntarySwitches;
+    if (Number.isFinite(blocks) && result.completed > 0)
+      round.serverBlocksPerRequest = blocks / result.completed;
+  }
+  return round;
 }
 
-function sideOf(results: readonly LoadResult[]): SideResult {
-  const rounds = results.map(roundOf);
+function sideOf(rounds: readonly SideRound[], results: readonly LoadResult[]): SideResult {
   return {
-    rounds,
+    rounds: [...rounds],
     medianAcceptedRps: median(rounds.map((r) => r.acceptedRps)),
     latency: summarize(mergeHistograms(results.map((r) => r.latency))),
     failures: rounds.reduce((sum, r) => sum + r.failures, 0),
   };
 }
 
-/** Runs warm-ups, then `rounds` alternating pairs; `progress` gets one line per round. */
+function ratioSeries(top: SideResult, bottom: SideResult): RatioSeries {
+  const perRound = top.rounds.map((t, i) => {
+    const b = bottom.rounds[i]?.acceptedRps ?? 0;
+    return b > 0 ? t.acceptedRps / b : 0;
+  });
+  return { perRound, median: median(perRound) };
+}
+
+/**
+ * Runs a warm-up of each side, then `rounds` rounds of bare, reference, gateway; `progress`
+ * gets one line per round.
+ */
 export async function measureThroughput(
   client: LoadClient,
-  gateway: GatewayUnderTest,
-  bare: ServerUnderTest,
+  servers: { gateway: GatewayUnderTest; reference: ServerUnderTest; bare: ServerUnderTest },
   options: ThroughputOptions,
   progress: (line: string) => void,
 ): Promise<ThroughputResult> {
   const { connections, warmupMs, roundMs, rounds } = options;
+  const { gateway } = servers;
   const event = gateway.referenced;
-  const gatewaySpec = (durationMs: number) => specFor(gateway, event, connections, { durationMs });
-  const bareSpec = (durationMs: number) => specFor(bare, event, connections, { durationMs });
-  // The gateway's hint work continues after its round; let it drain before the bare round.
-  const settle = () => gateway.idle();
+  const spec = (side: Side, durationMs: number) =>
+    specFor(servers[side], event, connections, { durationMs });
 
-  await client.run(gatewaySpec(warmupMs));
-  await settle();
-  await client.run(bareSpec(warmupMs));
+  for (const side of SIDES) {
+    await client.run(spec(side, warmupMs));
+    // The gateway's hint work continues after its turn; let it drain before the next side.
+    if (side === 'gateway') await gateway.idle();
+  }
 
-  const gatewayResults: LoadResult[] = [];
-  const bareResults: LoadResult[] = [];
+  const results: Record<Side, LoadResult[]> = { bare: [], reference: [], gateway: [] };
+  const measured: Record<Side, SideRound[]> = { bare: [], reference: [], gateway: [] };
   let reads = 0;
   let clientRss = 0;
   for (let i = 0; i < rounds; i++) {
-    const readsBefore = await gateway.fleet.count(EVENT_CLUSTER, { verb: 'get' });
-    const g = await client.run(gatewaySpec(roundMs));
-    await settle();
-    reads += (await gateway.fleet.count(EVENT_CLUSTER, { verb: 'get' })) - readsBefore;
-    const b = await client.run(bareSpec(roundMs));
-    gatewayResults.push(g);
-    bareResults.push(b);
-    clientRss = Math.max(clientRss, g.clientRssBytes, b.clientRssBytes);
+    for (const side of SIDES) {
+      const readsBefore =
+        side === 'gateway' ? await gateway.fleet.count(EVENT_CLUSTER, { verb: 'get' }) : 0;
+      const cpuBefore = processCpu(servers[side].pid);
+      const result = await client.run(spec(side, roundMs));
+      const cpuAfter = processCpu(servers[side].pid);
+      if (side === 'gateway') {
+        await gateway.idle();
+        reads += (await gateway.fleet.count(EVENT_CLUSTER, { verb: 'get' })) - readsBefore;
+      }
+      results[side].push(result);
+      measured[side].push(roundOf(result, cpuBefore, cpuAfter));
+      clientRss = Math.max(clientRss, result.clientRssBytes);
+    }
+    const rps = (side: Side) => (measured[side][i]?.acceptedRps ?? 0).toFixed(0);
     progress(
-      `  round ${i + 1}/${rounds}: gateway ${g.rps.toFixed(0)} req/s, bare ${b.rps.toFixed(0)} req/s`,
+      `  round ${i + 1}/${rounds}: bare ${rps('bare')}/s, reference ${rps('reference')}/s, ` +
+        `gateway ${rps('gateway')}/s`,
     );
   }
-  const gatewaySide = sideOf(gatewayResults);
-  const bareSide = sideOf(bareResults);
-  const ratios = gatewaySide.rounds.map((g, i) => {
-    const b = bareSide.rounds[i]?.acceptedRps ?? 0;
-    return b > 0 ? g.acceptedRps / b : 0;
-  });
+  const bare = sideOf(measured.bare, results.bare);
+  const reference = sideOf(measured.reference, results.reference);
+  const gatewaySide = sideOf(measured.gateway, results.gateway);
   return {
     options,
     gateway: gatewaySide,
-    bare: bareSide,
-    ratios,
-    medianRatio: median(ratios),
+    reference,
+    bare,
+    ratios: {
+      gatewayToBare: ratioSeries(gatewaySide, bare),
+      referenceToBare: ratioSeries(reference, bare),
+      gatewayToReference: ratioSeries(gatewaySide, reference),
+    },
     gatewayReadsDuringLoad: reads,
     hintQueue: await gateway.hintStats(),
     clientRssMaxBytes: clientRss,
