@@ -10,9 +10,9 @@ import { buildApp } from './app.js';
 import type { GatewayConfig } from './config/types.js';
 import { HintQueue, PipelineQueue } from './hints/hint-queue.js';
 import { realScheduler, type Scheduler } from './hints/scheduler.js';
-import { clusterNameFor } from './index/cluster-names.js';
+import { wantedClusters } from './index/wanted-clusters.js';
 import { PipelineIndex, parsePipelineId, pipelineId } from './index/pipeline-index.js';
-import { ClusterRegistry, type WantedCluster } from './kube/clusters.js';
+import { ClusterRegistry } from './kube/clusters.js';
 import { PipelineWatcher } from './kube/pipeline-watch.js';
 import { KubePipelineWriter } from './kube/pipeline-writer.js';
 import { KubeObjectReader } from './kube/reader.js';
@@ -173,17 +173,22 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       );
     },
   });
+  const lifecycle = { started: false };
   const watcher = new PipelineWatcher(
     options.managementKubeConfig,
     config.pipelineNamespaces,
     {
       upsert: (object: KubeObject) => {
         const pipeline = object as unknown as Pipeline;
+        const { namespace, name } = pipeline.metadata;
         const changed = index.upsert(pipeline);
-        if (changed) void clusters.sync(wantedClusters(config, index));
-        const id = pipelineId(pipeline.metadata.namespace, pipeline.metadata.name);
-        if (changed) reconciler.requireFullRead(id);
-        pipelines.requestPipeline(pipeline.metadata.namespace, pipeline.metadata.name, 'resync');
+        if (changed) reconciler.requireFullRead(pipelineId(namespace, name));
+        // Before start() has resolved the clusters, the first resync checks every pipeline.
+        if (!lifecycle.started) return;
+        const request = () => pipelines.requestPipeline(namespace, name, 'resync');
+        // New references may name a new cluster: resolve it first, or the check reads nothing.
+        if (changed) void clusters.sync(wantedClusters(config, index)).then(request, request);
+        else request();
       },
       remove: (ns, name) => {
         index.remove(ns, name);
@@ -230,6 +235,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     start: async () => {
       await watcher.start();
       await clusters.sync(wantedClusters(config, index));
+      lifecycle.started = true;
       resync.start();
     },
     listen: async (override) =>
@@ -249,29 +255,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await Promise.all([hints.stop(), pipelines.stop()]);
     },
   };
-}
-
-/** Every cluster the gateway must reach: configured ones plus any a Pipeline references. */
-function wantedClusters(config: GatewayConfig, index: PipelineIndex): WantedCluster[] {
-  const wanted = new Map<string, WantedCluster>();
-  for (const c of config.clusters)
-    wanted.set(c.name, { name: c.name, gitopsCluster: c.gitopsCluster });
-  for (const pipeline of index.all()) {
-    for (const env of pipeline.spec.environments) {
-      for (const target of env.targets) {
-        const name = clusterNameFor(target, pipeline.metadata.namespace, config);
-        if (wanted.has(name) || target.clusterRef === undefined) continue;
-        wanted.set(name, {
-          name,
-          gitopsCluster: {
-            namespace: target.clusterRef.namespace ?? pipeline.metadata.namespace,
-            name: target.clusterRef.name,
-          },
-        });
-      }
-    }
-  }
-  return [...wanted.values()];
 }
 
 /** Runs `fn` at most once per `intervalMs`; calls in between are dropped. */

@@ -94,10 +94,10 @@ export class Reconciler {
     await this.readTargets(targets, mode);
     const statuses = this.statusesOf(pipeline, targets);
     const evaluation = this.evaluate(pipeline, statuses);
+    this.logDecisions(pipelineId, evaluation);
     const promoted = await promoteAll(this.deps, pipeline, targets, evaluation);
     const final = promoted.evaluation;
     const finalStatuses = this.statusesOf(pipeline, targets);
-    this.logDecisions(pipelineId, evaluation);
     this.remember(pipelineId, pipeline, finalStatuses, final);
     await syncStatus(this.deps, promoted.pipeline ?? pipeline, finalStatuses, final);
     this.scheduleWakeup(pipelineId, final);
