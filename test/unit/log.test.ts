@@ -86,10 +86,10 @@ describe('lazyChildLoggerFactory', () => {
     const logger = createLogger('info', stream);
     let children = 0;
     const child = logger.child.bind(logger);
-    logger.child = ((bindings, options) => {
+    logger.child = (bindings, options) => {
       children += 1;
       return child(bindings, options);
-    });
+    };
 
     const quiet = lazyChildLoggerFactory(logger, { reqId: 'r1' });
     quiet.debug({ a: 1 }, 'not at info');
