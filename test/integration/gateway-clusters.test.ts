@@ -1,0 +1,92 @@
+/**
+ * The gateway's own access to the fleet: a cluster's client is rebuilt when the kubeconfig in
+ * its GitopsCluster Secret changes, and the Pipeline watch survives dropped watches.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FLUX_NAMESPACE } from '../../src/demo/objects.js';
+import {
+  APP_NAME,
+  GATEWAY_USER,
+  INITIAL_VERSION,
+  PIPELINE_API,
+  TARGET_RULES,
+  createApp,
+  eventually,
+  launchGateway,
+  pipelineOf,
+  startTestFleet,
+  waitSteady,
+} from './gateway-harness.js';
+import type { RunningGateway, TestFleet } from './gateway-harness.js';
+
+let fleet: TestFleet;
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  fleet = await startTestFleet();
+  gw = await launchGateway(fleet);
+});
+afterAll(async () => {
+  await gw.close();
+  await fleet.close();
+});
+
+/** Replaces staging's kubeconfig Secret in management with one for `user`. */
+function setStagingKubeconfig(user: string): void {
+  fleet.management.apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'staging-kubeconfig', namespace: FLUX_NAMESPACE },
+    type: 'Opaque',
+    data: { value: Buffer.from(fleet.staging.kubeconfig(user)).toString('base64') },
+  });
+}
+
+function stagingTarget(ns: string) {
+  return pipelineOf(fleet, ns).status?.environments?.staging?.targets?.[0];
+}
+
+describe('the real gateway on kube-sim: cluster credentials and the Pipeline watch', () => {
+  it('rebuilds a cluster client when its kubeconfig Secret changes', async () => {
+    const ns = 'rotate';
+    createApp(fleet, ns);
+    await waitSteady(fleet, [gw], ns);
+
+    // Rotate to a user with no rights: the next pass must use the new credentials.
+    fleet.staging.addUser('no-rights', []);
+    setStagingKubeconfig('no-rights');
+    await gw.gateway.resync.runOnce();
+    await eventually(() => {
+      expect(stagingTarget(ns)).toMatchObject({ ready: false });
+      expect(stagingTarget(ns)?.error).toContain('Forbidden');
+    });
+
+    // Rotate to a fresh user that may read: the client is rebuilt again and the target is back.
+    fleet.staging.addUser('reader-2', TARGET_RULES);
+    setStagingKubeconfig('reader-2');
+    await gw.gateway.resync.runOnce();
+    await eventually(() => {
+      expect(stagingTarget(ns)).toMatchObject({ ready: true, revision: INITIAL_VERSION });
+    });
+    setStagingKubeconfig(GATEWAY_USER);
+  });
+
+  it('keeps watching Pipelines after its watch is dropped or fails', async () => {
+    fleet.management.faults.closeWatches();
+    // A failed watch (the API server unreachable for a moment) must restart by itself too.
+    fleet.management.faults.set({ down: true });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    fleet.management.faults.clear();
+    const ns = 'after-drop';
+    createApp(fleet, ns);
+    // No resync: only the restarted watch can bring the new Pipeline into the index.
+    await eventually(
+      () => {
+        expect(gw.gateway.index.has(ns, APP_NAME)).toBe(true);
+      },
+      { timeoutMs: 20_000 },
+    );
+    await waitSteady(fleet, [gw], ns);
+    expect(fleet.management.get(PIPELINE_API, 'Pipeline', ns, APP_NAME)).toBeDefined();
+  });
+});
