@@ -74,9 +74,9 @@ describe('the real gateway on kube-sim: cluster credentials and the Pipeline wat
   it('keeps watching Pipelines after its watch is dropped or fails', async () => {
     fleet.management.faults.closeWatches();
     // A failed watch (the API server unreachable for a moment) must restart by itself too.
-    fleet.management.faults.set({ down: true });
+    await fleet.management.faults.set({ down: true });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    fleet.management.faults.clear();
+    await fleet.management.faults.clear();
     const ns = 'after-drop';
     createApp(fleet, ns);
     // No resync: only the restarted watch can bring the new Pipeline into the index.
