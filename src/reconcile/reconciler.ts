@@ -5,7 +5,7 @@
  */
 import { nextWakeup } from '../evaluate/evaluate.js';
 import type { Evaluation, RetryPolicy, TargetStatus } from '../evaluate/types.js';
-import type { HintKey } from '../hints/types.js';
+import { hintKeyString, type HintKey } from '../hints/types.js';
 import type { ProcessResult } from '../hints/work-queue-types.js';
 import type { IndexedTarget, PipelineIndex } from '../index/pipeline-index.js';
 import type { PipelineView } from '../ingress/pipelines.js';
@@ -53,7 +53,10 @@ export class Reconciler {
   async onHint(key: HintKey): Promise<ProcessResult> {
     const { index, verifier, store, now } = this.deps;
     const ids = index.pipelinesFor(key);
-    const target = ids.flatMap((id) => index.targetsOf(id)).find((t) => sameKey(t.key, key));
+    const wanted = hintKeyString(key);
+    const target = ids
+      .flatMap((id) => index.targetsOf(id))
+      .find((t) => hintKeyString(t.key) === wanted);
     if (target === undefined) return 'done';
     const status = await verifier.readOne(key, target.ref);
     store.set(key, status, now());
@@ -130,7 +133,7 @@ export class Reconciler {
     const { store, verifier, now } = this.deps;
     const seen = new Set<string>();
     const due = targets.filter((t) => {
-      const id = keyId(t.key);
+      const id = hintKeyString(t.key);
       if (seen.has(id)) return false;
       seen.add(id);
       const stored = store.get(t.key);
@@ -183,12 +186,4 @@ export class Reconciler {
     const at = nextWakeup(evaluation);
     if (at !== undefined) this.deps.schedule(id, Math.max(0, at - this.deps.now()));
   }
-}
-
-function sameKey(a: HintKey, b: HintKey): boolean {
-  return keyId(a) === keyId(b);
-}
-
-function keyId(k: HintKey): string {
-  return `${k.cluster}|${k.group}|${k.kind}|${k.namespace}|${k.name}`;
 }

@@ -8,7 +8,7 @@ import type {
   ReadFailureReason,
   ReadResult,
 } from '../kube/types.js';
-import { apiVersionCandidates } from '../kube/resources.js';
+import { apiVersionCandidates, parseApiVersion } from '../kube/resources.js';
 import { targetStatusFromFailure, targetStatusFromObject } from './target-status.js';
 
 /** Sees every read by cluster and result ('ok' or the failure reason), for metrics and refreshes. */
@@ -60,7 +60,7 @@ export class Verifier {
     kind: string,
     read: (apiVersion: string) => Promise<ReadResult<T>>,
   ): Promise<ReadResult<T>> {
-    const cacheKey = `${cluster}|${apiVersion.split('/')[0] ?? ''}|${kind}`;
+    const cacheKey = `${cluster}|${parseApiVersion(apiVersion).group}|${kind}`;
     const known = this.servedVersions.get(cacheKey);
     const candidates = apiVersionCandidates(apiVersion, kind);
     const order =
