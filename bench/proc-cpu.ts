@@ -1,7 +1,8 @@
 /**
  * CPU time of another process (all its threads: JS, GC helpers, libuv pool), read from
  * /proc/<pid>/stat, so the benchmark can report what each server spent per request without
- * asking it, and how often its main thread blocked (from /proc/<pid>/status). Linux only; elsewhere, or if the process is gone, it reads undefined.
+ * asking it, how often its main thread blocked, and its peak resident memory (both from
+ * /proc/<pid>/status). Linux only; elsewhere, or if the process is gone, it reads undefined.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -44,6 +45,19 @@ export function processCpu(pid: number | undefined): CpuTimes | undefined {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const voluntarySwitches = Number(VOLUNTARY.exec(status)?.[1] ?? Number.NaN);
     return { userMs: utime * ms, systemMs: stime * ms, voluntarySwitches };
+  } catch {
+    return undefined;
+  }
+}
+
+const PEAK_RSS = /^VmHWM:\s*(\d+)\s*kB/m;
+
+/** The largest resident set size `pid` has had so far, in bytes; undefined when unreadable. */
+export function processPeakRss(pid: number | undefined): number | undefined {
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  try {
+    const kib = Number(PEAK_RSS.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return Number.isFinite(kib) ? kib * 1024 : undefined;
   } catch {
     return undefined;
   }

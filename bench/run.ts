@@ -25,18 +25,22 @@ import {
   burstTable,
   evaluateBars,
   ISSUE_REFERENCE_RATIO,
+  memoryContextLines,
   MIN_RATIO,
   ratioLines,
   throughputTable,
 } from './report.js';
 import {
   EVENT_CLUSTER,
+  measureImportCost,
   startBareServer,
   startGateway,
   startReferenceServer,
   UNREFERENCED_NAME,
 } from './servers.js';
 import type { GatewayUnderTest, ServerUnderTest } from './servers.js';
+import { processPeakRss } from './proc-cpu.js';
+import type { MemoryContext } from './report.js';
 import { measureThroughput } from './throughput.js';
 import type { ThroughputOptions } from './throughput.js';
 
@@ -122,6 +126,8 @@ async function main(): Promise<number> {
       (process.execArgv.length > 0 ? `, then ${process.execArgv.join(' ')}` : ''),
   );
 
+  // Before anything else runs, so nothing competes with it for the CPU.
+  const importCost = await measureImportCost(nodeFlags);
   const client = await LoadClient.start();
   let fleet: FleetHandle | undefined;
   let gateway: GatewayUnderTest | undefined;
@@ -144,6 +150,11 @@ async function main(): Promise<number> {
       mode.throughput,
       log,
     );
+    const memoryContext: MemoryContext = {
+      barePeakRssBytes: processPeakRss(bare.pid),
+      referencePeakRssBytes: processPeakRss(reference.pid),
+      importCost,
+    };
     await gateway.memoryPhase('duplicate bursts');
     let fleetRss = await fleet.rss();
     log('(b) duplicate bursts:');
@@ -172,10 +183,7 @@ async function main(): Promise<number> {
     log('');
     log(barsTable(bars));
     const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-    for (const p of memory.phases)
-      log(
-        `  RSS max ${mib(p.rssMaxBytes)} (heap used max ${mib(p.heapUsedMaxBytes)}) during ${p.phase}`,
-      );
+    for (const line of memoryContextLines(memory, memoryContext)) log(line);
     log(
       `other processes (not part of the bar): kube-sim fleet ${mib(fleetRss)}, load client ${mib(throughput.clientRssMaxBytes)}`,
     );
@@ -201,6 +209,7 @@ async function main(): Promise<number> {
       },
       bursts,
       memory,
+      memoryContext,
       otherProcesses: {
         fleetRssBytes: fleetRss,
         loadClientRssMaxBytes: throughput.clientRssMaxBytes,

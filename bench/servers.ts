@@ -18,6 +18,7 @@ import type {
   ReferenceStart,
   SignedEvent,
 } from './gateway-types.js';
+import type { ImportCost } from './import-cost-process.js';
 import type { MemoryReport } from './memory.js';
 
 export type { SignedEvent } from './gateway-types.js';
@@ -76,6 +77,24 @@ export async function startReferenceServer(
     init,
   });
   return { host: '127.0.0.1', port, pid: child.pid, close: () => stopChild(child) };
+}
+
+/**
+ * What importing @kubernetes/client-node and then the gateway's modules costs in RSS, measured
+ * in a fresh process with `nodeFlags` (import-cost-process.ts).
+ */
+export async function measureImportCost(nodeFlags: readonly string[]): Promise<ImportCost> {
+  const { child, ready } = await forkReady(
+    'import-cost-process.js',
+    (m): ImportCost => ({
+      baselineRssBytes: Number(m.baselineRssBytes),
+      clientNodeRssBytes: Number(m.clientNodeRssBytes),
+      gatewayModulesRssBytes: Number(m.gatewayModulesRssBytes),
+    }),
+    { nodeFlags: [...nodeFlags, '--expose-gc'] },
+  );
+  await stopChild(child);
+  return ready;
 }
 
 /** Signs `body` as Flux's generic-hmac Provider does for `cluster`. */
