@@ -13,6 +13,7 @@ import { realScheduler, type Scheduler } from './hints/scheduler.js';
 import { wantedClusters } from './index/wanted-clusters.js';
 import { PipelineIndex, parsePipelineId, pipelineId } from './index/pipeline-index.js';
 import { ClusterRegistry } from './kube/clusters.js';
+import { KubeLeaseStore } from './kube/lease.js';
 import { PipelineWatcher } from './kube/pipeline-watch.js';
 import { KubePipelineWriter } from './kube/pipeline-writer.js';
 import { KubeObjectReader } from './kube/reader.js';
@@ -24,6 +25,7 @@ import type { Pipeline } from './pipeline/types.js';
 import { strategyFor } from './promote/strategies/select.js';
 import type { FetchLike } from './promote/strategies/webhook.js';
 import { Reconciler } from './reconcile/reconciler.js';
+import { resyncLeadership, type ResyncLeadership } from './resync/leadership.js';
 import { Resync } from './resync/resync.js';
 import { TargetStore } from './verify/target-store.js';
 import { Verifier } from './verify/verifier.js';
@@ -49,8 +51,10 @@ export interface Gateway {
   hints: HintQueue;
   pipelines: PipelineQueue;
   resync: Resync;
+  /** Whether this replica runs the periodic resync (it holds the resync Lease). */
+  leadership: ResyncLeadership;
   clusters: ClusterRegistry;
-  /** Starts the Pipeline watch and the resync loop. */
+  /** Starts the Pipeline watch, the first resync pass and the campaign for the periodic ones. */
   start(): Promise<void>;
   /** Listens on config.server host/port (or the override); resolves to the bound address. */
   listen(override?: { host?: string; port?: number }): Promise<string>;
@@ -173,6 +177,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       );
     },
   });
+  const leadership = resyncLeadership({
+    settings: config.leaderElection,
+    // A renewal still waiting past the renew deadline is useless: give up on it by then.
+    store: new KubeLeaseStore(
+      options.managementKubeConfig,
+      Math.min(timeoutMs, config.leaderElection.renewDeadlineMs),
+    ),
+    resync,
+    scheduler,
+    random,
+    logger,
+    gauge: metrics.resyncLeader,
+  });
   const lifecycle = { started: false };
   const watcher = new PipelineWatcher(
     options.managementKubeConfig,
@@ -231,12 +248,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     hints,
     pipelines,
     resync,
+    leadership,
     clusters,
     start: async () => {
       await watcher.start();
       await clusters.sync(wantedClusters(config, index));
       lifecycle.started = true;
-      resync.start();
+      leadership.start();
     },
     listen: async (override) =>
       app.listen({
@@ -249,7 +267,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       }
     },
     close: async () => {
-      await resync.stop();
+      await leadership.stop();
       await watcher.stop();
       await app.close();
       await Promise.all([hints.stop(), pipelines.stop()]);

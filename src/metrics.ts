@@ -30,6 +30,8 @@ export interface GatewayMetrics {
   readonly resyncDuration: Histogram<'result'>;
   /** Hints currently waiting in the queue. */
   readonly queueDepth: Gauge;
+  /** 1 while this replica runs the periodic resync (it holds the Lease, or election is off). */
+  readonly resyncLeader: Gauge;
   /** The `cluster` label value for a name: itself when configured, else OTHER_CLUSTER. */
   clusterLabel(name: string): string;
   /** Counts one answered HTTP request in httpRequests and httpDuration. */
@@ -103,6 +105,11 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     queueDepth: new Gauge({
       name: 'promotion_gateway_hint_queue_depth',
       help: 'Hints currently waiting in the queue.',
+      registers,
+    }),
+    resyncLeader: new Gauge({
+      name: 'promotion_gateway_resync_leader',
+      help: '1 while this replica runs the periodic resync (it holds the resync Lease), else 0.',
       registers,
     }),
     clusterLabel: (name) => (known.has(name) ? name : OTHER_CLUSTER),

@@ -26,6 +26,22 @@ export function checkInput(input: CheckedInput): string[] {
       'backoffBaseMs',
       'backoffMaxMs',
     ),
+    ...leaderTimings(input.leaderElection),
+  ];
+}
+
+// A leader must give up before anyone may take the Lease over (renewDeadline < leaseDuration),
+// and must get more than one renewal attempt before giving up (retryPeriod < renewDeadline).
+function leaderTimings(timings: CheckedInput['leaderElection']): string[] {
+  const at = '/leaderElection';
+  const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = timings;
+  return [
+    ...(renewDeadlineMs < leaseDurationMs
+      ? []
+      : [problem(`${at}/renewDeadlineMs`, `must be < leaseDurationMs (${leaseDurationMs})`)]),
+    ...(retryPeriodMs < renewDeadlineMs
+      ? []
+      : [problem(`${at}/retryPeriodMs`, `must be < renewDeadlineMs (${renewDeadlineMs})`)]),
   ];
 }
 

@@ -54,6 +54,15 @@ export interface ConfigInput {
     maxRetries?: number;
   };
   resync?: { intervalMs?: number; jitter?: number };
+  leaderElection?: {
+    enabled?: boolean;
+    namespace?: string;
+    name?: string;
+    identity?: string;
+    leaseDurationMs?: number;
+    renewDeadlineMs?: number;
+    retryPeriodMs?: number;
+  };
   promotion?: {
     retry?: {
       maxAttempts?: number;
@@ -80,6 +89,10 @@ export interface CheckedInput {
   jwt?: With<JwtInput, 'clockToleranceSeconds'>;
   hints: Required<NonNullable<ConfigInput['hints']>>;
   resync: Required<NonNullable<ConfigInput['resync']>>;
+  leaderElection: With<
+    NonNullable<ConfigInput['leaderElection']>,
+    'enabled' | 'name' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'
+  >;
   promotion: {
     retry: Required<NonNullable<NonNullable<ConfigInput['promotion']>['retry']>>;
     webhooks: Record<string, With<WebhookInput, 'timeoutMs'>>;

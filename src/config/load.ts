@@ -3,6 +3,7 @@
  * schemas/config.schema.json (defaults filled in), check cross-field rules, resolve secrets.
  * Every problem is collected and reported together in one ConfigError.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -32,7 +33,10 @@ export interface ConfigSource {
   object?: unknown;
   /** The environment for `env` secret sources; the loader never reads process.env itself. */
   env: Readonly<Record<string, string | undefined>>;
-  /** For the default promotion.instanceId (`<hostname>-<pid>`); defaults to this process's. */
+  /**
+   * For the defaults promotion.instanceId (`<hostname>-<pid>`) and leaderElection.identity
+   * (`<hostname>-<6 random hex digits>`); defaults to this process's.
+   */
   hostname?: string;
   pid?: number;
 }
@@ -130,6 +134,11 @@ function build(
     ...(input.jwt === undefined ? {} : { jwt: buildJwt(input.jwt, context, problems) }),
     hints: { ...input.hints },
     resync: { ...input.resync },
+    leaderElection: {
+      ...input.leaderElection,
+      namespace: input.leaderElection.namespace ?? DEFAULT_LEASE_NAMESPACE,
+      identity: input.leaderElection.identity ?? defaultIdentity(source),
+    },
     promotion: {
       retry: { ...input.promotion.retry },
       webhooks: buildWebhooks(input.promotion.webhooks, context, problems),
@@ -202,6 +211,18 @@ function buildWebhooks(
     };
   }
   return endpoints;
+}
+
+/**
+ * flux-system exists on every Flux management cluster and is admin-only; Pipeline namespaces
+ * may be tenants', and whoever can hold the Lease can stop every replica's periodic resync.
+ */
+const DEFAULT_LEASE_NAMESPACE = 'flux-system';
+
+// The hostname is the pod name in Kubernetes; the suffix keeps a restarted pod (same name)
+// from being taken for the holder it replaces, as client-go's hostname_uuid identities do.
+function defaultIdentity(source: ConfigSource): string {
+  return `${source.hostname ?? osHostname()}-${randomBytes(3).toString('hex')}`;
 }
 
 function defaultInstanceId(source: ConfigSource): string {

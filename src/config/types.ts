@@ -67,6 +67,18 @@ export interface GatewayConfig {
     maxRetries: number;
   };
   resync: { intervalMs: number; jitter: number };
+  /** The Lease whose holder runs the periodic resync; timings as in client-go's elector. */
+  leaderElection: {
+    /** false = every replica runs the periodic resync. */
+    enabled: boolean;
+    namespace: string;
+    name: string;
+    /** This replica's holderIdentity. */
+    identity: string;
+    leaseDurationMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+  };
   promotion: {
     retry: RetryPolicy;
     webhooks: Readonly<Record<string, WebhookEndpoint>>;

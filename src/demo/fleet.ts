@@ -48,6 +48,12 @@ const MANAGEMENT_RULES = [
   },
   { verbs: ['create' as const, 'patch' as const], resources: ['events'] },
   { verbs: ['get' as const], resources: ['secrets', 'gitopsclusters.gitops.weave.works'] },
+  // The resync's leader-election Lease, in leaderElection.namespace's default.
+  {
+    verbs: ['get' as const, 'create' as const, 'update' as const],
+    resources: ['leases.coordination.k8s.io'],
+    namespaces: [FLUX_NAMESPACE],
+  },
 ];
 
 /** Starts the fleet and fills it; `basePort` 0 = ephemeral ports. */

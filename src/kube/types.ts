@@ -91,3 +91,40 @@ export interface PipelineWriter {
   /** Record a Kubernetes Event in the Pipeline's namespace. */
   emitEvent(event: EventRecord): Promise<void>;
 }
+
+/**
+ * The leader-election fields of a coordination.k8s.io/v1 Lease. Times are MicroTime strings
+ * (RFC 3339 with microseconds, `2026-11-21T10:00:00.000000Z`), as the API server serves them.
+ */
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+/** A Lease as stored; `metadata.resourceVersion` is the precondition of the next replace. */
+export interface LeaseObject {
+  metadata: ObjectMeta;
+  spec: LeaseSpec;
+}
+
+/**
+ * The outcome of a Lease write: the stored Lease, a lost race (409: another writer was first,
+ * or the Lease already exists) or a classified failure with a secret-free message.
+ */
+export type LeaseWriteResult =
+  | { ok: true; value: LeaseObject }
+  | { ok: false; conflict: true }
+  | { ok: false; conflict: false; reason: ReadFailureReason; message: string };
+
+/** Conflict-aware reads and writes of Leases in the management cluster (leader election). */
+export interface LeaseStore {
+  /** One GET; `value` is undefined when the Lease does not exist. */
+  get(namespace: string, name: string): Promise<ReadResult<LeaseObject | undefined>>;
+  /** Creates the Lease named in `lease.metadata`; an existing one is a conflict. */
+  create(lease: LeaseObject): Promise<LeaseWriteResult>;
+  /** Replaces the Lease; `metadata.resourceVersion` is the precondition (409 = conflict). */
+  replace(lease: LeaseObject): Promise<LeaseWriteResult>;
+}

@@ -10,6 +10,9 @@ import type { GatewayLogger } from '../log.js';
 import type { TargetStore } from '../verify/target-store.js';
 import type { Verifier } from '../verify/verifier.js';
 
+/** About the shortest wait between two passes (it is jittered too), whatever the interval. */
+const MIN_GAP_MS = 1000;
+
 /** What one pass did, for logs, metrics and tests. */
 export interface ResyncReport {
   scopes: number;
@@ -38,12 +41,17 @@ export interface ResyncDeps {
   onReport?: (report: ResyncReport) => void;
 }
 
-/** Runs a full pass now and then every jittered interval until stopped. */
+/**
+ * Runs a full pass now and then every jittered interval until stopped; the periodic passes
+ * can be switched off and on (leader election) without affecting runOnce().
+ */
 export class Resync {
   private cancel: (() => void) | undefined;
   private running: Promise<ResyncReport> | undefined;
   private stopped = false;
+  private periodic = true;
   private passes = 0;
+  private lastPassEnd: number | undefined;
 
   constructor(private readonly deps: ResyncDeps) {}
 
@@ -52,10 +60,23 @@ export class Resync {
     return this.passes;
   }
 
-  /** Starts the loop with an immediate pass. */
-  start(): void {
+  /** Starts with an immediate pass; later passes follow only while periodic (default on). */
+  start(periodic = true): void {
     this.stopped = false;
+    this.periodic = periodic;
     this.tick();
+  }
+
+  /**
+   * Switches the periodic passes on or off. Switched on, the next pass comes one jittered
+   * interval after this replica's last pass, but no sooner than about a second from now.
+   */
+  setPeriodic(on: boolean): void {
+    if (on === this.periodic) return;
+    this.periodic = on;
+    this.cancel?.();
+    this.cancel = undefined;
+    if (on && !this.stopped) this.scheduleNext();
   }
 
   /** Stops the loop; resolves when a running pass ends. */
@@ -69,6 +90,7 @@ export class Resync {
   runOnce(): Promise<ResyncReport> {
     this.running ??= this.pass().finally(() => {
       this.running = undefined;
+      this.lastPassEnd = this.deps.scheduler.now();
     });
     return this.running;
   }
@@ -80,13 +102,28 @@ export class Resync {
         this.deps.logger.error({ err }, 'resync pass failed');
       })
       .finally(() => {
-        if (this.stopped) return;
-        const { intervalMs, jitter, random } = this.deps;
-        const delay = Math.max(1000, intervalMs * (1 + jitter * (2 * random() - 1)));
-        this.cancel = this.deps.scheduler.setTimer(delay, () => {
-          this.tick();
-        });
+        if (!this.stopped && this.periodic) this.scheduleNext();
       });
+  }
+
+  // A replica that takes over the periodic passes runs one soon unless its own last pass is
+  // recent. No replica's last pass is later than the fleet's, so the fleet still goes at most
+  // one interval (or the takeover and a second) without a pass, and the first leader does not
+  // repeat the start-up pass every replica has just made.
+  private scheduleNext(): void {
+    this.cancel?.();
+    const { scheduler } = this.deps;
+    const since = this.lastPassEnd === undefined ? Infinity : scheduler.now() - this.lastPassEnd;
+    const delay = Math.max(this.jittered(MIN_GAP_MS), this.jittered(this.deps.intervalMs) - since);
+    this.cancel = scheduler.setTimer(delay, () => {
+      this.cancel = undefined;
+      this.tick();
+    });
+  }
+
+  private jittered(ms: number): number {
+    const { jitter, random } = this.deps;
+    return ms * (1 + jitter * (2 * random() - 1));
   }
 
   private async pass(): Promise<ResyncReport> {

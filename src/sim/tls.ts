@@ -62,7 +62,9 @@ export function selfSignedCertificate(now = new Date()): SimCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const serialBytes = randomBytes(16);
-  serialBytes[0] = (serialBytes[0] ?? 0) & 0x7f;
+  // DER INTEGER: positive (top bit clear) and minimal (no leading 0x00 before a byte < 0x80),
+  // else OpenSSL rejects the certificate (about one in 256 serials did).
+  serialBytes[0] = ((serialBytes[0] ?? 0) & 0x7f) | 0x01;
   const sigAlg = seq(oid('1.2.840.10045.4.3.2'));
   const notBefore = new Date(now.getTime() - 3600_000);
   const notAfter = new Date(now.getTime() + 10 * 365 * 86400_000);

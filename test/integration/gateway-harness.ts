@@ -181,7 +181,8 @@ export interface RunningGateway {
 /**
  * Builds the real gateway for `fleet`: clusters dev/staging/prod with their demo HMAC keys
  * (and JWT subject `flux-<env>`), the management kubeconfig of the least-privilege gateway
- * user, a resync interval so long that only runOnce() resyncs. `config` is merged over that;
+ * user, a resync interval so long that only runOnce() resyncs, and the instance id as its
+ * leader-election identity. `config` is merged over that;
  * `start: false` only listens (readiness tests).
  */
 export async function launchGateway(
@@ -203,6 +204,10 @@ export async function launchGateway(
     resync: { intervalMs: 600_000 },
     logLevel: 'silent',
     ...overrides,
+    leaderElection: {
+      identity: options.instanceId ?? 'gateway-test',
+      ...overrides.leaderElection,
+    },
     promotion: {
       instanceId: options.instanceId ?? 'gateway-test',
       ...overrides.promotion,

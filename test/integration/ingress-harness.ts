@@ -103,6 +103,15 @@ export function testConfig(publicPem?: string): GatewayConfig {
       maxRetries: 3,
     },
     resync: { intervalMs: 60_000, jitter: 0.1 },
+    leaderElection: {
+      enabled: true,
+      namespace: 'flux-system',
+      name: 'promotion-gateway-resync',
+      identity: 'test',
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+    },
     promotion: {
       retry: { maxAttempts: 3, backoffBaseMs: 1000, backoffMaxMs: 10_000, claimTimeoutMs: 60_000 },
       webhooks: {},

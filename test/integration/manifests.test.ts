@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { defaultConfig, type ConfigInput } from '../../src/config/load.js';
 import { validateShape } from '../../src/config/schema.js';
 import { packagePath } from '../../src/paths.js';
 import { applyFiles, startFleet, type Fleet } from '../../src/sim/index.js';
@@ -18,6 +19,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await fleet.close();
 });
+
+interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+interface RoleBinding {
+  metadata: { namespace?: string };
+  roleRef: { name: string };
+  subjects: { kind: string; name: string }[];
+}
 
 function documents(...path: string[]): Record<string, unknown>[] {
   const docs = parseAllDocuments(readFileSync(packagePath(...path), 'utf8'));
@@ -59,6 +72,33 @@ describe('shipped manifests', () => {
     ) as { data: Record<string, string> };
     const config = parseAllDocuments(configMap.data['config.yaml'] ?? '')[0]?.toJS() as unknown;
     expect(validateShape(config)).toEqual([]);
+  });
+
+  it('lets the gateway hold its leader-election Lease where the configuration puts it', () => {
+    const docs = documents('manifests', 'deploy', 'management.yaml');
+    const configMap = docs.find((d) => d.kind === 'ConfigMap') as { data: Record<string, string> };
+    const input = parseAllDocuments(configMap.data['config.yaml'] ?? '')[0]?.toJS() as ConfigInput;
+    // The key files exist only in a real pod; the clusters do not matter here.
+    const config = defaultConfig({ ...input, clusters: [] });
+    const { namespace } = config.leaderElection;
+    const roles = docs.filter(
+      (d) => d.kind === 'Role' && (d.metadata as { namespace?: string }).namespace === namespace,
+    ) as unknown as { metadata: { name: string }; rules: PolicyRule[] }[];
+    const rules = roles.flatMap((r) => r.rules);
+    const lease = rules.find(
+      (r) => r.apiGroups.includes('coordination.k8s.io') && r.resources.includes('leases'),
+    );
+    expect(lease?.verbs).toEqual(expect.arrayContaining(['get', 'create', 'update']));
+    const bound = docs.some((d) => {
+      const binding = d as unknown as RoleBinding;
+      return (
+        d.kind === 'RoleBinding' &&
+        binding.metadata.namespace === namespace &&
+        roles.some((r) => r.metadata.name === binding.roleRef.name) &&
+        binding.subjects.some((s) => s.kind === 'ServiceAccount' && s.name === 'promotion-gateway')
+      );
+    });
+    expect(bound).toBe(true);
   });
 
   it('every deploy manifest parses and names its kind', () => {

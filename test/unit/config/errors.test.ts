@@ -183,6 +183,18 @@ describe('rules checked in code', () => {
       'config /promotion/retry/backoffMaxMs: must be >= backoffBaseMs (10)',
     ]);
   });
+
+  it('rejects leader-election timings where a leader could outlive its Lease', () => {
+    expect(problemsOf({ leaderElection: { leaseDurationMs: 5000 } })).toEqual([
+      'config /leaderElection/renewDeadlineMs: must be < leaseDurationMs (5000)',
+    ]);
+    expect(problemsOf({ leaderElection: { renewDeadlineMs: 3000, retryPeriodMs: 3000 } })).toEqual([
+      'config /leaderElection/retryPeriodMs: must be < renewDeadlineMs (3000)',
+    ]);
+    expect(problemsOf({ leaderElection: { leaseDurationMs: 1500 } })).toEqual([
+      'config /leaderElection/leaseDurationMs: must be multiple of 1000',
+    ]);
+  });
 });
 
 describe('file parsing', () => {

@@ -107,6 +107,36 @@ describe('loadConfig', () => {
     expect(defaultConfig().promotion.instanceId).toBe(`${hostname()}-${String(process.pid)}`);
   });
 
+  it('defaults leader election to client-go timings and a per-process identity', () => {
+    const config = defaultConfig({}, { hostname: 'gateway-7d9f-x2k' });
+    expect(config.leaderElection).toEqual({
+      enabled: true,
+      namespace: 'flux-system',
+      name: 'promotion-gateway-resync',
+      identity: expect.stringMatching(/^gateway-7d9f-x2k-[0-9a-f]{6}$/) as unknown,
+      leaseDurationMs: 15000,
+      renewDeadlineMs: 10000,
+      retryPeriodMs: 2000,
+    });
+    // A restarted pod keeps its name, not its identity.
+    expect(defaultConfig({}, { hostname: 'gw' }).leaderElection.identity).not.toBe(
+      defaultConfig({}, { hostname: 'gw' }).leaderElection.identity,
+    );
+    const explicit = defaultConfig({
+      pipelineNamespaces: ['team-a'],
+      leaderElection: { namespace: 'promotion-system', identity: 'gw-0', enabled: false },
+    });
+    expect(explicit.leaderElection).toMatchObject({
+      enabled: false,
+      namespace: 'promotion-system',
+      identity: 'gw-0',
+    });
+    // A tenant's Pipeline namespace is never chosen for the Lease by default.
+    expect(defaultConfig({ pipelineNamespaces: ['team-a'] }).leaderElection.namespace).toBe(
+      'flux-system',
+    );
+  });
+
   it('resolves a relative kubeconfig against the config file folder', () => {
     const file = tempFile('c.yaml', 'management: { kubeconfig: kube/config, context: kind }');
     const config = loadConfig({ file, env: {} });
