@@ -277,6 +277,30 @@ export function recordOf(fleet: TestFleet, ns: string, env: string): PromotionRe
   return pipelineOf(fleet, ns).status?.environments?.[env]?.promotion;
 }
 
+/**
+ * Sends one event body, signed with dev's key, to every replica at once; resolves with their
+ * HTTP statuses and staging's record once it shows `version` Succeeded and every replica is idle.
+ */
+export async function deliverToEveryReplica(
+  fleet: TestFleet,
+  replicas: readonly RunningGateway[],
+  ns: string,
+  body: Buffer,
+  version: string,
+): Promise<{ statuses: number[]; record: PromotionRecord }> {
+  const answers = await Promise.all(
+    replicas.map((r) => postSigned(r.url, '/v1/events/dev', body, fleet.key('dev'))),
+  );
+  const record = await eventually(() => {
+    const r = recordOf(fleet, ns, 'staging');
+    if (r?.revision !== version || r.phase !== 'Succeeded' || !r.succeeded)
+      throw new Error(`staging's record is ${JSON.stringify(r)}, not ${version} Succeeded`);
+    return r;
+  });
+  for (const r of replicas) await r.gateway.idle();
+  return { statuses: answers.map((a) => a.status), record };
+}
+
 /** A core Event as far as these tests read it. */
 export interface CoreEvent {
   reason?: string;

@@ -8,11 +8,10 @@ import type { LeaseSpec } from '../../src/kube/types.js';
 import {
   HR_RESOURCE,
   createApp,
+  deliverToEveryReplica,
   eventually,
   launchGateway,
-  postSigned,
   promoteEvents,
-  recordOf,
   rollOut,
   startTestFleet,
   upgradeBody,
@@ -102,18 +101,9 @@ describe('the real gateway on kube-sim: resync leader election', () => {
     const version = '6.6.0';
     // No advanceClock here: a clock step would shorten a follower's view of the Lease's age.
     const body = upgradeBody(rollOut(fleet.dev, NS, version));
-    const answers = await Promise.all(
-      replicas.map((r) => postSigned(r.url, '/v1/events/dev', body, fleet.key('dev'))),
-    );
-    expect(answers.map((a) => a.status)).toEqual([202, 202]);
-
-    const record = await eventually(() => {
-      const r = recordOf(fleet, NS, 'staging');
-      expect(r).toMatchObject({ revision: version, phase: 'Succeeded', succeeded: true });
-      return r;
-    });
-    for (const r of replicas) await r.gateway.idle();
-    expect(record?.attempt).toBe(1);
+    const { statuses, record } = await deliverToEveryReplica(fleet, replicas, NS, body, version);
+    expect(statuses).toEqual([202, 202]);
+    expect(record.attempt).toBe(1);
     expect(promoteEvents(fleet, NS).map((e) => e.metadata.annotations?.version ?? 'none')).toEqual([
       version,
     ]);

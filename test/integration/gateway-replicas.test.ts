@@ -5,9 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createApp,
-  eventually,
+  deliverToEveryReplica,
   launchGateway,
-  postSigned,
   promoteEvents,
   recordOf,
   rollOut,
@@ -53,21 +52,12 @@ describe('the real gateway on kube-sim: two replicas', () => {
       const body = upgradeBody(rollOut(fleet.dev, ns, version));
       // Both replicas read state older than their freshness window, as after a quiet spell.
       for (const r of replicas) r.advanceClock(5_000);
-      const answers = await Promise.all(
-        replicas.map((r) => postSigned(r.url, '/v1/events/dev', body, fleet.key('dev'))),
-      );
-      expect(answers.map((a) => a.status)).toEqual([202, 202]);
-
-      const record = await eventually(() => {
-        const r = recordOf(fleet, ns, 'staging');
-        expect(r).toMatchObject({ revision: version, phase: 'Succeeded', succeeded: true });
-        return r;
-      });
-      for (const r of replicas) await r.gateway.idle();
+      const { statuses, record } = await deliverToEveryReplica(fleet, replicas, ns, body, version);
+      expect(statuses).toEqual([202, 202]);
 
       // One claim: the first attempt, by one of the two replicas; one Promote Event per round.
-      expect(record?.attempt).toBe(1);
-      expect(['replica-a', 'replica-b']).toContain(record?.claimedBy);
+      expect(record.attempt).toBe(1);
+      expect(['replica-a', 'replica-b']).toContain(record.claimedBy);
       expect(recordOf(fleet, ns, 'staging')).toEqual(record);
       const events = promoteEvents(fleet, ns);
       expect(events).toHaveLength(round + 1);

@@ -70,6 +70,24 @@ export function flush(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * Moves `scheduler` forward by `ms` in `stepMs` steps, letting promises settle after each, so
+ * that work started by a timer completes at about the fake time it started (timers due now
+ * fire first).
+ */
+export async function advanceInSteps(
+  scheduler: FakeScheduler,
+  ms: number,
+  stepMs = 100,
+): Promise<void> {
+  scheduler.advance(0);
+  await flush();
+  for (let done = 0; done < ms; done += stepMs) {
+    scheduler.advance(Math.min(stepMs, ms - done));
+    await flush();
+  }
+}
+
 /** A promise with its resolve exposed, for processors the test finishes by hand. */
 export interface Deferred<T> {
   promise: Promise<T>;

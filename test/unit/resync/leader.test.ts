@@ -8,7 +8,7 @@ import type { LeaseObject } from '../../../src/kube/types.js';
 import { createLogger } from '../../../src/log.js';
 import { LeaderElector, microTime } from '../../../src/resync/leader.js';
 import { FakeLeases, type FakeLeaseView } from '../../support/fake-lease-store.js';
-import { FakeScheduler, flush } from '../hints/fake-scheduler.js';
+import { advanceInSteps, FakeScheduler } from '../hints/fake-scheduler.js';
 
 const NS = 'flux-system';
 const NAME = 'promotion-gateway-resync';
@@ -50,15 +50,7 @@ function setup() {
     return { elector, view, changes, logs };
   };
   /** Moves time forward in 100 ms steps, letting the store's answers land in between. */
-  const run = async (ms: number) => {
-    // Timers due now first, so that what they start settles at the time they fired.
-    scheduler.advance(0);
-    await flush();
-    for (let done = 0; done < ms; done += 100) {
-      scheduler.advance(Math.min(100, ms - done));
-      await flush();
-    }
-  };
+  const run = (ms: number) => advanceInSteps(scheduler, ms);
   const lease = () => leases.peek(NS, NAME);
   return { scheduler, leases, candidate, run, lease };
 }

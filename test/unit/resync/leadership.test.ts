@@ -11,7 +11,7 @@ import { Resync } from '../../../src/resync/resync.js';
 import { TargetStore } from '../../../src/verify/target-store.js';
 import { Verifier } from '../../../src/verify/verifier.js';
 import { FakeLeases, type FakeLeaseView } from '../../support/fake-lease-store.js';
-import { FakeScheduler, flush } from '../hints/fake-scheduler.js';
+import { advanceInSteps, FakeScheduler } from '../hints/fake-scheduler.js';
 
 const INTERVAL_MS = 60_000;
 
@@ -62,14 +62,8 @@ function setup(enabled = true) {
     });
     return { leadership, resync, view, gauge };
   };
-  const run = async (ms: number) => {
-    scheduler.advance(0);
-    await flush();
-    for (let done = 0; done < ms; done += 100) {
-      scheduler.advance(Math.min(100, ms - done));
-      await flush();
-    }
-  };
+  /** Moves time forward in 100 ms steps, letting the store's answers land in between. */
+  const run = (ms: number) => advanceInSteps(scheduler, ms);
   const passes = (...replicas: Replica[]) => replicas.map((r) => r.resync.completedPasses);
   return { scheduler, leases, replica, run, passes };
 }
