@@ -1,7 +1,9 @@
 /**
  * Request accounting for one cluster: every API request that reaches the cluster's listener is
  * counted once on arrival (before auth and fault injection), so injected failures count too.
- * Requests refused while the cluster is down never reach it and are not counted.
+ * Requests refused while the cluster is down never reach it and are not counted. Accepted
+ * connections are counted apart (TLS: completed handshakes), so tests can see whether a client
+ * reuses keep-alive connections or opens one per request.
  */
 import type { Verb } from './request-info.js';
 import { VERBS } from './request-info.js';
@@ -25,6 +27,8 @@ export interface RequestSnapshot {
   total: number;
   /** Discovery, /version and /openapi requests (kept apart so they do not blur API load). */
   nonResource: number;
+  /** Connections accepted (with TLS: handshakes completed); requests / connections is reuse. */
+  connections: number;
   byVerb: Record<Verb, number>;
   byResource: Record<string, number>;
   /** Keyed by namespace; '' is cluster-scoped or all-namespaces requests. */
@@ -43,6 +47,7 @@ function keyOf(r: RequestRecord): string {
 export class RequestCounter {
   private readonly counts = new Map<string, { record: RequestRecord; count: number }>();
   private nonResourceCount = 0;
+  private connectionCount = 0;
 
   /** Counts one resource request. */
   record(r: RequestRecord): void {
@@ -55,6 +60,16 @@ export class RequestCounter {
   /** Counts one non-resource request (discovery, version, openapi). */
   recordNonResource(): void {
     this.nonResourceCount++;
+  }
+
+  /** Counts one accepted connection (TLS: after its handshake completed). */
+  recordConnection(): void {
+    this.connectionCount++;
+  }
+
+  /** Connections accepted since the last reset. */
+  connections(): number {
+    return this.connectionCount;
   }
 
   /** How many resource requests matched `filter` (all when empty). */
@@ -87,6 +102,7 @@ export class RequestCounter {
     return {
       total,
       nonResource: this.nonResourceCount,
+      connections: this.connectionCount,
       byVerb,
       byResource,
       byNamespace,
@@ -99,6 +115,7 @@ export class RequestCounter {
   reset(): void {
     this.counts.clear();
     this.nonResourceCount = 0;
+    this.connectionCount = 0;
   }
 }
 

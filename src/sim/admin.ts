@@ -9,6 +9,7 @@
  *   PATCH  /clusters/{c}/faults                    add/replace the given kinds
  *   DELETE /clusters/{c}/faults[/{kind}]           clear all or one kind
  *   POST   /clusters/{c}/faults/close-watches      end every open watch -> {closed}
+ *   POST   /clusters/{c}/faults/close-connections  drop every open connection -> {closed}
  *   POST   /clusters/{c}/compact                   force watch-history compaction (410 for old RVs)
  */
 import { createServer } from 'node:http';
@@ -149,6 +150,9 @@ async function route(
       return;
     case 'POST faults/close-watches':
       send(res, 200, { closed: cluster.faults.closeWatches() });
+      return;
+    case 'POST faults/close-connections':
+      send(res, 200, { closed: cluster.faults.closeConnections() });
       return;
     case 'POST compact':
       cluster.compact();

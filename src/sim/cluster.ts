@@ -59,9 +59,9 @@ const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-
 export class SimCluster {
   /** The cluster's name (also its kubeconfig context name). */
   readonly name: string;
-  /** Fault injection: `set`, `clear`, `closeWatches`, `current`, `stats`. */
+  /** Fault injection: `set`, `clear`, `closeWatches`, `closeConnections`, `current`, `stats`. */
   readonly faults: FaultController;
-  /** Request accounting: `snapshot`, `count`, `reset`. */
+  /** Request and connection accounting: `snapshot`, `count`, `connections`, `reset`. */
   readonly requests = new RequestCounter();
 
   private readonly registry = new Registry();
@@ -96,6 +96,7 @@ export class SimCluster {
       {
         setDown: (down) => (down ? this.stopListening() : this.listen()),
         closeWatches: () => this.watches.closeAll(),
+        closeConnections: () => this.closeConnections(),
       },
       random,
       sleep,
@@ -123,6 +124,7 @@ export class SimCluster {
     this.server.on(
       this.certificate === undefined ? 'connection' : 'secureConnection',
       (socket: Socket) => {
+        this.requests.recordConnection();
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));
       },
@@ -164,10 +166,16 @@ export class SimCluster {
     return token;
   }
 
-  /** A single-cluster kubeconfig for `user` (default admin). */
+  /** A single-cluster kubeconfig for `user` (default admin), trusting the cluster's CA. */
   kubeconfig(user = 'admin'): string {
     return renderKubeconfig([
-      { cluster: this.name, server: this.url, user, token: this.tokenFor(user) },
+      {
+        cluster: this.name,
+        server: this.url,
+        user,
+        token: this.tokenFor(user),
+        caData: this.caData,
+      },
     ]);
   }
 
@@ -264,6 +272,12 @@ export class SimCluster {
     });
   }
 
+  private closeConnections(): number {
+    const open = [...this.sockets];
+    for (const socket of open) socket.destroy();
+    return open.length;
+  }
+
   private stopListening(): Promise<void> {
     if (!this.server.listening) return Promise.resolve();
     return new Promise((resolve) => {
@@ -271,7 +285,7 @@ export class SimCluster {
       this.server.close(() => {
         resolve();
       });
-      for (const socket of this.sockets) socket.destroy();
+      this.closeConnections();
     });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Fault injection for one cluster: latency, error responses at a rate, hung requests, a cluster
- * that refuses connections, and dropping every open watch. Latency, errors and hangs apply to
+ * that refuses connections, and dropping every open watch or every open connection. Latency, errors and hangs apply to
  * resource requests (optionally narrowed by verb/resource); discovery is left alone so clients
  * can still start. All randomness comes from the injected random source.
  */
@@ -53,12 +53,15 @@ export interface FaultStats {
   /** Requests currently held by a hang fault. */
   hanging: number;
   watchesClosed: number;
+  /** Connections dropped by `closeConnections`. */
+  connectionsClosed: number;
 }
 
 /** Hooks the cluster gives the controller for the faults that touch its listener and watches. */
 export interface FaultHooks {
   setDown(down: boolean): Promise<void>;
   closeWatches(): number;
+  closeConnections(): number;
 }
 
 function matches(m: RequestMatch, req: ResourceRequest): boolean {
@@ -79,6 +82,7 @@ export class FaultController {
     injectedDelayMs: 0,
     injectedErrors: 0,
     watchesClosed: 0,
+    connectionsClosed: 0,
   };
 
   constructor(
@@ -108,6 +112,16 @@ export class FaultController {
   closeWatches(): number {
     const n = this.hooks.closeWatches();
     this.counters.watchesClosed += n;
+    return n;
+  }
+
+  /**
+   * Destroys every open client connection now, idle keep-alive ones and watch streams included,
+   * as a server or load balancer dropping idle sockets would. Returns how many.
+   */
+  closeConnections(): number {
+    const n = this.hooks.closeConnections();
+    this.counters.connectionsClosed += n;
     return n;
   }
 

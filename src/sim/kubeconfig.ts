@@ -1,6 +1,6 @@
 /**
  * Kubeconfig YAML for simulated clusters: one cluster, user and context per entry, bearer-token
- * auth over plain HTTP on loopback.
+ * auth on loopback; TLS clusters carry their CA, plain-HTTP ones skip TLS verification.
  */
 import { stringify } from 'yaml';
 

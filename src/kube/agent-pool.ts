@@ -1,0 +1,189 @@
+/**
+ * Keep-alive connection pooling for client-node REST calls.
+ *
+ * Why: client-node 1.4 builds a brand-new `https.Agent` (no keepAlive) for every API call:
+ * `KubeConfig.applySecurityAuthentication` ends with `context.setAgent(this.createAgent(...))`.
+ * Every GET, LIST and write therefore paid a new TCP connection and a full TLS handshake. The
+ * generated request factory applies that authentication before the per-call middlewares' `pre`
+ * hooks run, and `httpApi.send` then uses `context.getAgent()`, so a `pre` hook can swap the
+ * fresh agent for a long-lived keep-alive agent built from the same options (see
+ * request-options.ts). Agents are keyed by a sha256 of every option client-node gave the fresh
+ * agent (CA, client cert and key, rejectUnauthorized, servername, ...): a rotated kubeconfig
+ * Secret yields a new key and so a new agent, and two clusters with different CAs can never
+ * share a connection. The key holds no key material, only its hash; nothing here is logged.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import type { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
+import type { Duplex } from 'node:stream';
+
+/** Tunables of the pooled agents; every field has a default suited to API-server calls. */
+export interface AgentPoolOptions {
+  /** Distinct TLS configurations (about one per cluster) kept; the least recently used goes. */
+  maxAgents?: number;
+  /** Concurrent connections per API server; further requests queue in the agent. */
+  maxSockets?: number;
+  /** Idle connections kept per API server. */
+  maxFreeSockets?: number;
+  /** Initial delay of TCP keep-alive probes on pooled connections. */
+  keepAliveMsecs?: number;
+  /**
+   * Idle connections are closed after this long. Below the idle timeouts of kube-apiserver and
+   * common load balancers, so the client closes first; a server's `Keep-Alive: timeout=N` hint
+   * shortens it further (Node applies hints only when the agent has a timeout at all).
+   */
+  idleTimeoutMs?: number;
+}
+
+const DEFAULTS: Required<AgentPoolOptions> = {
+  maxAgents: 64,
+  maxSockets: 16,
+  maxFreeSockets: 4,
+  keepAliveMsecs: 15_000,
+  idleTimeoutMs: 30_000,
+};
+
+/**
+ * A pooled keep-alive agent. Once evicted it is retired rather than destroyed at once:
+ * `destroy()` would also kill requests still in flight on it, so it closes its idle sockets and
+ * stops keeping the busy ones, which close when their response ends.
+ */
+export class PooledAgent extends HttpsAgent {
+  private retired = false;
+
+  /** Closes idle sockets now and busy ones when their request ends; destroys it when idle. */
+  retire(): void {
+    this.retired = true;
+    if (countSockets(this.sockets) === 0) {
+      this.destroy();
+      return;
+    }
+    for (const list of Object.values(this.freeSockets)) for (const s of list ?? []) s.destroy();
+  }
+
+  /** True once evicted from its pool. */
+  isRetired(): boolean {
+    return this.retired;
+  }
+
+  /** Node asks this before parking a socket as free; a retired agent parks none. */
+  override keepSocketAlive(socket: Duplex): boolean {
+    if (this.retired) return false;
+    // Node's returns false when the server's Keep-Alive hint is too short; @types/node says void.
+    const base: (socket: Duplex) => unknown = super.keepSocketAlive.bind(this);
+    return base(socket) !== false;
+  }
+}
+
+function countSockets(byName: NodeJS.ReadOnlyDict<unknown[]>): number {
+  let n = 0;
+  for (const list of Object.values(byName)) n += list?.length ?? 0;
+  return n;
+}
+
+/**
+ * Bounded LRU of keep-alive agents keyed by TLS-option fingerprint. Use `swap` on the agent
+ * client-node put on a request; see the file comment for why.
+ */
+export class AgentPool {
+  // A Map iterates in insertion order; re-inserting on use makes the first key the LRU one.
+  private readonly agents = new Map<string, PooledAgent>();
+  private readonly settings: Required<AgentPoolOptions>;
+
+  constructor(options: AgentPoolOptions = {}) {
+    this.settings = { ...DEFAULTS, ...options };
+  }
+
+  /**
+   * The pooled agent to use instead of `agent` (which is then destroyed: it has no sockets yet),
+   * or `agent` unchanged when it is not exactly an `https.Agent` (proxy agents, plain HTTP) or
+   * carries an option that cannot be fingerprinted.
+   */
+  swap(agent: HttpAgent | undefined): HttpAgent | undefined {
+    if (!(agent instanceof HttpsAgent) || Object.getPrototypeOf(agent) !== HttpsAgent.prototype)
+      return agent;
+    const key = fingerprint(agent.options);
+    if (key === undefined) return agent;
+    const pooled = this.lookup(key) ?? this.add(key, agent.options);
+    agent.destroy();
+    return pooled;
+  }
+
+  /** Number of pooled agents. */
+  get size(): number {
+    return this.agents.size;
+  }
+
+  /** Retires every pooled agent and empties the pool (which stays usable). */
+  clear(): void {
+    for (const agent of this.agents.values()) agent.retire();
+    this.agents.clear();
+  }
+
+  private lookup(key: string): PooledAgent | undefined {
+    const agent = this.agents.get(key);
+    if (agent === undefined) return undefined;
+    this.agents.delete(key);
+    this.agents.set(key, agent);
+    return agent;
+  }
+
+  private add(key: string, options: AgentOptions): PooledAgent {
+    const { maxSockets, maxFreeSockets, keepAliveMsecs, idleTimeoutMs } = this.settings;
+    const agent = new PooledAgent({
+      ...options,
+      keepAlive: true,
+      keepAliveMsecs,
+      maxSockets,
+      maxFreeSockets,
+      timeout: idleTimeoutMs,
+    });
+    this.agents.set(key, agent);
+    for (const [oldest, evicted] of this.agents) {
+      if (this.agents.size <= this.settings.maxAgents) break;
+      this.agents.delete(oldest);
+      evicted.retire();
+    }
+    return agent;
+  }
+}
+
+/**
+ * sha256 (hex) over every defined option, names sorted, values tagged and length-prefixed, or
+ * undefined when a value is not a string, Buffer, number, boolean, null or array of those.
+ */
+export function fingerprint(options: object): string | undefined {
+  const hash = createHash('sha256');
+  for (const name of Object.keys(options).sort()) {
+    const value: unknown = Reflect.get(options, name);
+    if (value === undefined) continue;
+    hash.update(`${String(name.length)}:${name}=`);
+    if (!feed(hash, value)) return undefined;
+  }
+  return hash.digest('hex');
+}
+
+function feed(hash: Hash, value: unknown): boolean {
+  if (typeof value === 'string') return feedBytes(hash, 's', Buffer.from(value, 'utf8'));
+  if (value instanceof Uint8Array) return feedBytes(hash, 'b', value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
+    hash.update(`${typeof value}:${String(value)};`);
+    return true;
+  }
+  if (Array.isArray(value)) {
+    hash.update(`a${String(value.length)}[`);
+    for (const item of value as unknown[]) if (!feed(hash, item)) return false;
+    hash.update(']');
+    return true;
+  }
+  return false;
+}
+
+function feedBytes(hash: Hash, tag: string, bytes: Uint8Array): true {
+  hash.update(`${tag}${String(bytes.length)}:`);
+  hash.update(bytes);
+  return true;
+}
+
+/** The process-wide pool every client-node call made through request-options.ts shares. */
+export const sharedAgentPool = new AgentPool();

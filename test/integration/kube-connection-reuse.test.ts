@@ -1,0 +1,204 @@
+/**
+ * Keep-alive connection reuse through the real client-node and kube-sim: the gateway's reads
+ * share pooled TLS connections (client-node alone opens one per call), answers are classified
+ * as before, clusters with different CAs never share an agent, and a pooled connection the
+ * server dropped is retried once for a GET.
+ */
+import { fileURLToPath } from 'node:url';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sharedAgentPool } from '../../src/kube/agent-pool.js';
+import { classifyKubeError } from '../../src/kube/errors.js';
+import { KubePipelineWriter } from '../../src/kube/pipeline-writer.js';
+import { KubeObjectReader } from '../../src/kube/reader.js';
+import { timeoutOptions } from '../../src/kube/request-options.js';
+import { PIPELINE } from '../../src/kube/resources.js';
+import type { KubeObject } from '../../src/kube/types.js';
+import { applyFiles, SimCluster, startFleet, type Fleet } from '../../src/sim/index.js';
+
+const CRD = fileURLToPath(
+  new URL('../fixtures/weave-gitops/pipelines.weave.works_pipelines.yaml', import.meta.url),
+);
+const NS = 'apps';
+const API_VERSION = `${PIPELINE.group}/${PIPELINE.version}`;
+const MAX_SOCKETS = 16;
+
+let fleet: Fleet;
+let management: SimCluster;
+let dev: SimCluster;
+/** Outside the fleet, so it has a self-signed certificate (and CA) of its own. */
+let isolated: SimCluster;
+
+function kubeConfig(text: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(text);
+  return kc;
+}
+
+function readerFor(cluster: SimCluster): KubeObjectReader {
+  return new KubeObjectReader(kubeConfig(cluster.kubeconfig()), 10_000);
+}
+
+/** `server`'s kubeconfig trusting `trusted`'s CA instead of its own. */
+function withCa(server: SimCluster, trusted: SimCluster): string {
+  const text = server.kubeconfig();
+  const swapped = text.replace(server.caData ?? '', trusted.caData ?? '');
+  expect(swapped).not.toBe(text);
+  return swapped;
+}
+
+function ref(name: string) {
+  return { apiVersion: API_VERSION, kind: 'Pipeline', namespace: NS, name };
+}
+
+function pipeline(name: string): KubeObject {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Pipeline',
+    metadata: { name, namespace: NS },
+    spec: {
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+      environments: [{ name: 'dev', targets: [{ namespace: NS }] }],
+    },
+  };
+}
+
+async function seed(cluster: SimCluster): Promise<void> {
+  await applyFiles(cluster, [CRD]);
+  cluster.ensureNamespace(NS);
+  cluster.apply(pipeline('p1'));
+}
+
+beforeAll(async () => {
+  fleet = await startFleet({ clusters: ['management', 'dev'] });
+  management = fleet.cluster('management');
+  dev = fleet.cluster('dev');
+  await seed(management);
+  await seed(dev);
+  isolated = await SimCluster.start({ name: 'isolated' });
+  await seed(isolated);
+});
+
+afterAll(async () => {
+  sharedAgentPool.clear();
+  await Promise.all([fleet.close(), isolated.close()]);
+});
+
+describe('keep-alive connection reuse through client-node', () => {
+  it('serves 20 sequential reads over at most 2 TLS connections', async () => {
+    const reader = readerFor(management);
+    management.requests.reset();
+    for (let i = 0; i < 20; i++) {
+      const result = await reader.get(ref('p1'));
+      expect(result.ok).toBe(true);
+    }
+    expect(management.requests.count({ verb: 'get' })).toBe(20);
+    expect(management.requests.connections()).toBeGreaterThanOrEqual(1);
+    expect(management.requests.connections()).toBeLessThanOrEqual(2);
+  });
+
+  it('serves parallel reads on at most maxSockets connections', async () => {
+    const reader = readerFor(management);
+    management.requests.reset();
+    const ten = await Promise.all(Array.from({ length: 10 }, () => reader.get(ref('p1'))));
+    expect(ten.every((r) => r.ok)).toBe(true);
+    expect(management.requests.connections()).toBeLessThanOrEqual(10);
+
+    management.requests.reset();
+    const many = await Promise.all(
+      Array.from({ length: 40 }, () => reader.list(API_VERSION, 'Pipeline', NS)),
+    );
+    expect(many.every((r) => r.ok && r.value.length === 1)).toBe(true);
+    expect(management.requests.count()).toBe(40);
+    expect(management.requests.connections()).toBeLessThanOrEqual(MAX_SOCKETS);
+  });
+
+  it('classifies 404 and 409 answers on pooled connections as before', async () => {
+    const reader = readerFor(management);
+    expect(await reader.get(ref('missing'))).toMatchObject({ ok: false, reason: 'NotFound' });
+
+    const kc = kubeConfig(management.kubeconfig());
+    const writer = new KubePipelineWriter(kc, 10_000, 'test');
+    const current = await writer.get(NS, 'p1');
+    if (current === undefined) throw new Error('p1 is missing');
+    const first = await writer.replaceStatus({ ...current, status: { note: 'one' } });
+    expect(first.conflict).toBe(false);
+    expect(await writer.replaceStatus({ ...current, status: { note: 'two' } })).toEqual({
+      conflict: true,
+    });
+
+    const api = kc.makeApiClient(CustomObjectsApi);
+    const err = await api
+      .replaceNamespacedCustomObject(
+        { ...PIPELINE, namespace: NS, name: 'p1', body: current },
+        timeoutOptions(10_000),
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(classifyKubeError(err)).toMatchObject({ reason: 'ServerError', status: 409 });
+  });
+
+  it('keeps clusters with different CAs on different agents, each verified', async () => {
+    expect(isolated.caData).not.toBe(management.caData);
+    const mgmtReader = readerFor(management);
+    const isolatedReader = readerFor(isolated);
+    expect((await mgmtReader.get(ref('p1'))).ok).toBe(true);
+    const withManagement = sharedAgentPool.size;
+    expect((await isolatedReader.get(ref('p1'))).ok).toBe(true);
+    expect(sharedAgentPool.size).toBe(withManagement + 1);
+    expect((await mgmtReader.get(ref('p1'))).ok).toBe(true);
+    expect(sharedAgentPool.size).toBe(withManagement + 1);
+
+    // Each server under the other's CA must fail verification, pooled connections or not.
+    const impostors = [
+      new KubeObjectReader(kubeConfig(withCa(isolated, management)), 10_000),
+      new KubeObjectReader(kubeConfig(withCa(management, isolated)), 10_000),
+    ];
+    isolated.requests.reset();
+    management.requests.reset();
+    for (const impostor of impostors)
+      expect(await impostor.get(ref('p1'))).toMatchObject({ ok: false, reason: 'Unavailable' });
+    expect(isolated.requests.snapshot()).toMatchObject({ total: 0, connections: 0 });
+    expect(management.requests.snapshot()).toMatchObject({ total: 0, connections: 0 });
+    expect((await isolatedReader.get(ref('p1'))).ok).toBe(true);
+    expect((await mgmtReader.get(ref('p1'))).ok).toBe(true);
+    expect(isolated.requests.count() + management.requests.count()).toBe(2);
+  });
+
+  it('retries a GET once when the server dropped the pooled connection', async () => {
+    const reader = readerFor(dev);
+    expect((await reader.get(ref('p1'))).ok).toBe(true);
+    dev.requests.reset();
+    // Dropped in the same tick as the next request: the client cannot have seen the close yet,
+    // so the request goes out on the dead socket and fails with ECONNRESET.
+    expect(dev.faults.closeConnections()).toBeGreaterThanOrEqual(1);
+    expect(await reader.get(ref('p1'))).toMatchObject({ ok: true });
+    expect(dev.requests.count()).toBe(1);
+    expect(dev.requests.connections()).toBe(1);
+
+    // Dropped while idle, with the client given a chance to see the close before reading.
+    dev.faults.closeConnections();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await reader.list(API_VERSION, 'Pipeline', NS)).ok).toBe(true);
+    expect(dev.requests.count()).toBe(2);
+  });
+
+  it('reports connections and drops them through the admin endpoint', async () => {
+    const reader = readerFor(dev);
+    expect((await reader.get(ref('p1'))).ok).toBe(true);
+    const snapshot = (await (
+      await fetch(new URL('/clusters/dev/requests', fleet.adminUrl))
+    ).json()) as { connections?: unknown; total?: unknown };
+    expect(typeof snapshot.connections).toBe('number');
+    expect(typeof snapshot.total).toBe('number');
+    const dropped = await fetch(new URL('/clusters/dev/faults/close-connections', fleet.adminUrl), {
+      method: 'POST',
+    });
+    expect(((await dropped.json()) as { closed: number }).closed).toBeGreaterThanOrEqual(1);
+    expect(dev.faults.stats().connectionsClosed).toBeGreaterThanOrEqual(1);
+    expect((await reader.get(ref('p1'))).ok).toBe(true);
+  });
+});
