@@ -3,10 +3,12 @@
  * of sleeping, in the style of kubernetes-client/javascript's injectable delay.
  */
 
-/** A clock and one-shot timers. */
+/** Clocks and one-shot timers. */
 export interface Scheduler {
-  /** Milliseconds on a clock that only moves forward between calls in practice. */
+  /** Wall-clock milliseconds since the epoch (for timestamps; it may jump when NTP steps). */
   now(): number;
+  /** Milliseconds on a clock that never jumps, from an arbitrary origin: for durations. */
+  monotonic(): number;
   /** Runs `fn` once after `ms` milliseconds; the returned function cancels it (idempotent). */
   setTimer(ms: number, fn: () => void): () => void;
 }
@@ -14,9 +16,10 @@ export interface Scheduler {
 /** setTimeout's largest delay; longer ones would fire at once. */
 const maxTimerMs = 2_147_483_647;
 
-/** The wall clock and setTimeout; timers are unref'd so they never keep the process alive. */
+/** The wall clock, performance.now() and setTimeout; timers are unref'd so they never keep the process alive. */
 export const realScheduler: Scheduler = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimer(ms, fn) {
     const timer = setTimeout(fn, Math.min(Math.max(0, ms), maxTimerMs));
     timer.unref();

@@ -20,10 +20,18 @@ export interface LeaderElectorOptions {
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
   scheduler: Scheduler;
-  /** The clock (default scheduler.now); MicroTimes written to the Lease come from it. */
+  /** The wall clock (default scheduler.now); only the MicroTimes written to the Lease use it. */
   now?: () => number;
+  /** A clock that never jumps (default scheduler.monotonic): every duration is judged on it. */
+  elapsed?: () => number;
   random?: () => number;
   logger: GatewayLogger;
+}
+
+/** When an attempt started: on the wall clock (for the Lease) and the monotonic one. */
+interface Moment {
+  wall: number;
+  elapsed: number;
 }
 
 /** client-go's JitterFactor for acquire attempts: each waits retryPeriod × (1 + 1.2 × rand). */
@@ -41,6 +49,7 @@ export class LeaderElector {
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
   private readonly now: () => number;
+  private readonly elapsed: () => number;
   private readonly random: () => number;
   private readonly listeners = new Set<(leader: boolean) => void>();
   private leader = false;
@@ -60,6 +69,7 @@ export class LeaderElector {
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
     this.now = options.now ?? (() => options.scheduler.now());
+    this.elapsed = options.elapsed ?? (() => options.scheduler.monotonic());
     this.random = options.random ?? Math.random;
     if (!(this.retryPeriodMs < this.renewDeadlineMs && this.renewDeadlineMs < this.leaseDurationMs))
       throw new RangeError('leader election needs retryPeriod < renewDeadline < leaseDuration');
@@ -136,11 +146,12 @@ export class LeaderElector {
 
   /** One tryAcquireOrRenew: a leader renews blind, anyone else looks at the Lease first. */
   private async attempt(): Promise<void> {
-    const at = this.now();
+    // Wall time for the Lease's MicroTimes; monotonic time for the renew deadline.
+    const at: Moment = { wall: this.now(), elapsed: this.elapsed() };
     if (this.leader && this.held !== undefined) {
-      const renewed = await this.options.store.replace(this.claim(this.held, at));
+      const renewed = await this.options.store.replace(this.claim(this.held, at.wall));
       if (renewed.ok || !renewed.conflict) {
-        this.settle(renewed, at);
+        this.settle(renewed, at.elapsed);
         return;
       }
       // 409: the Lease changed under us (taken over, or edited): decide from what it is now.
@@ -148,7 +159,7 @@ export class LeaderElector {
     await this.acquire(at);
   }
 
-  private async acquire(at: number): Promise<void> {
+  private async acquire(at: Moment): Promise<void> {
     const { store, namespace, name } = this.options;
     const current = await store.get(namespace, name);
     if (!current.ok) {
@@ -158,7 +169,7 @@ export class LeaderElector {
     const lease = current.value;
     if (lease === undefined) {
       const fresh: LeaseObject = { metadata: { name, namespace }, spec: {} };
-      this.settle(await store.create(this.claim(fresh, at, true)), at);
+      this.settle(await store.create(this.claim(fresh, at.wall, true)), at.elapsed);
       return;
     }
     this.observe(lease);
@@ -167,7 +178,7 @@ export class LeaderElector {
       this.demote(`the Lease is held by ${holder}`);
       return;
     }
-    this.settle(await store.replace(this.claim(lease, at)), at);
+    this.settle(await store.replace(this.claim(lease, at.wall)), at.elapsed);
   }
 
   /**
@@ -196,17 +207,17 @@ export class LeaderElector {
   private observe(lease: LeaseObject): void {
     const resourceVersion = lease.metadata.resourceVersion ?? '';
     if (this.observed?.resourceVersion !== resourceVersion) {
-      this.observed = { resourceVersion, at: this.now() };
+      this.observed = { resourceVersion, at: this.elapsed() };
     }
   }
 
   private expired(lease: LeaseObject): boolean {
-    const since = this.observed?.at ?? this.now();
-    return this.now() >= since + (lease.spec.leaseDurationSeconds ?? 0) * 1000;
+    const since = this.observed?.at ?? this.elapsed();
+    return this.elapsed() >= since + (lease.spec.leaseDurationSeconds ?? 0) * 1000;
   }
 
-  /** Applies a write's outcome; `at` is when the write started, its renewTime. */
-  private settle(result: LeaseWriteResult, at: number): void {
+  /** Applies a write's outcome; `startedAt` is when the write started, on the monotonic clock. */
+  private settle(result: LeaseWriteResult, startedAt: number): void {
     if (!result.ok) {
       // A conflict is another replica winning the race; the next attempt looks again.
       if (!result.conflict) this.problem(result);
@@ -214,12 +225,12 @@ export class LeaderElector {
     }
     this.lastProblem = undefined;
     this.observe(result.value);
-    const deadline = at + this.renewDeadlineMs;
+    const deadline = startedAt + this.renewDeadlineMs;
     // A write that took longer than the deadline proves nothing about the time since.
-    if (this.now() >= deadline) return;
+    if (this.elapsed() >= deadline) return;
     this.held = result.value;
     this.cancelDeadline?.();
-    this.cancelDeadline = this.options.scheduler.setTimer(deadline - this.now(), () => {
+    this.cancelDeadline = this.options.scheduler.setTimer(deadline - this.elapsed(), () => {
       this.demote('the Lease could not be renewed within renewDeadline');
     });
     if (this.leader) return;

@@ -217,7 +217,9 @@ export async function launchGateway(
   managementKubeConfig.loadFromString(fleet.management.kubeconfig(GATEWAY_USER));
   let offset = 0;
   const scheduler: Scheduler = {
+    // advanceClock moves the wall clock only, as an NTP step would; durations stay real.
     now: () => realScheduler.now() + offset,
+    monotonic: () => realScheduler.monotonic(),
     setTimer: (ms, fn) => realScheduler.setTimer(ms, fn),
   };
   const gateway = await createGateway({

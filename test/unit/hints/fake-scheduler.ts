@@ -27,6 +27,11 @@ export class FakeScheduler implements Scheduler {
     return this.time;
   }
 
+  /** The same hand-driven time: fake time never jumps. */
+  monotonic(): number {
+    return this.time;
+  }
+
   setTimer(ms: number, fn: () => void): () => void {
     this.requested.push(ms);
     const timer: Timer = { at: this.time + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };

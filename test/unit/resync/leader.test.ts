@@ -26,7 +26,8 @@ interface Candidate {
 function setup() {
   const scheduler = new FakeScheduler(START);
   const leases = new FakeLeases();
-  const candidate = (identity: string): Candidate => {
+  /** `wallJumpMs`: how far this replica's wall clock is ahead of fake time (NTP steps). */
+  const candidate = (identity: string, wallJumpMs: () => number = () => 0): Candidate => {
     const view = leases.view();
     const logs: Record<string, unknown>[] = [];
     const sink = new Writable({
@@ -42,6 +43,7 @@ function setup() {
       name: NAME,
       identity,
       scheduler,
+      now: () => scheduler.now() + wallJumpMs(),
       random: () => 0,
       logger: createLogger('info', sink),
     });
@@ -194,6 +196,29 @@ describe('LeaderElector', () => {
     expect(a.logs).toContainEqual(
       expect.objectContaining({ msg: 'lost resync leadership', identity: 'gw-a' }),
     );
+  });
+
+  it('judges expiry on a clock that never jumps, so a wall-clock step makes no second leader', async () => {
+    const { candidate, run, lease } = setup();
+    let jump = 0;
+    const a = candidate('gw-a');
+    const b = candidate('gw-b', () => jump);
+    a.elector.start();
+    await run(100);
+    b.elector.start();
+    await run(4_000);
+    // a's renewals stall (it still leads until its renew deadline); b's wall clock steps ahead.
+    a.view.hang = true;
+    jump = 3_600_000;
+    await run(5_000);
+    expect(b.elector.isLeader()).toBe(false);
+    expect(a.elector.isLeader()).toBe(true);
+
+    await run(20_000);
+    const lostAt = a.changes[1]?.at ?? Infinity;
+    const takenAt = b.changes[0]?.at ?? 0;
+    expect(lostAt).toBeLessThan(takenAt);
+    expect(lease()?.spec).toMatchObject({ holderIdentity: 'gw-b', leaseTransitions: 1 });
   });
 
   it('says once, at error, that it lacks rights on leases, and does not lead', async () => {
