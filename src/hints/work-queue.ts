@@ -3,6 +3,7 @@
  * one place: waiting (ready or scheduled) or running; offers of a key that is already there
  * cost nothing more, so a burst of identical hints costs at most two runs.
  */
+import { RunSpacing } from './run-spacing.js';
 import { backoffDelay, realScheduler } from './scheduler.js';
 import type { Scheduler } from './scheduler.js';
 import type {
@@ -39,13 +40,13 @@ export class WorkQueue<K> {
   private seq = 0;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
-  /** Start time of recent runs by key id, oldest first (only with minRunIntervalMs > 0). */
-  private readonly lastStarts = new Map<string, number>();
+  private readonly spacing: RunSpacing;
 
   /** Builds a queue that starts processing on the first offer. */
   constructor(private readonly options: WorkQueueOptions<K>) {
     this.scheduler = options.scheduler ?? realScheduler;
     this.random = options.random ?? Math.random;
+    this.spacing = new RunSpacing(options.minRunIntervalMs ?? 0);
   }
 
   /**
@@ -95,7 +96,7 @@ export class WorkQueue<K> {
   private request(key: K, requestedAt: number, isOffer: boolean): OfferResult {
     if (this.stopped) return this.reject(key);
     const id = this.options.keyOf(key);
-    const at = this.notBeforeSpacing(id, requestedAt);
+    const at = this.spacing.notBefore(id, requestedAt);
     const entry = this.entries.get(id);
     if (entry === undefined) {
       if (this.readyCount + this.scheduledCount >= this.options.capacity) return this.reject(key);
@@ -123,28 +124,10 @@ export class WorkQueue<K> {
     }
   }
 
-  /** The earliest time a run of `id` may start: `at`, or later to keep minRunIntervalMs. */
-  private notBeforeSpacing(id: string, at: number): number {
-    const last = this.lastStarts.get(id);
-    return last === undefined ? at : Math.max(at, last + (this.options.minRunIntervalMs ?? 0));
-  }
-
-  /** Remembers when `id` started, forgetting starts too old to matter any more. */
-  private rememberStart(id: string, now: number): void {
-    const interval = this.options.minRunIntervalMs ?? 0;
-    if (interval <= 0) return;
-    this.lastStarts.delete(id);
-    this.lastStarts.set(id, now);
-    for (const [oldId, startedAt] of this.lastStarts) {
-      if (startedAt + interval > now) break;
-      this.lastStarts.delete(oldId);
-    }
-  }
-
   /** Files a key as ready (when `at` has come, then dispatches) or scheduled for `at`. */
   private place(base: Base<K>, requestedAt: number, backoff: boolean): void {
     const { key, id, group, failures } = base;
-    const at = this.notBeforeSpacing(id, requestedAt);
+    const at = this.spacing.notBefore(id, requestedAt);
     const now = this.scheduler.now();
     if (at <= now) {
       const ready: ReadyEntry<K> = {
@@ -227,7 +210,7 @@ export class WorkQueue<K> {
     this.groupOf(group).running++;
     this.inFlight++;
     const startedAt = this.scheduler.now();
-    this.rememberStart(id, startedAt);
+    this.spacing.started(id, startedAt);
     this.emit({ type: 'start', key, waitedMs: startedAt - ready.readyAt });
     void this.run(running, startedAt);
   }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { RunSpacing } from '../../../src/hints/run-spacing.js';
+
+describe('RunSpacing', () => {
+  it('holds a key back until the interval since its last start has passed', () => {
+    const spacing = new RunSpacing(1_000);
+    expect(spacing.notBefore('a', 0)).toBe(0);
+    spacing.started('a', 0);
+    expect(spacing.notBefore('a', 300)).toBe(1_000);
+    expect(spacing.notBefore('a', 1_200)).toBe(1_200);
+    expect(spacing.notBefore('b', 300)).toBe(300);
+  });
+
+  it('forgets starts that no longer hold anything back', () => {
+    const spacing = new RunSpacing(1_000);
+    for (let i = 0; i < 100; i++) spacing.started(`key-${String(i)}`, i * 10);
+    expect(spacing.remembered).toBe(100);
+    spacing.started('late', 5_000);
+    expect(spacing.remembered).toBe(1);
+    // A key started again moves to the back, so the sweep still stops at the first recent one.
+    spacing.started('late', 5_500);
+    spacing.started('other', 5_600);
+    spacing.started('late', 6_550);
+    expect(spacing.notBefore('other', 6_550)).toBe(6_600);
+    expect(spacing.remembered).toBe(2);
+  });
+
+  it('does nothing with no interval', () => {
+    const spacing = new RunSpacing(0);
+    spacing.started('a', 0);
+    expect(spacing.notBefore('a', 0)).toBe(0);
+    expect(spacing.remembered).toBe(0);
+  });
+});
