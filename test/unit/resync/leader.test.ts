@@ -54,7 +54,17 @@ function setup() {
   /** Moves time forward in 100 ms steps, letting the store's answers land in between. */
   const run = (ms: number) => advanceInSteps(scheduler, ms);
   const lease = () => leases.peek(NS, NAME);
-  return { scheduler, leases, candidate, run, lease };
+  /** gw-a takes the Lease, then gw-b (its wall clock `bWallJumpMs` ahead) campaigns for `ms`. */
+  const leaderAndFollower = async (ms: number, bWallJumpMs: () => number = () => 0) => {
+    const a = candidate('gw-a');
+    const b = candidate('gw-b', bWallJumpMs);
+    a.elector.start();
+    await run(100);
+    b.elector.start();
+    await run(ms);
+    return { a, b };
+  };
+  return { scheduler, leases, candidate, run, lease, leaderAndFollower };
 }
 
 function seed(leases: FakeLeases, spec: LeaseObject['spec']): void {
@@ -94,13 +104,8 @@ describe('LeaderElector', () => {
   });
 
   it('does not take a Lease its holder keeps renewing', async () => {
-    const { candidate, run, lease } = setup();
-    const a = candidate('gw-a');
-    const b = candidate('gw-b');
-    a.elector.start();
-    await run(100);
-    b.elector.start();
-    await run(120_000);
+    const { lease, leaderAndFollower } = setup();
+    const { a, b } = await leaderAndFollower(120_000);
 
     expect(a.elector.isLeader()).toBe(true);
     expect(b.elector.isLeader()).toBe(false);
@@ -173,13 +178,8 @@ describe('LeaderElector', () => {
   });
 
   it('gives up after renewDeadline without a renewal, before anyone may take over', async () => {
-    const { candidate, run, lease } = setup();
-    const a = candidate('gw-a');
-    const b = candidate('gw-b');
-    a.elector.start();
-    await run(100);
-    b.elector.start();
-    await run(10_000);
+    const { run, lease, leaderAndFollower } = setup();
+    const { a, b } = await leaderAndFollower(10_000);
     const lastRenew = Date.parse(lease()?.spec.renewTime ?? '');
     // a is cut off from the API server; b is not.
     a.view.cutOff = true;
@@ -199,14 +199,9 @@ describe('LeaderElector', () => {
   });
 
   it('judges expiry on a clock that never jumps, so a wall-clock step makes no second leader', async () => {
-    const { candidate, run, lease } = setup();
+    const { run, lease, leaderAndFollower } = setup();
     let jump = 0;
-    const a = candidate('gw-a');
-    const b = candidate('gw-b', () => jump);
-    a.elector.start();
-    await run(100);
-    b.elector.start();
-    await run(4_000);
+    const { a, b } = await leaderAndFollower(4_000, () => jump);
     // a's renewals stall (it still leads until its renew deadline); b's wall clock steps ahead.
     a.view.hang = true;
     jump = 3_600_000;
@@ -252,13 +247,8 @@ describe('LeaderElector', () => {
   });
 
   it('releases the Lease on stop so that another replica takes over at once', async () => {
-    const { candidate, run, lease } = setup();
-    const a = candidate('gw-a');
-    const b = candidate('gw-b');
-    a.elector.start();
-    await run(100);
-    b.elector.start();
-    await run(5_000);
+    const { run, lease, leaderAndFollower } = setup();
+    const { a, b } = await leaderAndFollower(5_000);
 
     await a.elector.stop();
     expect(a.elector.isLeader()).toBe(false);
