@@ -2,7 +2,7 @@
  * The gateway's own access to the fleet: a cluster's client is rebuilt when the kubeconfig in
  * its GitopsCluster Secret changes, and the Pipeline watch survives dropped watches.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FLUX_NAMESPACE } from '../../src/demo/objects.js';
 import {
   APP_NAME,
@@ -12,59 +12,47 @@ import {
   TARGET_RULES,
   createApp,
   eventually,
-  launchGateway,
   pipelineOf,
-  startTestFleet,
   waitSteady,
+  useFleetAndGateway,
 } from './gateway-harness.js';
-import type { RunningGateway, TestFleet } from './gateway-harness.js';
 
-let fleet: TestFleet;
-let gw: RunningGateway;
-
-beforeAll(async () => {
-  fleet = await startTestFleet();
-  gw = await launchGateway(fleet);
-});
-afterAll(async () => {
-  await gw.close();
-  await fleet.close();
-});
+const suite = useFleetAndGateway();
 
 /** Replaces staging's kubeconfig Secret in management with one for `user`. */
 function setStagingKubeconfig(user: string): void {
-  fleet.management.apply({
+  suite.fleet.management.apply({
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: 'staging-kubeconfig', namespace: FLUX_NAMESPACE },
     type: 'Opaque',
-    data: { value: Buffer.from(fleet.staging.kubeconfig(user)).toString('base64') },
+    data: { value: Buffer.from(suite.fleet.staging.kubeconfig(user)).toString('base64') },
   });
 }
 
 function stagingTarget(ns: string) {
-  return pipelineOf(fleet, ns).status?.environments?.staging?.targets?.[0];
+  return pipelineOf(suite.fleet, ns).status?.environments?.staging?.targets?.[0];
 }
 
 describe('the real gateway on kube-sim: cluster credentials and the Pipeline watch', () => {
   it('rebuilds a cluster client when its kubeconfig Secret changes', async () => {
     const ns = 'rotate';
-    createApp(fleet, ns);
-    await waitSteady(fleet, [gw], ns);
+    createApp(suite.fleet, ns);
+    await waitSteady(suite.fleet, [suite.gw], ns);
 
     // Rotate to a user with no rights: the next pass must use the new credentials.
-    fleet.staging.addUser('no-rights', []);
+    suite.fleet.staging.addUser('no-rights', []);
     setStagingKubeconfig('no-rights');
-    await gw.gateway.resync.runOnce();
+    await suite.gw.gateway.resync.runOnce();
     await eventually(() => {
       expect(stagingTarget(ns)).toMatchObject({ ready: false });
       expect(stagingTarget(ns)?.error).toContain('Forbidden');
     });
 
     // Rotate to a fresh user that may read: the client is rebuilt again and the target is back.
-    fleet.staging.addUser('reader-2', TARGET_RULES);
+    suite.fleet.staging.addUser('reader-2', TARGET_RULES);
     setStagingKubeconfig('reader-2');
-    await gw.gateway.resync.runOnce();
+    await suite.gw.gateway.resync.runOnce();
     await eventually(() => {
       expect(stagingTarget(ns)).toMatchObject({ ready: true, revision: INITIAL_VERSION });
     });
@@ -72,21 +60,21 @@ describe('the real gateway on kube-sim: cluster credentials and the Pipeline wat
   });
 
   it('keeps watching Pipelines after its watch is dropped or fails', async () => {
-    fleet.management.faults.closeWatches();
+    suite.fleet.management.faults.closeWatches();
     // A failed watch (the API server unreachable for a moment) must restart by itself too.
-    await fleet.management.faults.set({ down: true });
+    await suite.fleet.management.faults.set({ down: true });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await fleet.management.faults.clear();
+    await suite.fleet.management.faults.clear();
     const ns = 'after-drop';
-    createApp(fleet, ns);
+    createApp(suite.fleet, ns);
     // No resync: only the restarted watch can bring the new Pipeline into the index.
     await eventually(
       () => {
-        expect(gw.gateway.index.has(ns, APP_NAME)).toBe(true);
+        expect(suite.gw.gateway.index.has(ns, APP_NAME)).toBe(true);
       },
       { timeoutMs: 20_000 },
     );
-    await waitSteady(fleet, [gw], ns);
-    expect(fleet.management.get(PIPELINE_API, 'Pipeline', ns, APP_NAME)).toBeDefined();
+    await waitSteady(suite.fleet, [suite.gw], ns);
+    expect(suite.fleet.management.get(PIPELINE_API, 'Pipeline', ns, APP_NAME)).toBeDefined();
   });
 });

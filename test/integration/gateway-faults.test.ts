@@ -3,36 +3,24 @@
  * it: the target is Unknown with the reason in the Pipeline status, neither an event nor the
  * resync promotes, and once the fault clears the gateway recovers by itself (retry/backoff).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   APP_NAME,
   GATEWAY_USER,
   TARGET_RULES,
   createApp,
   eventually,
-  launchGateway,
   pipelineOf,
   postSigned,
   promoteEvents,
   recordOf,
   rollOut,
-  startTestFleet,
   upgradeBody,
   waitSteady,
+  useFleetAndGateway,
 } from './gateway-harness.js';
-import type { RunningGateway, TestFleet } from './gateway-harness.js';
 
-let fleet: TestFleet;
-let gw: RunningGateway;
-
-beforeAll(async () => {
-  fleet = await startTestFleet();
-  gw = await launchGateway(fleet);
-});
-afterAll(async () => {
-  await gw.close();
-  await fleet.close();
-});
+const suite = useFleetAndGateway();
 
 interface Fault {
   name: string;
@@ -47,26 +35,28 @@ const faults: Fault[] = [
   {
     name: 'refuses connections',
     ns: 'down',
-    apply: () => fleet.staging.faults.set({ down: true }),
-    clear: () => fleet.staging.faults.clear('down'),
+    apply: () => suite.fleet.staging.faults.set({ down: true }),
+    clear: () => suite.fleet.staging.faults.clear('down'),
     error: /^Unavailable: the cluster is unreachable \(ECONNREFUSED\)/,
   },
   {
     name: 'answers 500 to every read',
     ns: 'error500',
     apply: () =>
-      fleet.staging.faults.set({ errors: [{ rate: 1, code: 500, resources: ['helmreleases'] }] }),
-    clear: () => fleet.staging.faults.clear('errors'),
+      suite.fleet.staging.faults.set({
+        errors: [{ rate: 1, code: 500, resources: ['helmreleases'] }],
+      }),
+    clear: () => suite.fleet.staging.faults.clear('errors'),
     error: /^ServerError: the cluster answered 500/,
   },
   {
     name: 'answers 403 (the gateway user lost its rights)',
     ns: 'forbidden',
     apply: () => {
-      fleet.staging.addUser(GATEWAY_USER, []);
+      suite.fleet.staging.addUser(GATEWAY_USER, []);
     },
     clear: () => {
-      fleet.staging.addUser(GATEWAY_USER, TARGET_RULES);
+      suite.fleet.staging.addUser(GATEWAY_USER, TARGET_RULES);
     },
     error: /^Forbidden: .*forbidden/,
   },
@@ -77,58 +67,60 @@ describe('the real gateway on kube-sim: an unreadable target cluster', () => {
     'staging $name: Unknown with the reason, no promotion, then recovery',
     async (fault) => {
       const { ns } = fault;
-      createApp(fleet, ns);
-      await waitSteady(fleet, [gw], ns);
+      createApp(suite.fleet, ns);
+      await waitSteady(suite.fleet, [suite.gw], ns);
       await fault.apply();
       try {
         // Everything the gateway read so far is now older than its freshness window.
-        gw.advanceClock(5_000);
+        suite.gw.advanceClock(5_000);
         const res = await postSigned(
-          gw.url,
+          suite.gw.url,
           '/v1/events/dev',
-          upgradeBody(rollOut(fleet.dev, ns, '6.6.0')),
-          fleet.key('dev'),
+          upgradeBody(rollOut(suite.fleet.dev, ns, '6.6.0')),
+          suite.fleet.key('dev'),
         );
         expect(res.status).toBe(202);
 
         const target = await eventually(() => {
-          const t = pipelineOf(fleet, ns).status?.environments?.staging?.targets?.[0];
+          const t = pipelineOf(suite.fleet, ns).status?.environments?.staging?.targets?.[0];
           expect(t?.ready).toBe(false);
           expect(t?.error).toMatch(fault.error);
           return t;
         });
         expect(target).not.toHaveProperty('revision');
-        const staging = gw.gateway.reconciler
+        const staging = suite.gw.gateway.reconciler
           .view(ns, APP_NAME)
           ?.decisions.find((d) => d.environment === 'staging');
         expect(staging).toMatchObject({ outcome: 'Unknown', reason: 'TargetUnknown' });
         expect(staging?.message).toContain('staging');
 
         // Neither the event nor a full resync promotes while the target cannot be read.
-        const report = await gw.gateway.resync.runOnce();
+        const report = await suite.gw.gateway.resync.runOnce();
         expect(report.unknown).toBeGreaterThanOrEqual(1);
-        await gw.gateway.idle();
-        expect(recordOf(fleet, ns, 'staging')).toBeUndefined();
-        expect(promoteEvents(fleet, ns)).toEqual([]);
+        await suite.gw.gateway.idle();
+        expect(recordOf(suite.fleet, ns, 'staging')).toBeUndefined();
+        expect(promoteEvents(suite.fleet, ns)).toEqual([]);
       } finally {
         await fault.clear();
       }
 
       // No event and no resync from here on: the gateway's own retries must notice.
       await eventually(() => {
-        expect(recordOf(fleet, ns, 'staging')).toMatchObject({
+        expect(recordOf(suite.fleet, ns, 'staging')).toMatchObject({
           revision: '6.6.0',
           phase: 'Succeeded',
           succeeded: true,
           attempt: 1,
         });
-        expect(pipelineOf(fleet, ns).status?.environments?.staging?.targets?.[0]).toMatchObject({
+        expect(
+          pipelineOf(suite.fleet, ns).status?.environments?.staging?.targets?.[0],
+        ).toMatchObject({
           ready: true,
           revision: '6.5.0',
         });
       });
-      await gw.gateway.idle();
-      expect(promoteEvents(fleet, ns).map((e) => e.metadata.annotations)).toEqual([
+      await suite.gw.gateway.idle();
+      expect(promoteEvents(suite.fleet, ns).map((e) => e.metadata.annotations)).toEqual([
         { environment: 'staging', version: '6.6.0' },
       ]);
     },

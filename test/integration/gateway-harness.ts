@@ -5,6 +5,7 @@
  * moves and events reproduced exactly, and a bounded poll helper instead of timed assertions.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
 import { defaultConfig, type ConfigInput } from '../../src/config/load.js';
 import { GATEWAY_USER, startDemoFleet } from '../../src/demo/fleet.js';
@@ -265,6 +266,29 @@ export async function eventually<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** A test fleet with one gateway on it, for a whole test file. */
+export interface FleetAndGateway {
+  readonly fleet: TestFleet;
+  readonly gw: RunningGateway;
+}
+
+/**
+ * Starts a test fleet and one gateway (launchGateway's defaults) before the file's tests and
+ * stops both after them; the fields are set once beforeAll has run.
+ */
+export function useFleetAndGateway(): FleetAndGateway {
+  const env = {} as { fleet: TestFleet; gw: RunningGateway };
+  beforeAll(async () => {
+    env.fleet = await startTestFleet();
+    env.gw = await launchGateway(env.fleet);
+  });
+  afterAll(async () => {
+    await env.gw.close();
+    await env.fleet.close();
+  });
+  return env;
 }
 
 /** The stored Pipeline ns/podinfo, read from management with the code API. */
