@@ -1,31 +1,41 @@
 # syntax=docker/dockerfile:1
-# Build stage: full toolchain, compiles TypeScript to dist/, then drops dev dependencies.
+# The runtime image carries the gateway only: its compiled dist/, its JSON schemas and its
+# production dependencies. The simulator, the demo, the benchmarks, the manifests and npm's
+# cache stay out (npm ci --workspaces=false installs the root package alone).
+
+# Build stage: the toolchain compiles src/ to dist/.
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --workspaces=false --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY bench ./bench
 COPY schemas ./schemas
-COPY manifests ./manifests
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build
 
-# Runtime stage: Node 24 LTS slim, production dependencies only, non-root. The entrypoint is
-# exec-form, so no shell is involved at run time. --max-semi-space-size=4 caps V8's young
-# generation (default up to 16 MiB per semi-space): under an event burst the gateway allocates
-# mostly short-lived garbage, and with the default sizing RSS grew by ~120 MiB of not-yet-collected
-# young objects although the live heap stays near 40 MiB (docs/benchmarks.md). npm run bench
-# reads these flags from this line and starts the gateway with them.
+# Dependencies stage: production dependencies of the gateway, nothing else.
+FROM node:24-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund
+
+# Runtime stage: Node 24 LTS slim, non-root. The entrypoint is exec-form, so no shell is
+# involved at run time. --max-semi-space-size=4 caps V8's young generation (default up to
+# 16 MiB per semi-space): under an event burst the gateway allocates mostly short-lived garbage,
+# and with the default sizing RSS grew by ~120 MiB of not-yet-collected young objects although
+# the live heap stays near 40 MiB (docs/benchmarks.md). npm run bench reads these flags from
+# this line and starts the gateway with them.
 FROM node:24-slim AS runtime
+LABEL org.opencontainers.image.title="promotion-gateway" \
+      org.opencontainers.image.description="Promotes applications through Flux GitOps environments from state it verifies itself." \
+      org.opencontainers.image.licenses="Apache-2.0"
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build --chown=root:root /app/package.json ./package.json
-COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=deps --chown=root:root /app/package.json ./package.json
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --from=build --chown=root:root /app/schemas ./schemas
-COPY --from=build --chown=root:root /app/manifests ./manifests
 USER 65532:65532
 EXPOSE 8080
-ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/src/server.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/server.js"]
 CMD ["serve", "--config", "/etc/promotion-gateway/config.yaml"]

@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Modules the pure decision core may never reach: anything that does I/O or reads a clock. */
+/** Modules a pure module may never reach: anything that does I/O or reads a clock. */
 const impureModules = [
   'node:*',
   'fs',
@@ -18,10 +18,157 @@ const impureModules = [
   'pino',
   'jose',
   'prom-client',
+  'ajv',
+  'ajv-formats',
+  'kube-sim',
+  'kube-sim/*',
+];
+
+/** The words every stage shares; pure, so the decision core may use them. */
+const vocabulary = [
+  'src/pipeline/types.ts',
+  'src/pipeline/id.ts',
+  'src/pipeline/object-key.ts',
+  'src/pipeline/api-version.ts',
+  'src/pipeline/flux-kinds.ts',
+  'src/pipeline/text.ts',
+  'src/pipeline/time.ts',
+];
+
+/**
+ * Pure modules: the decision core, the vocabulary, reading an object into a TargetStatus, and
+ * computing a Pipeline status. No I/O, no framework, no clock, no randomness.
+ */
+const pureModules = [
+  'src/evaluate/**/*.ts',
+  ...vocabulary,
+  'src/verify/target-status.ts',
+  'src/status/pipeline-status.ts',
+];
+
+const purity = {
+  'no-restricted-globals': [
+    'error',
+    ...['process', 'setTimeout', 'setInterval', 'fetch', 'performance', 'crypto'].map((name) => ({
+      name,
+      message: 'This module is pure: take time and effects as inputs.',
+    })),
+  ],
+  'no-restricted-properties': [
+    'error',
+    { object: 'Date', property: 'now', message: 'Take `now` as an input.' },
+    { object: 'Math', property: 'random', message: 'Pure modules are deterministic.' },
+  ],
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+      message: 'Take `now` as an input.',
+    },
+  ],
+};
+
+/** Import boundaries, as pattern sets combined per folder below. */
+const noSimOrDemo = {
+  group: ['**/packages/**', 'kube-sim', 'kube-sim/*', '@promotion-gateway/*'],
+  message: 'The gateway never imports the simulator or the demo.',
+};
+const noHttpOrRoot = {
+  group: ['../ingress/*', '../../ingress/*', '../app.js', '../gateway.js', '../../gateway.js'],
+  message: 'Only the HTTP layer imports ingress; nothing imports the composition root.',
+};
+const noQueues = { group: ['../hints/*'], message: 'The catalog does not know the queues.' };
+const noStatus = {
+  group: ['../status/*', '../../status/*'],
+  message: 'promote writes its own records; the status is computed after it.',
+};
+const standalone = {
+  group: ['../*', '!../clock.js'],
+  message: 'The generic queue and the clock know no stage.',
+};
+const noGateway = {
+  group: ['promotion-gateway', 'promotion-gateway/*', '../../../*'],
+  message: 'kube-sim stands alone: no import from the gateway.',
+};
+
+/**
+ * One entry per folder (they do not overlap, since a later config replaces a rule's options):
+ * the data flow runs ingress -> auth -> hints -> catalog -> verify -> evaluate -> promote ->
+ * status; the composition root (gateway.ts) and the app (app.ts) wire the stages together.
+ */
+const boundaries = [
+  {
+    files: ['src/*.ts', 'src/ingress/**', 'src/auth/**', 'src/config/**'],
+    patterns: [noSimOrDemo],
+  },
+  { files: ['src/catalog/**'], patterns: [noSimOrDemo, noHttpOrRoot, noQueues] },
+  {
+    files: [
+      'src/hints/**',
+      'src/reconcile/**',
+      'src/resync/**',
+      'src/verify/**',
+      'src/kube/**',
+      'src/status/**',
+      'src/pipeline/**',
+    ],
+    patterns: [noSimOrDemo, noHttpOrRoot],
+  },
+  { files: ['src/promote/**'], patterns: [noSimOrDemo, noHttpOrRoot, noStatus] },
+  { files: ['src/queue/**', 'src/clock.ts'], patterns: [noSimOrDemo, standalone] },
+  { files: ['packages/kube-sim/src/**'], patterns: [noGateway] },
+];
+
+/**
+ * The house rules the style guide states, checked: short files, small and simple functions,
+ * import boundaries between the stages, and purity of the decision core and the vocabulary.
+ * Exported so test/unit/lint-rules.test.ts can show each rule refusing what it should.
+ */
+export const houseRules = [
+  {
+    // House rules for the product's code: short files, small and simple functions.
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300 }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      complexity: ['error', 20],
+      'max-depth': ['error', 4],
+      'max-params': ['error', 5],
+    },
+  },
+  ...boundaries.map(({ files, patterns }) => ({
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  })),
+  {
+    files: pureModules,
+    rules: {
+      ...purity,
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: impureModules, message: 'This module is pure: no I/O or framework imports.' },
+            {
+              group: [
+                '../*/**',
+                '!../evaluate/**',
+                ...vocabulary.map((f) => `!../${f.slice(4).replace(/\.ts$/, '.js')}`),
+              ],
+              message: 'A pure module imports only pure modules (and types from anywhere).',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
+  {
+    ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,
@@ -43,52 +190,20 @@ export default tseslint.config(
     },
   },
   {
-    // Config loading and the CLI entry are the only places that may read the environment.
-    files: ['src/config/**/*.ts', 'src/server.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    // Config loading, the process entries and tooling are the only readers of the environment.
+    files: [
+      'src/config/**/*.ts',
+      'src/server.ts',
+      'packages/*/src/cli.ts',
+      'bench/**/*.ts',
+      'test/**/*.ts',
+      'packages/*/test/**/*.ts',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
+  ...houseRules,
   {
-    // The decision core is pure: no I/O, no framework, no clock, no randomness.
-    files: ['src/evaluate/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: impureModules, message: 'src/evaluate is pure: no I/O or framework imports.' },
-            {
-              group: ['../*', '!../evaluate/*'],
-              message: 'src/evaluate may import only its own modules and types.',
-              allowTypeImports: true,
-            },
-          ],
-        },
-      ],
-      'no-restricted-globals': [
-        'error',
-        { name: 'process', message: 'src/evaluate is pure.' },
-        { name: 'setTimeout', message: 'src/evaluate is pure.' },
-        { name: 'setInterval', message: 'src/evaluate is pure.' },
-        { name: 'fetch', message: 'src/evaluate is pure.' },
-        { name: 'performance', message: 'src/evaluate is pure.' },
-        { name: 'crypto', message: 'src/evaluate is pure.' },
-      ],
-      'no-restricted-properties': [
-        'error',
-        { object: 'Date', property: 'now', message: 'Take `now` as an input.' },
-        { object: 'Math', property: 'random', message: 'src/evaluate is deterministic.' },
-      ],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-          message: 'Take `now` as an input.',
-        },
-      ],
-    },
-  },
-  {
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
@@ -100,7 +215,12 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
-      globals: { process: 'readonly', console: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+      },
     },
   },
 );

@@ -1,22 +1,45 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects so a developer can run the fast unit suite alone; `npm test` runs both.
+// Workspace packages export their TypeScript sources under this condition (see package.json
+// "exports"), so tests run the sources of the gateway, kube-sim and the demo without a build.
+const SOURCE_CONDITION = '@promotion-gateway/source';
+
+// One project per suite so a developer can run one alone; `npm test` runs them all.
 export default defineConfig({
+  ssr: { resolve: { conditions: [SOURCE_CONDITION] } },
   test: {
     // The JSON report lets .ci/run print one plain "N passed, N failed" line per Node version.
     reporters: ['default', ['json', { outputFile: 'coverage/vitest-report.json' }]],
     projects: [
       {
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
-          environment: 'node',
-        },
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
       },
       {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'kube-sim',
+          include: ['packages/kube-sim/test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'demo',
+          include: ['packages/demo/test/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 30_000,

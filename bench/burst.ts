@@ -3,7 +3,7 @@
  * is idle before and after each burst; kube-sim's request accounting (read through the
  * fleet's admin endpoint) gives the reads. The fleet's admin calls are not counted as requests.
  */
-import { APP_NAMESPACE } from '../src/demo/objects.js';
+import { APP_NAMESPACE } from '@promotion-gateway/demo';
 import type { LoadClient } from './load.js';
 import { EVENT_CLUSTER } from './servers.js';
 import type { GatewayUnderTest, SignedEvent } from './servers.js';

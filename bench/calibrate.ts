@@ -12,7 +12,7 @@ import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Level } from 'pino';
-import { packageRoot } from '../src/paths.js';
+import { repoRoot } from './paths.js';
 import { FleetHandle } from './fleet.js';
 import { autocannonGenerator, wrkGenerator } from './generators.js';
 import type { Generator, GeneratorResult } from './generators.js';
@@ -65,7 +65,7 @@ function options() {
     roundMs,
     warmupMs: Math.max(1_000, Math.ceil(roundMs / 2_000) * 1_000),
     connections: connections.map((c) => positive(c.trim(), 0)),
-    jsonPath: resolve(values.json ?? join(packageRoot(), 'bench', 'results', 'calibration.json')),
+    jsonPath: resolve(values.json ?? join(repoRoot(), 'bench', 'results', 'calibration.json')),
     logLevel: values['log-level'] as Level,
   };
   const planned = 2 * 3 * (opts.warmupMs + opts.connections.length * opts.rounds * roundMs);

@@ -23,7 +23,7 @@ export interface ForkOptions {
   init?: unknown;
 }
 
-/** Forks `dist/bench/<script>` and resolves with it and what `read` made of its ready message. */
+/** Forks `bench/dist/<script>` and resolves with it and what `read` made of its ready message. */
 export async function forkReady<R>(
   script: string,
   read: (message: ReadyMessage) => R,

@@ -3,9 +3,8 @@
  * process holds only the gateway: its memory and event loop are then the gateway's own, and the
  * simulated API servers are remote to it, as real ones would be.
  */
-import { GATEWAY_USER, startDemoFleet } from '../src/demo/fleet.js';
-import { APP_NAME, APP_NAMESPACE } from '../src/demo/objects.js';
-import type { KubeObject } from '../src/kube/types.js';
+import { APP_NAME, APP_NAMESPACE, GATEWAY_USER, startDemoFleet } from '@promotion-gateway/demo';
+import type { KubeObject } from 'promotion-gateway';
 import type { FleetInfo, FleetMessage, ToFleet } from './fleet-types.js';
 
 const HELMRELEASE_API = 'helm.toolkit.fluxcd.io/v2';

@@ -1,7 +1,7 @@
 /**
  * Messages between the benchmark and its kube-sim fleet child process.
  */
-import type { KubeObject } from '../src/kube/types.js';
+import type { KubeObject } from 'promotion-gateway';
 
 /** What the parent needs to configure a gateway against the child's fleet. */
 export interface FleetInfo {

@@ -3,7 +3,7 @@
  * accounting through the fleet's admin endpoint, stop it.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { RequestFilter } from '../src/sim/index.js';
+import type { RequestFilter } from 'kube-sim';
 import { forkReady, stopChild } from './child.js';
 import type { FleetInfo, FleetMessage, ToFleet } from './fleet-types.js';
 
@@ -17,7 +17,7 @@ export class FleetHandle {
     readonly info: FleetInfo,
   ) {}
 
-  /** Forks dist/bench/fleet-process.js and resolves once the fleet is filled and listening. */
+  /** Forks bench/dist/fleet-process.js and resolves once the fleet is filled and listening. */
   static async start(): Promise<FleetHandle> {
     const { child, ready } = await forkReady(
       'fleet-process.js',

@@ -5,13 +5,11 @@
  * figure and event loop, as in production, where the gateway is alone in its container.
  */
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { defaultConfig } from '../src/config/load.js';
-import { DEMO_ENVIRONMENTS, FLUX_NAMESPACE, upgradeEvent } from '../src/demo/objects.js';
-import { createGateway } from '../src/gateway.js';
-import { createLogger } from '../src/log.js';
+import { DEMO_ENVIRONMENTS, FLUX_NAMESPACE } from '@promotion-gateway/demo';
+import { upgradeEvent } from 'kube-sim/flux';
+import { createGateway, createLogger, defaultConfig } from 'promotion-gateway';
 import type { GatewayMessage, GatewayRequest, GatewayStart } from './gateway-types.js';
 import { MemorySampler } from './memory.js';
 import { EVENT_CLUSTER, signedEvent, UNREFERENCED_NAME } from './servers.js';
@@ -62,8 +60,8 @@ async function main({ fleet, logLevel }: GatewayStart): Promise<void> {
   const logger = createLogger(config.logLevel, destination);
   const gateway = await createGateway({ config, managementKubeConfig: management, logger });
   await gateway.start();
-  await gateway.listen();
-  await waitFor(() => gateway.resync.completedPasses > 0, 30_000, 'the first resync pass');
+  const address = await gateway.listen();
+  await waitFor(() => gateway.status().resyncPasses > 0, 30_000, 'the first resync pass');
   await gateway.idle();
 
   process.on('message', (message: GatewayRequest) => {
@@ -77,7 +75,7 @@ async function main({ fleet, logLevel }: GatewayStart): Promise<void> {
         });
         return;
       case 'hint-stats':
-        reply({ ...gateway.hints.stats() });
+        reply({ ...gateway.status().hints });
         return;
       case 'memory-phase':
         sampler.phase(message.phase);
@@ -108,7 +106,7 @@ async function main({ fleet, logLevel }: GatewayStart): Promise<void> {
   };
   send({
     type: 'ready',
-    port: (gateway.app.server.address() as AddressInfo).port,
+    port: Number(new URL(address).port),
     referenced: signedEvent(EVENT_CLUSTER, key, upgradeEvent(object, version, 2, now)),
     unreferenced: signedEvent(
       EVENT_CLUSTER,

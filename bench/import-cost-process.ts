@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const baselineRssBytes = await settledRss();
   await import('@kubernetes/client-node');
   const clientNodeRssBytes = await settledRss();
-  await import('../src/gateway.js');
+  await import('promotion-gateway');
   const gatewayModulesRssBytes = await settledRss();
   const cost: ImportCost = { baselineRssBytes, clientNodeRssBytes, gatewayModulesRssBytes };
   // The parent closes the IPC channel once it has the figures; the process then exits.

@@ -30,7 +30,7 @@ export class LoadClient {
     });
   }
 
-  /** Forks dist/bench/load-client.js and resolves once it is ready for work. */
+  /** Forks bench/dist/load-client.js and resolves once it is ready for work. */
   static async start(): Promise<LoadClient> {
     const { child } = await forkReady('load-client.js', () => undefined);
     return new LoadClient(child);

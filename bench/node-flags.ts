@@ -1,10 +1,10 @@
 /**
  * The Node.js flags the gateway runs with in production, read from the Dockerfile's exec-form
- * ENTRYPOINT (`["node", <flags>..., "dist/src/server.js"]`), so the benchmark starts the gateway
+ * ENTRYPOINT (`["node", <flags>..., "dist/server.js"]`), so the benchmark starts the gateway
  * (and, for equal conditions, the bare server) exactly as the image does and cannot drift from it.
  */
 import { readFileSync } from 'node:fs';
-import { packagePath } from '../src/paths.js';
+import { repoPath } from './paths.js';
 
 const ENTRYPOINT = /^ENTRYPOINT\s+(\[.*\])\s*$/m;
 
@@ -21,5 +21,5 @@ export function entrypointNodeFlags(dockerfile: string): string[] {
 
 /** The production Node.js flags from the project's Dockerfile. */
 export function productionNodeFlags(): string[] {
-  return entrypointNodeFlags(readFileSync(packagePath('Dockerfile'), 'utf8'));
+  return entrypointNodeFlags(readFileSync(repoPath('Dockerfile'), 'utf8'));
 }

@@ -1,5 +1,5 @@
 /**
- * Where a server's CPU goes, from a V8 CPU profile (`node --cpu-prof dist/bench/run.js` leaves
+ * Where a server's CPU goes, from a V8 CPU profile (`node --cpu-prof bench/dist/run.js` leaves
  * one `.cpuprofile` per process; see docs/benchmarks.md). Samples are bucketed by time and only
  * buckets in which the main thread was busy at least --busy of the time are kept, which selects
  * the server's own load rounds (a server idles while another side is measured) and drops most of
@@ -7,7 +7,7 @@
  * specific rule recognises (HMAC, JSON parse, ajv, rate limit, metrics, logging, fastify, the
  * socket write, ...), else the innermost frame a generic rule recognises.
  *
- *   node dist/bench/profile-summary.js <file.cpuprofile> [--rps 8000] [--busy 0.5]
+ *   node bench/dist/profile-summary.js <file.cpuprofile> [--rps 8000] [--busy 0.5]
  *
  * --top N also lists the N frames that decided the most time (category, function, file).
  * With --rps (the server's accepted events per second in its rounds of the same run), each

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { fastify } from 'fastify';
-import { packagePath } from '../src/paths.js';
+import { repoPath } from './paths.js';
 import type { ReferenceStart } from './gateway-types.js';
 
 /** Most keys the in-memory queue holds; further distinct keys are answered 503. */
@@ -33,7 +33,7 @@ function compileValidator() {
   const ajv = new Ajv({ allErrors: false, strict: true });
   addFormats(ajv, ['date-time']);
   const schema = JSON.parse(
-    readFileSync(packagePath('schemas', 'flux-event.schema.json'), 'utf8'),
+    readFileSync(repoPath('schemas', 'flux-event.schema.json'), 'utf8'),
   ) as object;
   return ajv.compile<{ involvedObject: Involved }>(schema);
 }

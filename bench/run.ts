@@ -13,8 +13,8 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Level } from 'pino';
-import { APP_NAME } from '../src/demo/objects.js';
-import { packageRoot } from '../src/paths.js';
+import { APP_NAME } from '@promotion-gateway/demo';
+import { repoRoot } from './paths.js';
 import { measureBurst } from './burst.js';
 import type { BurstResult } from './burst.js';
 import { FleetHandle } from './fleet.js';
@@ -217,7 +217,7 @@ async function main(): Promise<number> {
       bars,
       pass,
     };
-    const dir = join(packageRoot(), 'bench', 'results');
+    const dir = join(repoRoot(), 'bench', 'results');
     await mkdir(dir, { recursive: true });
     const file = join(dir, 'latest.json');
     await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);

@@ -5,11 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { fastify, LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { JwtKeys } from './auth/jwt.js';
-import { createJwtKeys } from './auth/jwt.js';
 import type { AuthSettings } from './auth/authenticate.js';
+import { createJwtKeys, type JwtKeys } from './auth/jwt.js';
+import type { LegacyKeyResolver } from './auth/legacy-keys.js';
 import type { GatewayConfig } from './config/types.js';
 import type { HintSink, PipelineTrigger } from './hints/types.js';
+import { installAuthentication } from './ingress/authenticated.js';
 import { installJsonBody } from './ingress/body.js';
 import { installRequestContext } from './ingress/context.js';
 import {
@@ -19,19 +20,12 @@ import {
 } from './ingress/errors.js';
 import { eventsRoutes } from './ingress/events.js';
 import { legacyRoutes } from './ingress/legacy.js';
-import type { LegacyKeyResolver } from './ingress/legacy.js';
-import { opsRoutes } from './ingress/ops.js';
-import type { ReadinessProbe } from './ingress/ops.js';
-import { pipelineRoutes } from './ingress/pipelines.js';
-import type { PipelineViewSource } from './ingress/pipelines.js';
+import { opsRoutes, type ReadinessProbe } from './ingress/ops.js';
+import { pipelineRoutes, type PipelineViewSource } from './ingress/pipelines.js';
 import { installRateLimit } from './ingress/ratelimit.js';
-import { debugEnabled, lazyChildLoggerFactory } from './log.js';
-import type { GatewayLogger } from './log.js';
+import { AJV_OPTIONS, installSchemas } from './ingress/schemas.js';
+import { debugEnabled, lazyChildLoggerFactory, type GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
-
-export type { PipelineView, PipelineViewSource } from './ingress/pipelines.js';
-export type { LegacyKeyResolver } from './ingress/legacy.js';
-export type { ReadinessProbe } from './ingress/ops.js';
 
 /** The pipeline registry as the HTTP layer sees it: re-check requests plus the read side. */
 export interface PipelineAccess extends PipelineTrigger, PipelineViewSource {}
@@ -106,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler: createClientErrorHandler(logger),
     frameworkErrors: frameworkErrorHandler,
+    ajv: AJV_OPTIONS,
   });
 
   // Request loggers are made only when a request logs something (see src/log.ts).
@@ -113,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     lazyChildLoggerFactory(parent as GatewayLogger, bindings),
   );
   installRequestContext(app);
+  installSchemas(app);
   installJsonBody(app);
   installErrorHandling(app);
   app.addHook('onResponse', observeResponse(metrics));
@@ -124,8 +120,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     jwtKeys: deps.jwtKeys ?? (config.jwt === undefined ? undefined : createJwtKeys(config.jwt)),
   };
   await app.register(opsRoutes, { readiness: deps.readiness, metrics });
-  await app.register(eventsRoutes, { auth, hints: deps.hints, metrics });
-  await app.register(legacyRoutes, { legacyKeys: deps.legacyKeys, pipelines: deps.pipelines });
-  await app.register(pipelineRoutes, { auth, pipelines: deps.pipelines });
+  await app.register(async (scope) => {
+    installAuthentication(scope);
+    await scope.register(eventsRoutes, { auth, hints: deps.hints, metrics });
+    await scope.register(legacyRoutes, {
+      legacyKeys: deps.legacyKeys,
+      pipelines: deps.pipelines,
+    });
+    await scope.register(pipelineRoutes, { auth, pipelines: deps.pipelines });
+  });
   return app;
 }

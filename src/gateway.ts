@@ -1,36 +1,44 @@
 /**
  * The composition root: builds every stage of the data flow from a validated configuration and
  * the management cluster's KubeConfig, and wires them in order:
- * ingress -> auth -> hints -> index -> verify -> evaluate -> promote -> status, with resync
- * feeding the same pipeline queue. Nothing here decides anything.
+ * ingress -> auth -> hints -> catalog -> verify -> evaluate -> promote -> status, with the
+ * resync feeding the same pipeline queue. Nothing here decides anything.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { legacyKeyResolver, legacySecretFromSpec } from './auth/legacy-keys.js';
+import { PipelineCatalog } from './catalog/catalog.js';
+import { wantedClusters } from './catalog/wanted-clusters.js';
+import { realScheduler, type Scheduler } from './clock.js';
 import type { GatewayConfig } from './config/types.js';
-import { HintQueue, PipelineQueue } from './hints/hint-queue.js';
-import { realScheduler, type Scheduler } from './hints/scheduler.js';
-import { wantedClusters } from './index/wanted-clusters.js';
-import { PipelineIndex, parsePipelineId, pipelineId } from './index/pipeline-index.js';
+import type { Gateway } from './gateway-api.js';
+import { HintQueue } from './hints/hint-queue.js';
+import { PipelineQueue } from './hints/pipeline-queue.js';
+import { readinessOf, type ReadinessProbe } from './ingress/ops.js';
+import { AgentPool } from './kube/agent-pool.js';
 import { ClusterRegistry } from './kube/clusters.js';
 import { KubeLeaseStore } from './kube/lease.js';
 import { PipelineWatcher } from './kube/pipeline-watch.js';
 import { KubePipelineWriter } from './kube/pipeline-writer.js';
 import { KubeObjectReader } from './kube/reader.js';
+import { KubeCalls } from './kube/request-options.js';
 import { cachedSecretKeyReader } from './kube/secrets.js';
-import type { KubeObject } from './kube/types.js';
 import type { GatewayLogger } from './log.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
-import type { Pipeline } from './pipeline/types.js';
+import { pipelineId } from './pipeline/id.js';
 import { strategyFor } from './promote/strategies/select.js';
 import type { FetchLike } from './promote/strategies/webhook.js';
+import { hintReader } from './reconcile/on-hint.js';
+import { pipelineEvents } from './reconcile/pipeline-events.js';
 import { Reconciler } from './reconcile/reconciler.js';
-import { resyncLeadership, type ResyncLeadership } from './resync/leadership.js';
+import { resyncLeadership } from './resync/leadership.js';
 import { Resync } from './resync/resync.js';
-import { TargetStore } from './verify/target-store.js';
 import { Verifier } from './verify/verifier.js';
+import { VerifiedTargets } from './verify/verified-targets.js';
 
-/** Inputs of a gateway; the seams (clock, scheduler, fetch) are injectable for tests. */
+export type { Gateway, GatewayStatus } from './gateway-api.js';
+
+/** Inputs of a gateway; the seams (clock, randomness, fetch, connection pool) are for tests. */
 export interface GatewayOptions {
   config: GatewayConfig;
   managementKubeConfig: KubeConfig;
@@ -40,27 +48,8 @@ export interface GatewayOptions {
   fetch?: FetchLike;
   /** Per-call timeout for Kubernetes requests (default 10 s). */
   kubeTimeoutMs?: number;
-}
-
-/** A running gateway's parts. `start()` loads state; `listen()` opens the HTTP port. */
-export interface Gateway {
-  app: FastifyInstance;
-  metrics: GatewayMetrics;
-  index: PipelineIndex;
-  reconciler: Reconciler;
-  hints: HintQueue;
-  pipelines: PipelineQueue;
-  resync: Resync;
-  /** Whether this replica runs the periodic resync (it holds the resync Lease). */
-  leadership: ResyncLeadership;
-  clusters: ClusterRegistry;
-  /** Starts the Pipeline watch, the first resync pass and the campaign for the periodic ones. */
-  start(): Promise<void>;
-  /** Listens on config.server host/port (or the override); resolves to the bound address. */
-  listen(override?: { host?: string; port?: number }): Promise<string>;
-  /** Resolves when no hint or pipeline check is waiting or running (tests, shutdown). */
-  idle(): Promise<void>;
-  close(): Promise<void>;
+  /** Keep-alive connections to clusters (default: a pool of this gateway's own). */
+  agentPool?: AgentPool;
 }
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
@@ -74,197 +63,205 @@ const LEGACY_KEY_TTL_MS = 30_000;
  */
 const HINT_READ_SPACING_MS = 1_000;
 
-/** Builds a gateway; nothing runs until start() and listen(). */
-export async function createGateway(options: GatewayOptions): Promise<Gateway> {
-  const { config, logger } = options;
+/** What every stage is built from: the options resolved once. */
+interface Runtime {
+  config: GatewayConfig;
+  logger: GatewayLogger;
+  management: KubeConfig;
+  scheduler: Scheduler;
+  random: () => number;
+  now: () => number;
+  calls: KubeCalls;
+  metrics: GatewayMetrics;
+  fetch: FetchLike | undefined;
+}
+
+function runtimeOf(options: GatewayOptions): Runtime {
+  const { config } = options;
   const scheduler = options.scheduler ?? realScheduler;
-  const random = options.random ?? Math.random;
-  const now = () => scheduler.now();
-  const timeoutMs = options.kubeTimeoutMs ?? 10_000;
-  const metrics = createMetrics({
-    clusters: [config.management.name, ...config.clusters.map((c) => c.name)],
-  });
-  const index = new PipelineIndex(config);
-  const clusters = new ClusterRegistry(
-    config.management.name,
-    options.managementKubeConfig,
-    (kc) => new KubeObjectReader(kc, timeoutMs),
-    timeoutMs,
-  );
-  const refreshClusters = debounce(() => clusters.sync(wantedClusters(config, index)), 10_000, now);
-  const verifier = new Verifier(
-    clusters,
-    (c) => clusters.problem(c),
-    (cluster, _verb, result) => {
-      metrics.clusterReads.inc({ cluster: metrics.clusterLabel(cluster), result });
-      // Rejected credentials usually mean a rotated kubeconfig Secret: re-read it soon.
-      if (result === 'Unauthorized' || result === 'Forbidden') refreshClusters();
-    },
-  );
-  const store = new TargetStore();
-  const writer = new KubePipelineWriter(
-    options.managementKubeConfig,
-    timeoutMs,
-    config.promotion.instanceId,
-  );
-  // The reconciler and the pipeline queue refer to each other; the queue is set right below.
-  const queueRef: { current?: PipelineQueue } = {};
-  const reconciler = new Reconciler({
-    index,
-    verifier,
-    store,
-    writer,
-    policy: config.promotion.retry,
-    instanceId: config.promotion.instanceId,
-    logger,
+  const pool = options.agentPool ?? new AgentPool();
+  return {
+    config,
+    logger: options.logger,
+    management: options.managementKubeConfig,
+    scheduler,
+    random: options.random ?? Math.random,
+    now: () => scheduler.now(),
+    calls: new KubeCalls(options.kubeTimeoutMs ?? 10_000, pool),
+    metrics: createMetrics({
+      clusters: [config.management.name, ...config.clusters.map((c) => c.name)],
+    }),
+    fetch: options.fetch,
+  };
+}
+
+/** [verify]'s side of Kubernetes: one reader per cluster, verified state, and status writes. */
+function clusterAccess(rt: Runtime, catalog: PipelineCatalog) {
+  const { config, calls, metrics, now } = rt;
+  const clusters = new ClusterRegistry({
+    managementName: config.management.name,
+    managementConfig: rt.management,
+    makeReader: (kubeConfig) => new KubeObjectReader(kubeConfig, calls),
+    calls,
+    wanted: () => wantedClusters(config, catalog),
     now,
+  });
+  const verifier = new Verifier(clusters, (cluster, _verb, result) => {
+    metrics.observeRead(cluster, result);
+    clusters.noteReadResult(result);
+  });
+  const writer = new KubePipelineWriter(rt.management, calls, config.promotion.instanceId);
+  return { clusters, verified: new VerifiedTargets(verifier, now), writer };
+}
+
+/** hints -> verify -> evaluate -> promote -> status: the two queues and the reconciler. */
+function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
+  const { config, logger, now, metrics, scheduler, random } = rt;
+  const { verified, writer } = access;
+  const { retry: policy, instanceId, webhooks } = config.promotion;
+  const reconciler = new Reconciler({
+    ...{ catalog, verified, writer, policy, instanceId, logger, now },
     freshnessMs: FRESHNESS_MS,
-    strategyFor: (pipeline: Pipeline, env: string) =>
-      strategyFor(pipeline.spec, env, {
-        writer,
-        webhooks: config.promotion.webhooks,
-        fetch: options.fetch,
-        now,
-      }),
+    strategyFor: (pipeline, env) =>
+      strategyFor(pipeline.spec, env, { writer, webhooks, fetch: rt.fetch, now }),
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });
     },
-    schedule: (id, delayMs) => {
-      queueRef.current?.schedule(id, delayMs);
-    },
-    request: (id) => {
-      const parsed = parsePipelineId(id);
-      if (parsed) queueRef.current?.requestPipeline(parsed.namespace, parsed.name, 'retry');
-    },
   });
+  const common = { hints: config.hints, scheduler, random };
   const pipelines = new PipelineQueue({
-    hints: config.hints,
-    has: (ns, name) => index.has(ns, name),
+    ...common,
+    has: (id) => catalog.has(id),
     process: (id) => reconciler.reconcile(id),
-    scheduler,
-    random,
   });
-  queueRef.current = pipelines;
   const hints = new HintQueue({
-    hints: config.hints,
-    references: (key) => index.references(key),
-    process: (key) => reconciler.onHint(key),
+    ...common,
+    references: (key) => catalog.references(key),
+    process: hintReader({ catalog, verified, pipelines, logger }),
     minReadIntervalMs: HINT_READ_SPACING_MS,
-    scheduler,
-    random,
     onOffer: (_key, source, result) => {
       metrics.hints.inc({ source, result });
     },
   });
+  return { reconciler, pipelines, hints };
+}
+
+/** [resync]: the periodic pass, feeding the same pipeline queue, under leader election. */
+function resyncLoop(
+  rt: Runtime,
+  catalog: PipelineCatalog,
+  access: ClusterAccess,
+  pipelines: PipelineQueue,
+) {
+  const { config, logger, scheduler, random, metrics, calls } = rt;
   const resync = new Resync({
-    index,
-    verifier,
-    store,
-    logger,
-    scheduler,
-    random,
-    intervalMs: config.resync.intervalMs,
-    jitter: config.resync.jitter,
-    refreshClusters: () => clusters.sync(wantedClusters(config, index)),
-    request: (id) => {
-      const p = index.getById(id);
-      if (p) pipelines.requestPipeline(p.metadata.namespace, p.metadata.name, 'resync');
-    },
+    ...config.resync,
+    ...{ catalog, verified: access.verified, logger, scheduler, random, pipelines },
+    refreshClusters: () => access.clusters.sync(),
     onReport: (report) => {
-      metrics.resyncDuration.observe(
-        { result: report.unknown > 0 ? 'partial' : 'ok' },
-        report.durationMs / 1000,
-      );
+      metrics.observeResync(report);
     },
   });
   const leadership = resyncLeadership({
     settings: config.leaderElection,
     // A renewal still waiting past the renew deadline is useless: give up on it by then.
     store: new KubeLeaseStore(
-      options.managementKubeConfig,
-      Math.min(timeoutMs, config.leaderElection.renewDeadlineMs),
+      rt.management,
+      calls.withTimeout(config.leaderElection.renewDeadlineMs),
     ),
-    resync,
-    scheduler,
-    random,
-    logger,
+    ...{ resync, scheduler, random, logger },
     gauge: metrics.resyncLeader,
   });
+  return { resync, leadership };
+}
+
+type ClusterAccess = ReturnType<typeof clusterAccess>;
+type PromotionLoop = ReturnType<typeof promotionLoop>;
+
+/** The Pipeline watch, feeding the catalog; re-checks start only once start() has run. */
+function pipelineWatch(
+  rt: Runtime,
+  catalog: PipelineCatalog,
+  access: ClusterAccess,
+  loop: PromotionLoop,
+) {
   const lifecycle = { started: false };
-  const watcher = new PipelineWatcher(
-    options.managementKubeConfig,
-    config.pipelineNamespaces,
-    {
-      upsert: (object: KubeObject) => {
-        const pipeline = object as unknown as Pipeline;
-        const { namespace, name } = pipeline.metadata;
-        const changed = index.upsert(pipeline);
-        if (changed) reconciler.requireFullRead(pipelineId(namespace, name));
-        // Before start() has resolved the clusters, the first resync checks every pipeline.
-        if (!lifecycle.started) return;
-        const request = () => pipelines.requestPipeline(namespace, name, 'resync');
-        // New references may name a new cluster: resolve it first, or the check reads nothing.
-        if (changed) void clusters.sync(wantedClusters(config, index)).then(request, request);
-        else request();
-      },
-      remove: (ns, name) => {
-        index.remove(ns, name);
-      },
-      error: (message, retryInMs) => {
-        logger.warn({ retryInMs }, `pipeline ${message}; restarting`);
-      },
+  const handler = pipelineEvents({
+    catalog,
+    requireFullRead: (id) => {
+      loop.reconciler.requireFullRead(id);
     },
-    timeoutMs,
-  );
-  const legacySecret = cachedSecretKeyReader(
-    options.managementKubeConfig,
-    timeoutMs,
-    LEGACY_KEY_TTL_MS,
-    now,
-  );
-  const app = await buildApp({
-    config,
-    logger,
-    hints,
-    metrics,
-    pipelines: {
-      requestPipeline: (ns, name, source) => {
-        reconciler.requireFullRead(pipelineId(ns, name));
-        return pipelines.requestPipeline(ns, name, source);
-      },
-      view: (ns, name) => reconciler.view(ns, name),
-    },
-    legacyKeys: async (ns, name) => {
-      const secretName = index.get(ns, name)?.spec.promotion?.strategy.secretRef?.name;
-      return secretName === undefined ? undefined : legacySecret(ns, secretName, 'hmac-key');
-    },
-    readiness: () => readiness(watcher, resync),
+    syncClusters: () => access.clusters.sync(),
+    pipelines: loop.pipelines,
+    logger: rt.logger,
+    started: () => lifecycle.started,
   });
+  const { management, config, calls, scheduler } = rt;
+  const watcher = new PipelineWatcher(
+    management,
+    config.pipelineNamespaces,
+    handler,
+    calls,
+    scheduler,
+  );
+  return { watcher, lifecycle };
+}
+
+/** [ingress] and [auth]: the HTTP app over the queues and the verified views. */
+function httpApp(
+  rt: Runtime,
+  catalog: PipelineCatalog,
+  loop: PromotionLoop,
+  readiness: ReadinessProbe,
+) {
+  const { config, logger, metrics, management, calls, now } = rt;
+  const { reconciler, pipelines, hints } = loop;
+  return buildApp({
+    ...{ config, logger, hints, metrics, readiness },
+    legacyKeys: legacyKeyResolver(
+      legacySecretFromSpec((id) => catalog.get(id)),
+      cachedSecretKeyReader(management, calls, LEGACY_KEY_TTL_MS, now),
+    ),
+    pipelines: {
+      // A legacy call names no object, so the whole Pipeline is read again.
+      requestPipeline: (id, source) => {
+        reconciler.requireFullRead(id);
+        return pipelines.requestPipeline(id, source);
+      },
+      view: (id) => reconciler.view(id),
+    },
+  });
+}
+
+/** Builds a gateway; nothing runs until start() and listen(). */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const rt = runtimeOf(options);
+  const catalog = new PipelineCatalog(rt.config);
+  const access = clusterAccess(rt, catalog);
+  const loop = promotionLoop(rt, catalog, access);
+  const { resync, leadership } = resyncLoop(rt, catalog, access, loop.pipelines);
+  const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop);
+  const readiness = () =>
+    readinessOf({ pipelinesLoaded: watcher.synced(), resyncPasses: resync.completedPasses });
+  const { hints, pipelines, reconciler } = loop;
+  rt.metrics.bindSources({
+    hintQueueDepth: () => hints.stats().depth,
+    pipelines: () => catalog.size,
+    referencedObjects: () => catalog.referencedObjects,
+  });
+  const app = await httpApp(rt, catalog, loop, readiness);
+  const { server } = rt.config;
   return {
-    app,
-    metrics,
-    index,
-    reconciler,
-    hints,
-    pipelines,
-    resync,
-    leadership,
-    clusters,
     start: async () => {
       await watcher.start();
-      await clusters.sync(wantedClusters(config, index));
+      await access.clusters.sync();
       lifecycle.started = true;
       leadership.start();
     },
-    listen: async (override) =>
-      app.listen({
-        host: override?.host ?? config.server.host,
-        port: override?.port ?? config.server.port,
-      }),
+    listen: (at) => app.listen({ host: at?.host ?? server.host, port: at?.port ?? server.port }),
     idle: async () => {
-      for (let i = 0; i < 5; i++) {
-        await Promise.all([hints.idle(), pipelines.idle()]);
-      }
+      // A hinted read queues re-checks, and a re-check can requeue: settle a few rounds.
+      for (let i = 0; i < 5; i++) await Promise.all([hints.idle(), pipelines.idle()]);
     },
     close: async () => {
       await leadership.stop();
@@ -272,25 +269,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await app.close();
       await Promise.all([hints.stop(), pipelines.stop()]);
     },
+    resync: () => resync.runOnce(),
+    view: (ref) => reconciler.view(pipelineId(ref)),
+    status: () => ({
+      ...readiness(),
+      resyncPasses: resync.completedPasses,
+      leader: leadership.isLeader(),
+      identity: leadership.identity,
+      pipelinesLoaded: catalog.size,
+      referencedObjects: catalog.referencedObjects,
+      hints: hints.stats(),
+      pipelines: pipelines.stats(),
+    }),
   };
-}
-
-/** Runs `fn` at most once per `intervalMs`; calls in between are dropped. */
-function debounce(fn: () => Promise<void>, intervalMs: number, now: () => number): () => void {
-  let last = -Infinity;
-  return () => {
-    if (now() - last < intervalMs) return;
-    last = now();
-    void fn().catch(() => undefined);
-  };
-}
-
-function readiness(
-  watcher: PipelineWatcher,
-  resync: Resync,
-): { ready: boolean; reasons: string[] } {
-  const reasons: string[] = [];
-  if (!watcher.synced()) reasons.push('Pipelines are not loaded yet');
-  if (resync.completedPasses === 0) reasons.push('the first resync has not completed');
-  return { ready: reasons.length === 0, reasons };
 }

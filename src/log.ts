@@ -183,12 +183,14 @@ export function debugEnabled(log: { level: string }): boolean {
   return (pino.levels.values[log.level] ?? Infinity) <= DEBUG_LEVEL;
 }
 
-type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LOG_METHODS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LogMethod = (typeof LOG_METHODS)[number];
 
 /**
  * A request logger that makes its real child (with the request's bindings) only when something
  * is logged at an enabled level. Most requests log nothing at the default level, and fastify
  * otherwise builds a child per request, a measurable share of the ingress's CPU under load.
+ * Its fatal..trace methods are defined once on the prototype, below the class.
  */
 class LazyChildLogger {
   private real: GatewayLogger | undefined;
@@ -207,24 +209,6 @@ class LazyChildLogger {
     this.materialise().level = value;
   }
 
-  fatal(...args: unknown[]): void {
-    this.log('fatal', args);
-  }
-  error(...args: unknown[]): void {
-    this.log('error', args);
-  }
-  warn(...args: unknown[]): void {
-    this.log('warn', args);
-  }
-  info(...args: unknown[]): void {
-    this.log('info', args);
-  }
-  debug(...args: unknown[]): void {
-    this.log('debug', args);
-  }
-  trace(...args: unknown[]): void {
-    this.log('trace', args);
-  }
   silent(): void {
     // Nothing is ever logged at `silent`.
   }
@@ -237,7 +221,8 @@ class LazyChildLogger {
     return (this.real ?? this.parent).isLevelEnabled(level);
   }
 
-  private log(level: LogMethod, args: unknown[]): void {
+  /** Logs `args` at `level` through the real child, made now if it does not exist yet. */
+  logAt(level: LogMethod, args: unknown[]): void {
     if (!this.isLevelEnabled(level)) return;
     const logger = this.materialise();
     const method: (...a: unknown[]) => void = logger[level];
@@ -248,6 +233,14 @@ class LazyChildLogger {
     this.real ??= this.parent.child(this.bindings);
     return this.real;
   }
+}
+
+for (const level of LOG_METHODS) {
+  Object.defineProperty(LazyChildLogger.prototype, level, {
+    value(this: LazyChildLogger, ...args: unknown[]): void {
+      this.logAt(level, args);
+    },
+  });
 }
 
 /**

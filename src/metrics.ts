@@ -28,14 +28,29 @@ export interface GatewayMetrics {
   readonly promotions: Counter<'outcome'>;
   /** Duration of full resync passes in seconds, by result (ok, partial, error). */
   readonly resyncDuration: Histogram<'result'>;
-  /** Hints currently waiting in the queue. */
+  /** Hints currently waiting in the queue (read from the queue at scrape time). */
   readonly queueDepth: Gauge;
+  /** Pipelines loaded and distinct objects they reference (read at scrape time). */
+  readonly catalogSize: Gauge<'what'>;
   /** 1 while this replica runs the periodic resync (it holds the Lease, or election is off). */
   readonly resyncLeader: Gauge;
+  /** Where the scrape-time gauges read their values; until bound they read 0. */
+  bindSources(sources: MetricSources): void;
   /** The `cluster` label value for a name: itself when configured, else OTHER_CLUSTER. */
   clusterLabel(name: string): string;
   /** Counts one answered HTTP request in httpRequests and httpDuration. */
   observeHttp(method: string, route: string, status: number, seconds: number): void;
+  /** Counts one read of an application object in clusterReads. */
+  observeRead(cluster: string, result: string): void;
+  /** Records one resync pass in resyncDuration (`partial` when some target was Unknown). */
+  observeResync(report: { unknown: number; durationMs: number }): void;
+}
+
+/** The live values behind the scrape-time gauges. */
+export interface MetricSources {
+  hintQueueDepth(): number;
+  pipelines(): number;
+  referencedObjects(): number;
 }
 
 /** Options for createMetrics. */
@@ -46,19 +61,46 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
 }
 
+/** The scrape-time gauges, reading whatever sources are bound last. */
+function sourceGauges(registers: Registry[]) {
+  let sources: MetricSources = { hintQueueDepth: zero, pipelines: zero, referencedObjects: zero };
+  const queueDepth = new Gauge({
+    name: 'promotion_gateway_hint_queue_depth',
+    help: 'Hints currently waiting in the queue.',
+    registers,
+    collect() {
+      this.set(sources.hintQueueDepth());
+    },
+  });
+  const catalogSize = new Gauge({
+    name: 'promotion_gateway_catalog_size',
+    help: 'Pipelines loaded (what="pipelines") and distinct objects they reference (what="objects").',
+    labelNames: ['what'] as const,
+    registers,
+    collect() {
+      this.set({ what: 'pipelines' }, sources.pipelines());
+      this.set({ what: 'objects' }, sources.referencedObjects());
+    },
+  });
+  const bindSources = (bound: MetricSources): void => {
+    sources = bound;
+  };
+  return { queueDepth, catalogSize, bindSources };
+}
+
 /** A fresh registry with every gateway metric registered on it. */
 export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
   const registers = [registry];
   const known = new Set(options.clusters ?? []);
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-
-  const httpRequests = new Counter({
-    name: 'promotion_gateway_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers,
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name: `promotion_gateway_${name}`, help, labelNames, registers });
+  const httpRequests = counter(
+    'http_requests_total',
+    'HTTP requests answered, by method, route pattern and status code.',
+    ['method', 'route', 'status'],
+  );
   const httpDuration = new Histogram({
     name: 'promotion_gateway_http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method and route pattern.',
@@ -66,54 +108,53 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers,
   });
+  const clusterReads = counter(
+    'cluster_reads_total',
+    'Reads of application objects from clusters, by cluster and result.',
+    ['cluster', 'result'],
+  );
+  const resyncDuration = new Histogram({
+    name: 'promotion_gateway_resync_duration_seconds',
+    help: 'Duration of full resync passes in seconds, by result.',
+    labelNames: ['result'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers,
+  });
+  const clusterLabel = (name: string): string => (known.has(name) ? name : OTHER_CLUSTER);
   return {
     registry,
     httpRequests,
     httpDuration,
     observeHttp: httpObserver(httpRequests, httpDuration),
-    eventsReceived: new Counter({
-      name: 'promotion_gateway_events_received_total',
-      help: 'Flux events received, by outcome.',
-      labelNames: ['outcome'] as const,
-      registers,
-    }),
-    hints: new Counter({
-      name: 'promotion_gateway_hints_total',
-      help: 'Hints offered to the queue, by source and result.',
-      labelNames: ['source', 'result'] as const,
-      registers,
-    }),
-    clusterReads: new Counter({
-      name: 'promotion_gateway_cluster_reads_total',
-      help: 'Reads of application objects from clusters, by cluster and result.',
-      labelNames: ['cluster', 'result'] as const,
-      registers,
-    }),
-    promotions: new Counter({
-      name: 'promotion_gateway_promotions_total',
-      help: 'Promotion attempts, by outcome.',
-      labelNames: ['outcome'] as const,
-      registers,
-    }),
-    resyncDuration: new Histogram({
-      name: 'promotion_gateway_resync_duration_seconds',
-      help: 'Duration of full resync passes in seconds, by result.',
-      labelNames: ['result'] as const,
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-      registers,
-    }),
-    queueDepth: new Gauge({
-      name: 'promotion_gateway_hint_queue_depth',
-      help: 'Hints currently waiting in the queue.',
-      registers,
-    }),
+    eventsReceived: counter('events_received_total', 'Flux events received, by outcome.', [
+      'outcome',
+    ]),
+    hints: counter('hints_total', 'Hints offered to the queue, by source and result.', [
+      'source',
+      'result',
+    ]),
+    clusterReads,
+    promotions: counter('promotions_total', 'Promotion attempts, by outcome.', ['outcome']),
+    resyncDuration,
+    ...sourceGauges(registers),
     resyncLeader: new Gauge({
       name: 'promotion_gateway_resync_leader',
       help: '1 while this replica runs the periodic resync (it holds the resync Lease), else 0.',
       registers,
     }),
-    clusterLabel: (name) => (known.has(name) ? name : OTHER_CLUSTER),
+    clusterLabel,
+    observeRead: (cluster, result) => {
+      clusterReads.inc({ cluster: clusterLabel(cluster), result });
+    },
+    observeResync: (report) => {
+      const result = report.unknown > 0 ? 'partial' : 'ok';
+      resyncDuration.observe({ result }, report.durationMs / 1000);
+    },
   };
+}
+
+function zero(): number {
+  return 0;
 }
 
 /** One (method, route, status)'s bound metric children. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Absolute path of the package root (the folder holding our package.json), from src/ or dist/src/. */
+/** Absolute path of the package root (the folder holding our package.json), from src/ or dist/. */
 export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {

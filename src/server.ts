@@ -4,19 +4,17 @@
  * built by functions that take their inputs explicitly; only this file and src/config read the
  * environment.
  */
-import { runDemo, runDemoDeploy, runDemoStatus } from './demo/cli.js';
 import { runServe } from './serve.js';
-import { runSim } from './sim/cli.js';
 
 const usage = `promotion-gateway: promotes applications through Flux environments from verified state.
 
 Usage:
   promotion-gateway serve --config FILE [--kubeconfig PATH] [--context NAME]
-  promotion-gateway demo [--port 8080] [--state FILE]
-  promotion-gateway demo deploy --env ENV --version X [--state FILE]
-  promotion-gateway demo status [--state FILE]
-  promotion-gateway sim [--clusters a,b,c] [--port N] [--admin-port N] [--kubeconfig PATH]
   promotion-gateway --help | --version
+
+serve reads and validates the configuration (docs/configuration.md), connects to the
+management cluster (--kubeconfig, the config's management.kubeconfig, or the in-cluster
+service account) and serves until SIGINT/SIGTERM. A bad configuration exits with status 2.
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -24,13 +22,6 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return runServe(rest, process.env, process.stdout);
-    case 'demo':
-      if (rest[0] === 'deploy') return runDemoDeploy(rest.slice(1), process.env, process.stdout);
-      if (rest[0] === 'status') return runDemoStatus(rest.slice(1), process.stdout);
-      return runDemo(rest, process.env, process.stdout);
-    case 'sim':
-      await runSim(rest, process.stdout);
-      return 0;
     case '--version':
     case 'version':
       process.stdout.write(`${await packageVersion()}\n`);

@@ -2,30 +2,21 @@
  * Validation of a raw configuration against schemas/config.schema.json, with ajv filling in
  * defaults, and the translation of ajv's errors into one readable line per problem.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import { packagePath } from '../paths.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { compileSchema } from '../schemas.js';
 
 let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
-  if (compiled !== undefined) return compiled;
-  const schema = JSON.parse(
-    readFileSync(packagePath('schemas', 'config.schema.json'), 'utf8'),
-  ) as object;
   // strictRequired is off because `anyOf: [{required: [jwksUrl]}, ...]` names properties
   // declared beside the anyOf, which is correct JSON Schema but trips that one check.
-  const ajv = new Ajv({
+  compiled ??= compileSchema('config.schema.json', {
     allErrors: true,
     useDefaults: true,
     strict: true,
     strictRequired: false,
     verbose: true,
   });
-  // ajv-formats is CommonJS: under NodeNext its default import is the module object.
-  addFormats.default(ajv);
-  compiled = ajv.compile(schema);
   return compiled;
 }
 

@@ -5,7 +5,9 @@
 import type { PipelineEnvironment } from '../pipeline/types.js';
 import { Reasons } from './reasons.js';
 import { decideFromRecord, normalisePolicy } from './retry.js';
-import { alignTargets, describeTargets, display, hasUnknown, summarise } from './targets.js';
+import { display } from '../pipeline/text.js';
+import { gateOf, missing, tally, type Gate } from './gate.js';
+import { alignTargets, describeTargets, hasUnknown, summarise } from './targets.js';
 import type {
   EnvironmentDecision,
   Evaluation,
@@ -216,29 +218,61 @@ function decideAgainst(
     ctx.input.now,
   );
   if (fromRecord !== undefined) return fromRecord;
-  if ((env.promotion?.manual ?? ctx.input.spec.promotion?.manual) === true) {
-    if (ctx.input.approvals?.[env.name] === revision) {
-      return {
-        ...base,
-        outcome: 'Promote',
-        attempt: 1,
-        reason: Reasons.Approved,
-        message: `${ready}; promoting ${env.name} (approved)`,
-      };
-    }
-    return {
-      ...base,
-      outcome: 'WaitingApproval',
-      reason: Reasons.ApprovalRequired,
-      message: `${ready}; ${env.name} needs an approval of ${rev}`,
-    };
-  }
+  const gate = gateOf(ctx.input.spec, env, ctx.input.floors?.[env.name]);
+  if (gate !== undefined) return decideGated(ctx, env, gate, ready, revision);
   return {
     ...base,
     outcome: 'Promote',
     attempt: 1,
     reason: Reasons.UpstreamReady,
     message: `${ready}; promoting ${env.name}`,
+  };
+}
+
+/** A gated environment: promote only what the gate's approvals cover, for exactly `revision`. */
+function decideGated(
+  ctx: Context,
+  env: PipelineEnvironment,
+  gate: Gate,
+  ready: string,
+  revision: string,
+): EnvironmentDecision {
+  const counted = tally(gate, ctx.input.authorizations?.[env.name] ?? [], revision);
+  const summary = missing(gate, counted);
+  const base = {
+    environment: env.name,
+    revision,
+    gate: {
+      required: gate.minApprovals,
+      requiredHuman: gate.minHumanApprovals,
+      approvedBy: counted.approvedBy,
+      ...(counted.rejectedBy === undefined ? {} : { rejectedBy: counted.rejectedBy }),
+      summary,
+    },
+  };
+  const rev = display(revision);
+  if (counted.rejectedBy !== undefined) {
+    return {
+      ...base,
+      outcome: 'Rejected',
+      reason: Reasons.ApprovalRejected,
+      message: `${ready}; ${display(counted.rejectedBy)} rejected ${rev} for ${env.name}; a newer revision is needed`,
+    };
+  }
+  if (counted.satisfied) {
+    return {
+      ...base,
+      outcome: 'Promote',
+      attempt: 1,
+      reason: Reasons.Approved,
+      message: `${ready}; promoting ${env.name} (approved: ${summary})`,
+    };
+  }
+  return {
+    ...base,
+    outcome: 'WaitingApproval',
+    reason: Reasons.ApprovalRequired,
+    message: `${ready}; ${env.name} needs approval of ${rev}: ${summary}`,
   };
 }
 

@@ -42,10 +42,12 @@ export const Reasons = {
   RetryBackoff: 'RetryBackoff',
   /** A failed or abandoned attempt's backoff has passed: try again. */
   RetryAfterFailure: 'RetryAfterFailure',
-  /** Manual environment: the upstream revision was approved. */
+  /** Gated environment: the upstream revision has every approval the gate asks for. */
   Approved: 'Approved',
-  /** Manual environment: waiting for an approval of the upstream revision. */
+  /** Gated environment: waiting for approvals of the upstream revision. */
   ApprovalRequired: 'ApprovalRequired',
+  /** Gated environment: an allowed approver rejected the upstream revision. */
+  ApprovalRejected: 'ApprovalRejected',
   /** The upstream environment is Healthy at one revision this environment does not run. */
   UpstreamReady: 'UpstreamReady',
 } as const;

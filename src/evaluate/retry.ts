@@ -4,18 +4,9 @@
  */
 import type { PromotionRecord } from '../pipeline/types.js';
 import { Reasons } from './reasons.js';
-import { display } from './targets.js';
+import { display } from '../pipeline/text.js';
+import { formatTime, parseTimestamp } from '../pipeline/time.js';
 import type { EnvironmentDecision, RetryPolicy } from './types.js';
-
-// RFC 3339 date-time only: Date.parse alone also accepts engine-specific formats.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** Milliseconds since the epoch for an RFC 3339 timestamp, or undefined when it is not one. */
-export function parseTimestamp(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? ms : undefined;
-}
 
 /** A policy with a usable budget: maxAttempts below 1 or not an integer means 1 (no retries). */
 export function normalisePolicy(policy: RetryPolicy): RetryPolicy {
@@ -52,11 +43,6 @@ export function attemptsMade(record: PromotionRecord, policy: RetryPolicy): numb
   return Number.isSafeInteger(attempt) && (attempt as number) >= 1
     ? (attempt as number)
     : policy.maxAttempts;
-}
-
-/** ISO text for a time in ms, or the raw number when it is outside Date's range. */
-export function formatTime(ms: number): string {
-  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : `${ms} ms`;
 }
 
 interface RecordContext {

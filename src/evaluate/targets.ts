@@ -2,6 +2,7 @@
  * Pure helpers over one environment's verified targets: lining them up with the spec and
  * summarising whether they form a single healthy revision.
  */
+import { display } from '../pipeline/text.js';
 import type { PipelineEnvironment } from '../pipeline/types.js';
 import type { TargetStatus } from './types.js';
 
@@ -70,14 +71,6 @@ function distinct<T>(values: readonly T[]): T[] {
 /** True when any target is Unknown. */
 export function hasUnknown(targets: readonly TargetStatus[]): boolean {
   return targets.some((t) => t.health === 'Unknown');
-}
-
-/** Text safe for a status message: control characters replaced and length capped. */
-export function display(text: string | undefined, max = 128): string {
-  if (text === undefined || text === '') return '(none)';
-  // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-  const clean = text.replace(/[\u0000-\u001f\u007f]/g, ' ');
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
 
 /** Where a target is, for messages: cluster/namespace, or just the namespace on the management cluster. */

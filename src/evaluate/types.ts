@@ -2,7 +2,8 @@
  * Inputs and outputs of the pure decision core. Nothing here knows about HTTP, Kubernetes
  * clients or clocks: callers pass verified state and `now` in, and act on the decisions out.
  */
-import type { PipelineSpec, PromotionRecord } from '../pipeline/types.js';
+import type { AuthorizationRecord, PipelineSpec, PromotionRecord } from '../pipeline/types.js';
+import type { GateFloor } from './gate.js';
 
 /** Where a target lives: the gateway's cluster name and the namespace of the app object. */
 export interface TargetLocation {
@@ -45,8 +46,10 @@ export interface EvaluationInput {
   targets: Record<string, TargetStatus[]>;
   /** status.environments[env].promotion as currently stored. */
   records: Record<string, PromotionRecord | undefined>;
-  /** Revisions approved for an environment by an authorised approval call (empty for now). */
-  approvals?: Record<string, string | undefined>;
+  /** status.environments[env].approvals as currently stored. */
+  authorizations?: Record<string, readonly AuthorizationRecord[] | undefined>;
+  /** The gateway's approval floors, by environment name. */
+  floors?: Readonly<Record<string, GateFloor | undefined>>;
   policy: RetryPolicy;
   /** Milliseconds since the epoch, supplied by the caller. */
   now: number;
@@ -64,8 +67,10 @@ export type EnvironmentOutcome =
   | 'Waiting'
   /** Some target upstream or here is Unknown: decide nothing. */
   | 'Unknown'
-  /** Manual promotion: waiting for an approval of `revision`. */
+  /** Gated: waiting for the approvals `revision` still needs. */
   | 'WaitingApproval'
+  /** Gated: an allowed approver rejected `revision`; only a newer revision can move on. */
+  | 'Rejected'
   /** The retry budget for `revision` is spent. */
   | 'Failed'
   /** The first environment: it is the source of candidates, never promoted to. */
@@ -86,6 +91,18 @@ export interface EnvironmentDecision {
    * AlreadyPromoted with a live claim: when the claim expires. Callers schedule re-checks on it.
    */
   retryAt?: number;
+  /** For a gated environment deciding on `revision`: where its approvals stand. */
+  gate?: GateView;
+}
+
+/** A gate as the status and the API explain it. */
+export interface GateView {
+  required: number;
+  requiredHuman: number;
+  approvedBy: string[];
+  rejectedBy?: string;
+  /** e.g. "1 of 2 approvals". */
+  summary: string;
 }
 
 /** The evaluator's output: one decision per environment, in spec order. */

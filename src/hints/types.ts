@@ -1,40 +1,29 @@
 /**
  * A hint is the only thing the gateway keeps of an inbound event: "look at object K in
  * cluster C". It carries no revision and no health; those are always read from the cluster.
+ * A re-check asks for one whole Pipeline to be evaluated again.
  */
-
-/** Identity of an application object in one cluster. */
-export interface HintKey {
-  cluster: string;
-  /** API group without version, e.g. helm.toolkit.fluxcd.io; '' for the core group. */
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-}
-
-/** A stable string form of a HintKey, used for coalescing and maps. */
-export function hintKeyString(key: HintKey): string {
-  return `${key.cluster}|${key.group}|${key.kind}|${key.namespace}|${key.name}`;
-}
+import type { PipelineId } from '../pipeline/id.js';
+import type { ObjectKey } from '../pipeline/object-key.js';
 
 /** Where a hint came from, for logs and metrics only. */
-export type HintSource = 'flux-event' | 'legacy-webhook' | 'resync' | 'retry';
+export type HintSource = 'flux-event' | 'legacy-webhook';
+
+/** Why a whole Pipeline is re-checked, for logs and metrics only. */
+export type RecheckSource = 'legacy-webhook' | 'resync' | 'hint' | 'spec-change';
 
 /** Result of offering a hint to the queue. */
 export type EnqueueResult = 'queued' | 'coalesced' | 'dropped-unreferenced' | 'full';
 
 /** The sink that ingress routes feed; implemented by the hint queue. */
 export interface HintSink {
-  offer(key: HintKey, source: HintSource): EnqueueResult;
+  offer(key: ObjectKey, source: HintSource): EnqueueResult;
 }
 
-/** Requests to re-check whole pipelines (legacy webhook, approvals), by namespace/name. */
+/** Result of asking for a re-check: 'unknown' when no such Pipeline is loaded. */
+export type RecheckResult = 'queued' | 'unknown' | 'full';
+
+/** Requests to re-check whole Pipelines (legacy webhook, resync, hinted reads). */
 export interface PipelineTrigger {
-  /** Returns false when the pipeline is unknown or the queue is full. */
-  requestPipeline(
-    namespace: string,
-    name: string,
-    source: HintSource,
-  ): 'queued' | 'unknown' | 'full';
+  requestPipeline(id: PipelineId, source: RecheckSource): RecheckResult;
 }

@@ -4,13 +4,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Identity } from '../auth/types.js';
-import { GatewayError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The exact request body bytes as received; undefined for requests without a body. */
     rawBody: Buffer | undefined;
-    /** Set by a route's authentication hook; undefined = not (validly) authenticated. */
+    /** Set by the authentication hook (authenticated.ts); undefined = not authenticated. */
     identity: Identity | undefined;
   }
 }
@@ -19,12 +18,6 @@ declare module 'fastify' {
 export function installRequestContext(app: FastifyInstance): void {
   app.decorateRequest('rawBody', undefined);
   app.decorateRequest('identity', undefined);
-}
-
-/** The request's Identity, or the one indistinguishable 401 for every authentication failure. */
-export function requireIdentity(request: FastifyRequest): Identity {
-  if (request.identity === undefined) throw new GatewayError('Unauthenticated');
-  return request.identity;
 }
 
 /** The request's raw body, or an empty buffer for bodiless requests (still signed over). */

@@ -1,20 +1,25 @@
 /**
  * POST /v1/events/{cluster}: the `address` of a Flux Provider (generic or generic-hmac).
  * Order matters: authenticate over the raw bytes first (so unauthenticated callers cannot
- * probe the schema), then validate, then offer a hint and answer 202 before any cluster read.
+ * probe the schema), then check the body, then offer a hint and answer 202 before any cluster
+ * read.
  */
-import type { FastifyBaseLogger, FastifyPluginCallback, FastifyRequest } from 'fastify';
-import { authenticateClusterEvent } from '../auth/authenticate.js';
-import type { AuthSettings } from '../auth/authenticate.js';
+import type {
+  FastifyBaseLogger,
+  FastifyPluginCallback,
+  FastifySchemaValidationError,
+} from 'fastify';
+import { authenticateClusterEvent, type AuthSettings } from '../auth/authenticate.js';
 import { GatewayError } from '../errors.js';
 import type { EnqueueResult, HintSink } from '../hints/types.js';
 import { debugEnabled } from '../log.js';
 import type { GatewayMetrics } from '../metrics.js';
-import { rawBodyOf, requireIdentity } from './context.js';
-import { hintKeyFor, loggedRevision, validateFluxEvent } from './flux-event.js';
-import type { FluxEvent } from './flux-event.js';
+import { callerOf } from './authenticated.js';
+import { rawBodyOf } from './context.js';
+import { loggedRevision, objectKeyFor, type FluxEvent } from './flux-event.js';
+import { SchemaRefs, validationMessage } from './schemas.js';
 
-/** Seconds a Flux sender is told to wait when the hint queue is full. */
+/** Seconds a sender is told to wait when a queue is full. */
 export const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
 
 /** What the events route needs. */
@@ -30,8 +35,9 @@ export interface EventAccepted {
   hint: 'queued' | 'coalesced' | 'ignored';
 }
 
-interface Params {
-  cluster: string;
+interface Route {
+  Params: { cluster: string };
+  Body: FluxEvent;
 }
 
 // Label objects and bodies built once: the accepted path runs per event under bursts.
@@ -60,7 +66,7 @@ function eventFields(subject: string, cluster: string, event: FluxEvent) {
 
 /**
  * The per-event line, at debug: a burst of identical events costs one read, and that read
- * logs the info line (Reconciler.onHint). The fields are built only when debug is on.
+ * logs the info line (see reconcile/on-hint.ts). The fields are built only when debug is on.
  */
 function logAccepted(
   log: FastifyBaseLogger,
@@ -77,48 +83,49 @@ function logAccepted(
   );
 }
 
-/** Registers POST /v1/events/:cluster. */
+/** Registers POST /v1/events/:cluster; needs installAuthentication on its scope. */
 export const eventsRoutes: FastifyPluginCallback<EventsRouteOptions> = (app, options, done) => {
   const { auth, hints, metrics } = options;
 
-  app.post<{ Params: Params }>('/v1/events/:cluster', {
-    preValidation: async (request: FastifyRequest<{ Params: Params }>) => {
-      request.identity = await authenticateClusterEvent(
-        request.headers,
-        rawBodyOf(request),
-        request.params.cluster,
-        auth,
-      );
+  app.post<Route>('/v1/events/:cluster', {
+    schema: { params: { $ref: SchemaRefs.clusterParams }, body: { $ref: SchemaRefs.fluxEvent } },
+    attachValidation: true,
+    config: {
+      authenticate: (request) => {
+        const { cluster } = request.params as Route['Params'];
+        return authenticateClusterEvent(request.headers, rawBodyOf(request), cluster, auth);
+      },
+      onUnauthenticated: () => {
+        metrics.eventsReceived.inc(UNAUTHENTICATED);
+      },
     },
     handler: async (request, reply) => {
+      const { subject } = callerOf(request);
       const cluster = request.params.cluster;
-      if (request.identity === undefined) metrics.eventsReceived.inc(UNAUTHENTICATED);
-      const identity = requireIdentity(request);
-
-      const validation = validateFluxEvent(request.body);
-      if (!validation.ok) {
+      if (request.validationError !== undefined) {
         metrics.eventsReceived.inc(INVALID);
-        throw new GatewayError('InvalidBody', validation.message);
+        const { validation } = request.validationError as {
+          validation?: FastifySchemaValidationError[];
+        };
+        throw new GatewayError('InvalidBody', validationMessage(validation));
       }
-      const event = validation.event;
-      const key = hintKeyFor(cluster, event.involvedObject);
-
+      const event = request.body;
+      const key = objectKeyFor(cluster, event.involvedObject);
       if (key === undefined) {
         metrics.eventsReceived.inc(IGNORED);
-        logAccepted(request.log, identity.subject, cluster, event, 'ignored');
+        logAccepted(request.log, subject, cluster, event, 'ignored');
         return reply.code(202).send(IGNORED_BODY);
       }
-
       const result = hints.offer(key, 'flux-event');
       if (result === 'full') {
         metrics.eventsReceived.inc(FULL);
-        request.log.warn(eventFields(identity.subject, cluster, event), 'hint queue full');
+        request.log.warn(eventFields(subject, cluster, event), 'hint queue full');
         throw new GatewayError('QueueFull', undefined, {
           retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS,
         });
       }
       metrics.eventsReceived.inc(ACCEPTED);
-      logAccepted(request.log, identity.subject, cluster, event, result);
+      logAccepted(request.log, subject, cluster, event, result);
       return reply.code(202).send(result === 'coalesced' ? COALESCED_BODY : QUEUED_BODY);
     },
   });

@@ -3,18 +3,16 @@
  * hint only. It is signed like Flux generic-hmac with the Pipeline's `hmac-key` Secret, checked
  * in constant time; no key means 401, never "open". The env segment and body are not trusted.
  */
-import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
+import type { FastifyPluginCallback } from 'fastify';
 import { authenticateLegacy } from '../auth/authenticate.js';
+import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import { GatewayError } from '../errors.js';
 import type { PipelineTrigger } from '../hints/types.js';
-import { rawBodyOf, requireIdentity } from './context.js';
+import { pipelineId } from '../pipeline/id.js';
+import { callerOf } from './authenticated.js';
+import { rawBodyOf } from './context.js';
 import { QUEUE_FULL_RETRY_AFTER_SECONDS } from './events.js';
-
-/** Resolves a Pipeline's legacy `hmac-key` Secret value; undefined when it has none. */
-export type LegacyKeyResolver = (
-  namespace: string,
-  pipeline: string,
-) => Promise<Buffer | undefined>;
+import { SchemaRefs } from './schemas.js';
 
 /** What the legacy route needs. */
 export interface LegacyRouteOptions {
@@ -37,33 +35,32 @@ export function isPipelineRef(namespace: string, name: string): boolean {
   return DNS_LABEL.test(namespace) && DNS_SUBDOMAIN.test(name);
 }
 
-/** Registers POST /promotion/:namespace/:name/:env. */
+/** Registers POST /promotion/:namespace/:name/:env; needs installAuthentication on its scope. */
 export const legacyRoutes: FastifyPluginCallback<LegacyRouteOptions> = (app, options, done) => {
   const { legacyKeys, pipelines } = options;
 
   app.post<{ Params: Params }>('/promotion/:namespace/:name/:env', {
-    preValidation: async (request: FastifyRequest<{ Params: Params }>) => {
-      const { namespace, name } = request.params;
-      // Invalid names skip the Secret lookup but not the HMAC work: they fail like a bad signature.
-      const key = isPipelineRef(namespace, name) ? await legacyKeys(namespace, name) : undefined;
-      request.identity = authenticateLegacy(
-        request.headers,
-        rawBodyOf(request),
-        { namespace, name },
-        key,
-      );
+    schema: { params: { $ref: SchemaRefs.environmentParams } },
+    attachValidation: true,
+    config: {
+      authenticate: async (request) => {
+        const { namespace, name } = request.params as Params;
+        // Invalid names skip the Secret lookup but not the HMAC work: they fail like a bad signature.
+        const valid = isPipelineRef(namespace, name);
+        const key = valid ? await legacyKeys(pipelineId({ namespace, name })) : undefined;
+        return authenticateLegacy(request.headers, rawBodyOf(request), { namespace, name }, key);
+      },
     },
     handler: async (request, reply) => {
-      const identity = requireIdentity(request);
-      const { namespace, name } = request.params;
-      const result = pipelines.requestPipeline(namespace, name, 'legacy-webhook');
+      const { subject } = callerOf(request);
+      const result = pipelines.requestPipeline(pipelineId(request.params), 'legacy-webhook');
       if (result === 'full') {
-        request.log.warn({ subject: identity.subject }, 'pipeline queue full');
+        request.log.warn({ subject }, 'pipeline queue full');
         throw new GatewayError('QueueFull', undefined, {
           retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS,
         });
       }
-      request.log.info({ subject: identity.subject }, 'legacy webhook accepted');
+      request.log.info({ subject }, 'legacy webhook accepted');
       return reply.code(202).send({ accepted: true });
     },
   });

@@ -16,6 +16,22 @@ export interface OpsRouteOptions {
   metrics: GatewayMetrics;
 }
 
+/** What readiness is judged on. */
+export interface ReadinessFacts {
+  /** Every Pipeline watch has completed its first list. */
+  pipelinesLoaded: boolean;
+  /** Full resync passes completed (the first fills the verified view). */
+  resyncPasses: number;
+}
+
+/** Ready once Pipelines are loaded and the first resync pass is done; else why not. */
+export function readinessOf(facts: ReadinessFacts): { ready: boolean; reasons: string[] } {
+  const reasons: string[] = [];
+  if (!facts.pipelinesLoaded) reasons.push('Pipelines are not loaded yet');
+  if (facts.resyncPasses === 0) reasons.push('the first resync has not completed');
+  return { ready: reasons.length === 0, reasons };
+}
+
 /** Route config shared by the ops routes: no rate limit. */
 const EXEMPT = { rateLimit: false } as const;
 

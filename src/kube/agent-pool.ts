@@ -184,6 +184,3 @@ function feedBytes(hash: Hash, tag: string, bytes: Uint8Array): true {
   hash.update(bytes);
   return true;
 }
-
-/** The process-wide pool every client-node call made through request-options.ts shares. */
-export const sharedAgentPool = new AgentPool();

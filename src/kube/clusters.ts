@@ -1,7 +1,7 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError } from './errors.js';
 import { kubeConfigFromSecretValue, kubeconfigSecretOf } from './kubeconfig-secret.js';
-import { timeoutOptions } from './request-options.js';
+import type { KubeCalls } from './request-options.js';
 import { GITOPS_CLUSTER } from './resources.js';
 import type { ClusterDirectory, ObjectReader } from './types.js';
 
@@ -21,6 +21,19 @@ interface Entry {
   problem?: string;
 }
 
+/** What a ClusterRegistry needs. */
+export interface ClusterRegistryOptions {
+  managementName: string;
+  managementConfig: KubeConfig;
+  makeReader: ReaderFactory;
+  calls: KubeCalls;
+  /** Every cluster the gateway must reach now (configured ones and those Pipelines name). */
+  wanted: () => readonly WantedCluster[];
+  now: () => number;
+  /** refreshSoon() re-reads credentials at most this often; default 10 s. */
+  minRefreshIntervalMs?: number;
+}
+
 /**
  * One KubeConfig per cluster: the management cluster's own, and for each GitopsCluster the
  * kubeconfig in its Secret. `sync` re-reads GitopsClusters and Secrets (one GET each) and
@@ -30,16 +43,17 @@ export class ClusterRegistry implements ClusterDirectory {
   private readonly entries = new Map<string, Entry>();
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
+  private readonly managementName: string;
+  private lastRefresh = -Infinity;
 
-  constructor(
-    private readonly managementName: string,
-    managementConfig: KubeConfig,
-    private readonly makeReader: ReaderFactory,
-    private readonly timeoutMs: number,
-  ) {
+  constructor(private readonly options: ClusterRegistryOptions) {
+    const { managementConfig, managementName } = options;
+    this.managementName = managementName;
     this.custom = managementConfig.makeApiClient(CustomObjectsApi);
     this.core = managementConfig.makeApiClient(CoreV1Api);
-    this.entries.set(managementName, { reader: makeReader(managementConfig, managementName) });
+    this.entries.set(managementName, {
+      reader: options.makeReader(managementConfig, managementName),
+    });
   }
 
   /** The reader for a cluster, or undefined while its credentials are missing or unusable. */
@@ -59,17 +73,36 @@ export class ClusterRegistry implements ClusterDirectory {
     return entry.problem;
   }
 
+  /** Sees every read's result: rejected credentials usually mean a rotated Secret. */
+  noteReadResult(result: string): void {
+    if (result === 'Unauthorized' || result === 'Forbidden') this.refreshSoon();
+  }
+
   /** Resolves every wanted cluster; drops clusters no longer wanted. Never throws. */
-  async sync(wanted: readonly WantedCluster[]): Promise<void> {
+  async sync(): Promise<void> {
+    const wanted = this.options.wanted();
     const names = new Set(wanted.map((w) => w.name));
     for (const name of [...this.entries.keys()]) {
       if (name !== this.managementName && !names.has(name)) this.entries.delete(name);
     }
     await Promise.all(
-      wanted
-        .filter((w) => w.gitopsCluster !== undefined && w.name !== this.managementName)
-        .map((w) => this.resolve(w.name, w.gitopsCluster ?? { namespace: '', name: '' })),
+      wanted.flatMap((w) =>
+        w.gitopsCluster === undefined || w.name === this.managementName
+          ? []
+          : [this.resolve(w.name, w.gitopsCluster)],
+      ),
     );
+  }
+
+  /**
+   * Re-reads credentials in the background, at most once per minRefreshIntervalMs: a cluster
+   * that rejects the gateway's credentials has usually had its kubeconfig Secret rotated.
+   */
+  refreshSoon(): void {
+    const now = this.options.now();
+    if (now - this.lastRefresh < (this.options.minRefreshIntervalMs ?? 10_000)) return;
+    this.lastRefresh = now;
+    void this.sync();
   }
 
   private async resolve(name: string, ref: { namespace: string; name: string }): Promise<void> {
@@ -82,7 +115,7 @@ export class ClusterRegistry implements ClusterDirectory {
       return;
     }
     this.entries.set(name, {
-      reader: this.makeReader(result.kubeConfig, name),
+      reader: this.options.makeReader(result.kubeConfig, name),
       secretVersion: result.version,
     });
   }
@@ -93,7 +126,7 @@ export class ClusterRegistry implements ClusterDirectory {
   ): Promise<
     { unchanged: true } | { problem: string } | { kubeConfig: KubeConfig; version: string }
   > {
-    const options = timeoutOptions(this.timeoutMs);
+    const options = this.options.calls.options();
     try {
       const cluster = (await this.custom.getNamespacedCustomObject(
         { ...GITOPS_CLUSTER, namespace: ref.namespace, name: ref.name },

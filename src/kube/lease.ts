@@ -11,7 +11,7 @@ import {
   type V1LeaseSpec,
 } from '@kubernetes/client-node';
 import { classifyKubeError, isConflict, isNotFound } from './errors.js';
-import { timeoutOptions } from './request-options.js';
+import type { KubeCalls } from './request-options.js';
 import type {
   LeaseObject,
   LeaseSpec,
@@ -29,7 +29,7 @@ export class KubeLeaseStore implements LeaseStore {
 
   constructor(
     kubeConfig: KubeConfig,
-    private readonly timeoutMs: number,
+    private readonly calls: KubeCalls,
   ) {
     this.api = kubeConfig.makeApiClient(CoordinationV1Api);
   }
@@ -37,10 +37,7 @@ export class KubeLeaseStore implements LeaseStore {
   /** One GET; a 404 is an absent Lease, anything else that fails is classified. */
   async get(namespace: string, name: string): Promise<ReadResult<LeaseObject | undefined>> {
     try {
-      const lease = await this.api.readNamespacedLease(
-        { namespace, name },
-        timeoutOptions(this.timeoutMs),
-      );
+      const lease = await this.api.readNamespacedLease({ namespace, name }, this.calls.options());
       return { ok: true, value: fromLease(lease) };
     } catch (err) {
       if (isNotFound(err)) return { ok: true, value: undefined };
@@ -53,10 +50,7 @@ export class KubeLeaseStore implements LeaseStore {
   async create(lease: LeaseObject): Promise<LeaseWriteResult> {
     const namespace = lease.metadata.namespace ?? '';
     return this.write(() =>
-      this.api.createNamespacedLease(
-        { namespace, body: toLease(lease) },
-        timeoutOptions(this.timeoutMs),
-      ),
+      this.api.createNamespacedLease({ namespace, body: toLease(lease) }, this.calls.options()),
     );
   }
 
@@ -66,7 +60,7 @@ export class KubeLeaseStore implements LeaseStore {
     return this.write(() =>
       this.api.replaceNamespacedLease(
         { namespace, name, body: toLease(lease) },
-        timeoutOptions(this.timeoutMs),
+        this.calls.options(),
       ),
     );
   }

@@ -6,7 +6,8 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { timeoutOptions } from './request-options.js';
+import { realScheduler, type Scheduler } from '../clock.js';
+import type { KubeCalls } from './request-options.js';
 import { PIPELINE } from './resources.js';
 import type { KubeObject } from './types.js';
 
@@ -18,26 +19,13 @@ export interface PipelineEventHandler {
   error(message: string, retryInMs: number): void;
 }
 
-/** Timer seam so tests can drive restarts without waiting. */
-export type Delay = (ms: number, fn: () => void) => { cancel(): void };
-
-const realDelay: Delay = (ms, fn) => {
-  const timer = setTimeout(fn, ms);
-  timer.unref();
-  return {
-    cancel: () => {
-      clearTimeout(timer);
-    },
-  };
-};
-
 /**
  * Watches Pipelines in the management cluster (all namespaces, or each configured one) with
  * client-node informers, restarting a failed informer with capped exponential backoff.
  */
 export class PipelineWatcher {
   private readonly informers: Informer<KubernetesObject>[] = [];
-  private readonly pendingRestarts = new Set<{ cancel(): void }>();
+  private readonly pendingRestarts = new Set<() => void>();
   private readonly syncedInformers = new Set<Informer<KubernetesObject>>();
   private stopped = false;
 
@@ -45,8 +33,8 @@ export class PipelineWatcher {
     private readonly kubeConfig: KubeConfig,
     private readonly namespaces: readonly string[],
     private readonly handler: PipelineEventHandler,
-    private readonly timeoutMs: number,
-    private readonly delay: Delay = realDelay,
+    private readonly calls: KubeCalls,
+    private readonly scheduler: Scheduler = realScheduler,
   ) {}
 
   /** Starts every informer; resolves once each has listed (or failed and scheduled a retry). */
@@ -63,7 +51,7 @@ export class PipelineWatcher {
   /** Stops all informers and pending restarts. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const restart of this.pendingRestarts) restart.cancel();
+    for (const cancel of this.pendingRestarts) cancel();
     await Promise.all(this.informers.map((i) => i.stop()));
   }
 
@@ -74,7 +62,7 @@ export class PipelineWatcher {
         ? `/apis/${PIPELINE.group}/${PIPELINE.version}/${PIPELINE.plural}`
         : `/apis/${PIPELINE.group}/${PIPELINE.version}/namespaces/${namespace}/${PIPELINE.plural}`;
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-      const options = timeoutOptions(this.timeoutMs);
+      const options = this.calls.options();
       const result: unknown =
         namespace === undefined
           ? await api.listClusterCustomObject({ ...PIPELINE }, options)
@@ -113,7 +101,7 @@ export class PipelineWatcher {
 
   private restartLater(informer: Informer<KubernetesObject>, ms: number, onOk: () => void): void {
     if (this.stopped) return;
-    const pending = this.delay(ms, () => {
+    const pending = this.scheduler.setTimer(ms, () => {
       this.pendingRestarts.delete(pending);
       if (this.stopped) return;
       informer.start().then(

@@ -1,6 +1,6 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from './errors.js';
-import { timeoutOptions } from './request-options.js';
+import type { KubeCalls } from './request-options.js';
 import { PIPELINE } from './resources.js';
 import type { EventRecord, KubeObject, PipelineWriter } from './types.js';
 
@@ -14,7 +14,7 @@ export class KubePipelineWriter implements PipelineWriter {
 
   constructor(
     kubeConfig: KubeConfig,
-    private readonly timeoutMs: number,
+    private readonly calls: KubeCalls,
     private readonly instanceId: string,
   ) {
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -29,7 +29,7 @@ export class KubePipelineWriter implements PipelineWriter {
     try {
       const value = (await this.custom.replaceNamespacedCustomObjectStatus(
         { ...PIPELINE, namespace, name, body: pipeline },
-        timeoutOptions(this.timeoutMs),
+        this.calls.options(),
       )) as KubeObject;
       return { conflict: false, value };
     } catch (err) {
@@ -43,7 +43,7 @@ export class KubePipelineWriter implements PipelineWriter {
     try {
       return (await this.custom.getNamespacedCustomObject(
         { ...PIPELINE, namespace, name },
-        timeoutOptions(this.timeoutMs),
+        this.calls.options(),
       )) as KubeObject;
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -79,7 +79,7 @@ export class KubePipelineWriter implements PipelineWriter {
           count: 1,
         },
       },
-      timeoutOptions(this.timeoutMs),
+      this.calls.options(),
     );
   }
 }

@@ -1,6 +1,6 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError } from './errors.js';
-import { timeoutOptions } from './request-options.js';
+import type { KubeCalls } from './request-options.js';
 import { coordinatesFor } from './resources.js';
 import type { KubeObject, ObjectReader, ObjectRef, ReadResult } from './types.js';
 
@@ -10,7 +10,7 @@ export class KubeObjectReader implements ObjectReader {
 
   constructor(
     kubeConfig: KubeConfig,
-    private readonly timeoutMs: number,
+    private readonly calls: KubeCalls,
   ) {
     this.api = kubeConfig.makeApiClient(CustomObjectsApi);
   }
@@ -22,7 +22,7 @@ export class KubeObjectReader implements ObjectReader {
     try {
       const value = (await this.api.getNamespacedCustomObject(
         { ...coords, namespace: ref.namespace, name: ref.name },
-        timeoutOptions(this.timeoutMs),
+        this.calls.options(),
       )) as KubeObject;
       return { ok: true, value };
     } catch (err) {
@@ -41,7 +41,7 @@ export class KubeObjectReader implements ObjectReader {
     try {
       const list = (await this.api.listNamespacedCustomObject(
         { ...coords, namespace },
-        timeoutOptions(this.timeoutMs),
+        this.calls.options(),
       )) as { items?: KubeObject[] };
       // LIST items carry no apiVersion/kind on the wire; restore them for the readers above.
       const items = (list.items ?? []).map((item) => ({ ...item, apiVersion, kind }));

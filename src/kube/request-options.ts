@@ -1,3 +1,9 @@
+/**
+ * How every client-node call of one gateway is made. client-node 1.x has no timeout setting
+ * of its own and opens a new TLS connection per call, so each call gets per-call options that
+ * abort it after a timeout, swap in a pooled keep-alive agent (agent-pool.ts), and retry a GET
+ * once on a connection the server had already closed (stale-socket-retry.ts).
+ */
 import {
   Observable,
   type ConfigurationOptions,
@@ -5,7 +11,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
-import { sharedAgentPool } from './agent-pool.js';
+import type { AgentPool } from './agent-pool.js';
 import { StaleSocketRetry } from './stale-socket-retry.js';
 
 function middleware(pre: (context: RequestContext) => void): ObservableMiddleware {
@@ -18,51 +24,58 @@ function middleware(pre: (context: RequestContext) => void): ObservableMiddlewar
   };
 }
 
-/**
- * Swaps the fresh, keep-alive-less agent client-node made for this call for a pooled
- * keep-alive one with the same TLS options (see agent-pool.ts). This runs after the request
- * factory applied authentication (which set the fresh agent) and before `httpApi.send`.
- */
-const pooledAgent = middleware((context) => {
-  const fresh = context.getAgent();
-  const pooled = sharedAgentPool.swap(fresh);
-  if (pooled !== undefined && pooled !== fresh) context.setAgent(pooled);
-});
-
 /** Stateless, so one instance serves every call. */
 const staleSocketRetry = new StaleSocketRetry();
 
-/**
- * Per-call options that abort after `timeoutMs`, so a hung cluster turns into a Timeout
- * failure instead of a stuck worker: client-node 1.x has no timeout setting of its own.
- * They also reuse pooled keep-alive connections and retry a GET once on a dead one.
- */
-export function timeoutOptions(timeoutMs: number): ConfigurationOptions {
-  return {
-    middleware: [
-      pooledAgent,
-      middleware((context) => {
-        context.setSignal(AbortSignal.timeout(timeoutMs));
-      }),
-    ],
-    middlewareMergeStrategy: 'append',
-    httpApi: staleSocketRetry,
-  };
-}
+/** The per-call options of one gateway's Kubernetes calls: a timeout and a connection pool. */
+export class KubeCalls {
+  private readonly pooledAgent: ObservableMiddleware;
 
-/** Per-call options with a timeout and the Content-Type a patch call needs (pooled too). */
-export function patchOptions(timeoutMs: number, contentType: string): ConfigurationOptions {
-  return {
-    middleware: [
-      pooledAgent,
-      middleware((context) => {
-        context.setSignal(AbortSignal.timeout(timeoutMs));
-      }),
+  /** Calls abort after `timeoutMs`; connections come from `pool`. */
+  constructor(
+    readonly timeoutMs: number,
+    readonly pool: AgentPool,
+  ) {
+    // Runs after the request factory applied authentication (which set a fresh agent) and
+    // before `httpApi.send`, so the fresh agent can be swapped for a pooled one.
+    this.pooledAgent = middleware((context) => {
+      const fresh = context.getAgent();
+      const pooled = pool.swap(fresh);
+      if (pooled !== undefined && pooled !== fresh) context.setAgent(pooled);
+    });
+  }
+
+  /** The same pool with a shorter timeout (a Lease renewal must give up by its deadline). */
+  withTimeout(timeoutMs: number): KubeCalls {
+    return new KubeCalls(Math.min(this.timeoutMs, timeoutMs), this.pool);
+  }
+
+  /** Options for one call: bounded by the timeout, on pooled connections, GETs retried once. */
+  options(): ConfigurationOptions {
+    return this.build([]);
+  }
+
+  /** options() plus the Content-Type a patch call needs. */
+  patchOptions(contentType: string): ConfigurationOptions {
+    return this.build([
       middleware((context) => {
         context.setHeaderParam('Content-Type', contentType);
       }),
-    ],
-    middlewareMergeStrategy: 'append',
-    httpApi: staleSocketRetry,
-  };
+    ]);
+  }
+
+  private build(extra: ObservableMiddleware[]): ConfigurationOptions {
+    const timeoutMs = this.timeoutMs;
+    return {
+      middleware: [
+        this.pooledAgent,
+        middleware((context) => {
+          context.setSignal(AbortSignal.timeout(timeoutMs));
+        }),
+        ...extra,
+      ],
+      middlewareMergeStrategy: 'append',
+      httpApi: staleSocketRetry,
+    };
+  }
 }

@@ -1,13 +1,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { SecretKeyReader } from '../auth/legacy-keys.js';
 import { isNotFound } from './errors.js';
-import { timeoutOptions } from './request-options.js';
-
-/** Reads one key of a Secret as raw bytes; undefined when the Secret or key is missing. */
-export type SecretKeyReader = (
-  namespace: string,
-  name: string,
-  key: string,
-) => Promise<Buffer | undefined>;
+import type { KubeCalls } from './request-options.js';
 
 /**
  * A SecretKeyReader on one cluster that caches answers for `ttlMs`, so a flood of signed-looking
@@ -15,7 +9,7 @@ export type SecretKeyReader = (
  */
 export function cachedSecretKeyReader(
   kubeConfig: KubeConfig,
-  timeoutMs: number,
+  calls: KubeCalls,
   ttlMs: number,
   now: () => number,
 ): SecretKeyReader {
@@ -27,10 +21,7 @@ export function cachedSecretKeyReader(
     if (hit !== undefined && now() - hit.at < ttlMs) return hit.value;
     let value: Buffer | undefined;
     try {
-      const secret = await core.readNamespacedSecret(
-        { namespace, name },
-        timeoutOptions(timeoutMs),
-      );
+      const secret = await core.readNamespacedSecret({ namespace, name }, calls.options());
       const encoded = secret.data?.[key];
       value = encoded === undefined ? undefined : Buffer.from(encoded, 'base64');
     } catch (err) {

@@ -60,6 +60,8 @@ export interface ClusterDirectory {
   reader(cluster: string): ObjectReader | undefined;
   /** Names of every cluster the gateway can currently read. */
   clusters(): string[];
+  /** Why a cluster has no reader (secret-free), or undefined when it has one. */
+  problem(cluster: string): string | undefined;
 }
 
 /** A Kubernetes Event to record on an object (core/v1 Event). */

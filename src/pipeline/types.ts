@@ -18,7 +18,7 @@ export interface PipelineTarget {
 }
 
 /** How a promotion is carried out. `webhook` is ours: it names an endpoint from the gateway config. */
-export interface PromotionStrategy {
+export interface StrategySpec {
   notification?: Record<string, never>;
   'pull-request'?: {
     type: 'github' | 'gitlab' | 'bitbucket-server';
@@ -30,10 +30,23 @@ export interface PromotionStrategy {
   secretRef?: { name: string };
 }
 
+/**
+ * ours, per environment: who must authorize a promotion and how many. Principals are approver
+ * names from the gateway configuration, `group:<name>` and CI principals `ci:<policy-name>`.
+ */
+export interface ApprovalSpec {
+  /** Distinct allowed principals that must approve; default 1. */
+  minApprovals?: number;
+  /** Who may approve; absent or empty = any configured approver (never a CI principal). */
+  approvers?: string[];
+}
+
 /** Promotion settings, pipeline-wide or per environment. */
 export interface PromotionSpec {
   manual?: boolean;
-  strategy: PromotionStrategy;
+  strategy: StrategySpec;
+  /** ours, per environment only: the approval gate. */
+  approval?: ApprovalSpec;
 }
 
 /** An ordered stage of the pipeline. */
@@ -86,11 +99,39 @@ export interface TargetStatusRecord {
   error?: string;
 }
 
+/** How a principal proved itself: a person, a CI job, or weave's shared legacy key. */
+export type AuthorizationKind = 'human' | 'ci' | 'legacy';
+
+/**
+ * ours: status.environments[env].approvals[i], one authorization (approval, rejection or CI
+ * trigger) of one revision by one principal, recorded before it counts.
+ */
+export interface AuthorizationRecord {
+  /** `alice` (configured approver), `oidc:<issuer>#<sub>`, `ci:<policy>` or `legacy-hmac`. */
+  principal: string;
+  kind: AuthorizationKind;
+  decision: 'approve' | 'reject';
+  revision: string;
+  /** When the gateway recorded it (RFC 3339). */
+  time: string;
+  /** The credential's unique id; a second use of it is refused until it expires. */
+  jti?: string;
+  /** When the credential expires (RFC 3339); the record is kept at least until then. */
+  expiresAt?: string;
+  /** The principal's groups when it authorized (for `group:<name>` gates). */
+  groups?: string[];
+  comment?: string;
+  /** The signed statement itself (compact JWS), so the audit trail can be re-verified offline. */
+  statement?: string;
+}
+
 /** status.environments[env]. */
 export interface EnvironmentStatus {
   targets?: TargetStatusRecord[];
   promotion?: PromotionRecord;
   waitingApproval?: { revision: string };
+  /** ours: authorizations of the current and previous revision, and any not yet expired. */
+  approvals?: AuthorizationRecord[];
 }
 
 /** A metav1.Condition. */

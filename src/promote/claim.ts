@@ -4,8 +4,9 @@
  */
 import type { EnvironmentDecision } from '../evaluate/types.js';
 import type { PipelineWriter } from '../kube/types.js';
+import { replacePipelineStatus } from '../pipeline/status-write.js';
+import { rfc3339 } from '../pipeline/time.js';
 import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/types.js';
-import { replacePipelineStatus, rfc3339 } from '../status/pipeline-object.js';
 
 /** Inputs of a claim; `pipeline` is the object as read, its resourceVersion the precondition. */
 export interface ClaimArgs {

@@ -3,8 +3,9 @@
  * record only: if another replica has since re-claimed the environment, its record wins.
  */
 import type { PipelineWriter } from '../kube/types.js';
+import { readPipeline, replacePipelineStatus } from '../pipeline/status-write.js';
+import { truncate } from '../pipeline/text.js';
 import type { Pipeline, PromotionRecord } from '../pipeline/types.js';
-import { asPipeline, replacePipelineStatus, truncate } from '../status/pipeline-object.js';
 import { withPromotion } from './claim.js';
 import type { StrategyResult } from './strategies/types.js';
 
@@ -49,9 +50,9 @@ export async function recordOutcome(args: RecordOutcomeArgs): Promise<RecordOutc
       return { outcome: 'Recorded', pipeline: written.pipeline, record };
     if (written.outcome === 'Gone') return written;
     if (attempt >= retries) return { outcome: 'Unrecorded', reason: 'ConflictRetriesExhausted' };
-    const fresh = await args.writer.get(pipeline.metadata.namespace, pipeline.metadata.name);
+    const fresh = await readPipeline(args.writer, pipeline);
     if (fresh === undefined) return { outcome: 'Gone' };
-    pipeline = asPipeline(fresh);
+    pipeline = fresh;
     const current = pipeline.status?.environments?.[args.environment]?.promotion;
     if (!isSameClaim(current, args.claim)) return { outcome: 'Superseded', current };
   }

@@ -1,22 +1,22 @@
+import type { CatalogTarget } from '../catalog/targets.js';
 import { evaluate } from '../evaluate/evaluate.js';
 import type { Evaluation, RetryPolicy, TargetStatus } from '../evaluate/types.js';
-import type { IndexedTarget } from '../index/pipeline-index.js';
 import type { Pipeline } from '../pipeline/types.js';
-import type { TargetStore } from '../verify/target-store.js';
+import type { VerifiedTargets } from '../verify/verified-targets.js';
 
 /**
  * Stored statuses per environment, aligned with the spec's targets. A target never read is
  * Unknown (NotVerified), so it blocks decisions like any unreadable one.
  */
 export function statusesFor(
-  store: TargetStore,
+  verified: VerifiedTargets,
   pipeline: Pipeline,
-  targets: readonly IndexedTarget[],
+  targets: readonly CatalogTarget[],
 ): Record<string, TargetStatus[]> {
   const out: Record<string, TargetStatus[]> = {};
   for (const env of pipeline.spec.environments) out[env.name] = [];
   for (const t of targets) {
-    (out[t.environment] ??= [])[t.index] = store.get(t.key)?.status ?? notVerified(t);
+    (out[t.environment] ??= [])[t.index] = verified.get(t.key)?.status ?? notVerified(t);
   }
   return out;
 }
@@ -37,7 +37,7 @@ export function evaluatePipeline(
   return evaluate({ spec: pipeline.spec, targets, records, policy, now });
 }
 
-function notVerified(t: IndexedTarget): TargetStatus {
+function notVerified(t: CatalogTarget): TargetStatus {
   return {
     location: t.location,
     health: 'Unknown',

@@ -1,3 +1,4 @@
+import type { CatalogTarget } from '../catalog/targets.js';
 import { promotions } from '../evaluate/evaluate.js';
 import type {
   EnvironmentDecision,
@@ -5,22 +6,20 @@ import type {
   RetryPolicy,
   TargetStatus,
 } from '../evaluate/types.js';
-import type { IndexedTarget } from '../index/pipeline-index.js';
-import type { GatewayLogger } from '../log.js';
 import type { PipelineWriter } from '../kube/types.js';
+import type { GatewayLogger } from '../log.js';
+import { pipelineIdOf } from '../pipeline/id.js';
+import { readPipeline } from '../pipeline/status-write.js';
 import type { Pipeline } from '../pipeline/types.js';
 import { executePromotion, type PromotionOutcome } from '../promote/promoter.js';
 import type { PromotionStrategy } from '../promote/strategies/types.js';
-import { asPipeline } from '../status/pipeline-object.js';
-import type { TargetStore } from '../verify/target-store.js';
-import type { Verifier } from '../verify/verifier.js';
+import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { evaluatePipeline, statusesFor } from './inputs.js';
 
 /** What promoting needs besides the evaluation. */
 export interface PromotionDeps {
   writer: PipelineWriter;
-  verifier: Verifier;
-  store: TargetStore;
+  verified: VerifiedTargets;
   policy: RetryPolicy;
   instanceId: string;
   logger: GatewayLogger;
@@ -53,20 +52,20 @@ export interface PromotionPass {
 export async function promoteAll(
   deps: PromotionDeps,
   pipeline: Pipeline,
-  targets: readonly IndexedTarget[],
+  targets: readonly CatalogTarget[],
   evaluation: Evaluation,
 ): Promise<PromotionPass> {
   const wanted = promotions(evaluation);
   if (wanted.length === 0) return { evaluation, conflicts: 0, retry: false };
   await confirmInputs(deps, pipeline, targets, wanted);
-  const fetched = await deps.writer.get(pipeline.metadata.namespace, pipeline.metadata.name);
+  const fetched = await readPipeline(deps.writer, pipeline);
   if (fetched === undefined) return { evaluation, conflicts: 0, retry: false };
-  let current = asPipeline(fetched);
+  let current = fetched;
   if (current.metadata.generation !== pipeline.metadata.generation) {
     // The spec moved; the index catches up from the watch and re-checks this pipeline then.
     return { evaluation, pipeline: current, conflicts: 0, retry: true };
   }
-  const statuses = statusesFor(deps.store, current, targets);
+  const statuses = statusesFor(deps.verified, current, targets);
   let conflicts = 0;
   for (const decision of promotions(evaluateOn(deps, current, statuses))) {
     const strategy = deps.strategyFor(current, decision.environment);
@@ -86,14 +85,14 @@ export async function promoteAll(
     if ('pipeline' in outcome) current = outcome.pipeline;
     else if (outcome.outcome === 'Conflict') break;
   }
-  const final = evaluateOn(deps, current, statusesFor(deps.store, current, targets));
+  const final = evaluateOn(deps, current, statusesFor(deps.verified, current, targets));
   return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 };
 }
 
 async function confirmInputs(
   deps: PromotionDeps,
   pipeline: Pipeline,
-  targets: readonly IndexedTarget[],
+  targets: readonly CatalogTarget[],
   wanted: readonly EnvironmentDecision[],
 ): Promise<void> {
   // A decision depends on its source, on its own targets (already there? readable?) and on every
@@ -105,14 +104,10 @@ async function confirmInputs(
   const now = deps.now();
   const stale = targets.filter((t) => {
     if (!dependedOn.has(t.environment)) return false;
-    const stored = deps.store.get(t.key);
+    const stored = deps.verified.get(t.key);
     return stored === undefined || now - stored.readAt > deps.freshnessMs;
   });
-  await Promise.all(
-    stale.map(async (t) => {
-      deps.store.set(t.key, await deps.verifier.readOne(t.key, t.ref), deps.now());
-    }),
-  );
+  await deps.verified.readAll(stale);
 }
 
 function evaluateOn(
@@ -130,7 +125,7 @@ function logOutcome(
   outcome: PromotionOutcome,
 ): void {
   const fields = {
-    pipeline: `${pipeline.metadata.namespace}/${pipeline.metadata.name}`,
+    pipeline: pipelineIdOf(pipeline),
     environment: decision.environment,
     revision: decision.revision,
     attempt: decision.attempt,

@@ -1,8 +1,9 @@
 import type { Evaluation, TargetStatus } from '../evaluate/types.js';
-import type { GatewayLogger } from '../log.js';
 import type { PipelineWriter } from '../kube/types.js';
+import type { GatewayLogger } from '../log.js';
+import { pipelineIdOf } from '../pipeline/id.js';
+import { readPipeline } from '../pipeline/status-write.js';
 import type { Pipeline } from '../pipeline/types.js';
-import { asPipeline } from '../status/pipeline-object.js';
 import { computeStatus } from '../status/pipeline-status.js';
 import { writeStatusIfChanged } from '../status/writer.js';
 
@@ -28,12 +29,12 @@ export async function syncStatus(
     const status = computeStatus({ pipeline: current, targets, evaluation, now: deps.now() });
     const result = await writeStatusIfChanged(deps.writer, current, status);
     if (result.outcome !== 'Conflict') return;
-    const fresh = await deps.writer.get(current.metadata.namespace, current.metadata.name);
+    const fresh = await readPipeline(deps.writer, current);
     if (fresh === undefined) return;
-    current = asPipeline(fresh);
+    current = fresh;
   }
   deps.logger.debug(
-    { pipeline: `${pipeline.metadata.namespace}/${pipeline.metadata.name}` },
+    { pipeline: pipelineIdOf(pipeline) },
     'status write conflicted twice; the next check writes it',
   );
 }

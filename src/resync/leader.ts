@@ -5,9 +5,10 @@
  * leader renews every retryPeriod and stops believing it leads once renewDeadline has passed
  * since its last successful renewal, which is before anyone else may take the Lease over.
  */
-import type { Scheduler } from '../hints/scheduler.js';
+import type { Scheduler } from '../clock.js';
 import type { LeaseObject, LeaseSpec, LeaseStore, LeaseWriteResult } from '../kube/types.js';
 import type { GatewayLogger } from '../log.js';
+import { microTime } from '../pipeline/time.js';
 
 /** What a LeaderElector needs; timings default to client-go's (15 s, 10 s, 2 s). */
 export interface LeaderElectorOptions {
@@ -36,11 +37,6 @@ interface Moment {
 
 /** client-go's JitterFactor for acquire attempts: each waits retryPeriod × (1 + 1.2 × rand). */
 const ACQUIRE_JITTER = 1.2;
-
-/** Formats epoch milliseconds as a Kubernetes MicroTime: `2026-11-21T10:00:00.000000Z`. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
-}
 
 /** Campaigns for one Lease until stopped; isLeader() and onChange() report the outcome. */
 export class LeaderElector {

@@ -4,7 +4,7 @@
  * holding the Lease makes periodic passes, so N replicas cost one set of LISTs, not N.
  */
 import type { GatewayConfig } from '../config/types.js';
-import type { Scheduler } from '../hints/scheduler.js';
+import type { Scheduler } from '../clock.js';
 import type { LeaseStore } from '../kube/types.js';
 import type { GatewayLogger } from '../log.js';
 import { LeaderElector } from './leader.js';

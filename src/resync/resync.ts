@@ -3,12 +3,11 @@
  * with one LIST per (cluster, namespace, kind) shared by all pipelines, then re-checks every
  * pipeline through the same queue that hints feed.
  */
-import type { Scheduler } from '../hints/scheduler.js';
-import { hintKeyString } from '../hints/types.js';
-import type { IndexedTarget, ListScope, PipelineIndex } from '../index/pipeline-index.js';
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { Scheduler } from '../clock.js';
+import type { PipelineTrigger } from '../hints/types.js';
 import type { GatewayLogger } from '../log.js';
-import type { TargetStore } from '../verify/target-store.js';
-import type { Verifier } from '../verify/verifier.js';
+import type { VerifiedTargets } from '../verify/verified-targets.js';
 
 /** About the shortest wait between two passes (it is jittered too), whatever the interval. */
 const MIN_GAP_MS = 1000;
@@ -25,9 +24,8 @@ export interface ResyncReport {
 
 /** What the resync needs. */
 export interface ResyncDeps {
-  index: PipelineIndex;
-  verifier: Verifier;
-  store: TargetStore;
+  catalog: PipelineCatalog;
+  verified: VerifiedTargets;
   logger: GatewayLogger;
   scheduler: Scheduler;
   random: () => number;
@@ -36,8 +34,8 @@ export interface ResyncDeps {
   jitter: number;
   /** Re-resolves cluster credentials (GitopsCluster Secrets) before reading. */
   refreshClusters: () => Promise<void>;
-  /** Queues a pipeline re-check. */
-  request: (pipelineId: string) => void;
+  /** The queue every re-check goes through, hints' and the resync's alike. */
+  pipelines: PipelineTrigger;
   onReport?: (report: ResyncReport) => void;
 }
 
@@ -127,31 +125,18 @@ export class Resync {
   }
 
   private async pass(): Promise<ResyncReport> {
-    const { index, verifier, store, scheduler } = this.deps;
+    const { catalog, verified, scheduler } = this.deps;
     const started = scheduler.now();
     await this.deps.refreshClusters();
-    const byScope = groupByScope(index);
-    const results = await Promise.all(
-      [...byScope].map(([scope, targets]) => verifier.readScope(scope, targets)),
-    );
-    const readAt = scheduler.now();
-    let unknown = 0;
-    for (const statuses of results) {
-      for (const [target, status] of statuses) {
-        store.set(target.key, status, readAt);
-        if (status.health === 'Unknown') unknown += 1;
-      }
-    }
-    const referenced = new Set(
-      index.ids().flatMap((id) => index.targetsOf(id).map((t) => hintKeyString(t.key))),
-    );
-    store.retain((key) => referenced.has(key));
-    const ids = index.ids();
-    for (const id of ids) this.deps.request(id);
+    const plan = catalog.listPlan();
+    const unknown = await verified.readScopes(plan);
+    verified.retain((id) => catalog.referencesId(id));
+    const ids = catalog.ids();
+    for (const id of ids) this.deps.pipelines.requestPipeline(id, 'resync');
     this.passes += 1;
     const report: ResyncReport = {
-      scopes: byScope.size,
-      targets: referenced.size,
+      scopes: plan.size,
+      targets: catalog.referencedObjects,
       unknown,
       pipelines: ids.length,
       durationMs: scheduler.now() - started,
@@ -160,31 +145,4 @@ export class Resync {
     this.deps.logger.info(report, 'resync pass complete');
     return report;
   }
-}
-
-/** Every referenced target grouped under the LIST scope that covers it. */
-function groupByScope(index: PipelineIndex): Map<ListScope, IndexedTarget[]> {
-  const scopes = index.listScopes();
-  const scopeOf = new Map(
-    scopes.map((s) => [scopeKey(s.cluster, s.group, s.kind, s.namespace), s]),
-  );
-  const out = new Map<ListScope, IndexedTarget[]>();
-  const seen = new Set<string>();
-  for (const id of index.ids()) {
-    for (const t of index.targetsOf(id)) {
-      const k = hintKeyString(t.key);
-      if (seen.has(k)) continue;
-      seen.add(k);
-      const scope = scopeOf.get(scopeKey(t.key.cluster, t.key.group, t.key.kind, t.key.namespace));
-      if (scope === undefined) continue;
-      const list = out.get(scope) ?? [];
-      list.push(t);
-      out.set(scope, list);
-    }
-  }
-  return out;
-}
-
-function scopeKey(cluster: string, group: string, kind: string, namespace: string): string {
-  return `${cluster}|${group}|${kind}|${namespace}`;
 }

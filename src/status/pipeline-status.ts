@@ -14,7 +14,8 @@ import type {
   PipelineTarget,
   TargetStatusRecord,
 } from '../pipeline/types.js';
-import { rfc3339, truncate } from './pipeline-object.js';
+import { truncate } from '../pipeline/text.js';
+import { rfc3339 } from '../pipeline/time.js';
 
 /** Condition types the gateway sets on a Pipeline. */
 export const ConditionTypes = { Ready: 'Ready', PromotionPending: 'PromotionPending' } as const;

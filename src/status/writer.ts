@@ -4,8 +4,8 @@
  * precondition turns any newer claim into a Conflict instead of an overwrite.
  */
 import type { PipelineWriter } from '../kube/types.js';
+import { replacePipelineStatus, type StatusWriteResult } from '../pipeline/status-write.js';
 import type { Pipeline, PipelineStatus } from '../pipeline/types.js';
-import { replacePipelineStatus, type StatusWriteResult } from './pipeline-object.js';
 import { statusEqual } from './pipeline-status.js';
 
 /** Unchanged: nothing was written. Otherwise the result of the conditional write. */

@@ -4,26 +4,8 @@
  */
 import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
 import type { KubeObject, ReadFailureReason } from '../kube/types.js';
-
-/** How a supported apiVersion reports its deployed revision. */
-type RevisionSource = 'helmHistory' | 'lastAppliedRevision';
-
-interface Supported {
-  kind: 'HelmRelease' | 'Kustomization';
-  revision: RevisionSource;
-}
-
-// helm-controller v2 dropped lastAppliedRevision; v2beta2 already carries the history snapshots.
-const SUPPORTED = new Map<string, Supported>([
-  ['helm.toolkit.fluxcd.io/v2', { kind: 'HelmRelease', revision: 'helmHistory' }],
-  ['helm.toolkit.fluxcd.io/v2beta2', { kind: 'HelmRelease', revision: 'helmHistory' }],
-  ['helm.toolkit.fluxcd.io/v2beta1', { kind: 'HelmRelease', revision: 'lastAppliedRevision' }],
-  ['kustomize.toolkit.fluxcd.io/v1', { kind: 'Kustomization', revision: 'lastAppliedRevision' }],
-  [
-    'kustomize.toolkit.fluxcd.io/v1beta2',
-    { kind: 'Kustomization', revision: 'lastAppliedRevision' },
-  ],
-]);
+import { revisionSourceOf, type RevisionSource } from '../pipeline/flux-kinds.js';
+import { clip } from '../pipeline/text.js';
 
 /** Longest condition message kept, in characters. */
 export const MAX_MESSAGE_LENGTH = 256;
@@ -33,38 +15,31 @@ const REASON = /^[A-Za-z]([A-Za-z0-9_,:]{0,62}[A-Za-z0-9_])?$/;
 
 type Fields = Record<string, unknown>;
 
-/** True when `(apiVersion, kind)` is a HelmRelease or Kustomization version this module reads. */
-export function isSupportedAppKind(apiVersion: string, kind: string): boolean {
-  return SUPPORTED.get(apiVersion)?.kind === kind;
-}
-
 /**
  * The verified status of one app object. Healthy = Ready=True, observedGeneration equal to
  * metadata.generation, and neither Stalled nor Reconciling; anything else is Unhealthy with
  * the most telling reason; an unsupported apiVersion/kind is Unknown (UnsupportedKind).
  */
 export function targetStatusFromObject(obj: KubeObject, location: TargetLocation): TargetStatus {
-  const supported = SUPPORTED.get(obj.apiVersion);
-  if (supported?.kind !== obj.kind) {
+  const source = revisionSourceOf(obj.apiVersion, obj.kind);
+  if (source === undefined) {
     return targetStatusFromFailure(
       'UnsupportedKind',
       `${clip(obj.kind, 63)} ${clip(obj.apiVersion, 127)} is not a supported app kind`,
       location,
     );
   }
-  const what = `${supported.kind} ${clip(obj.metadata.name, 253)}`;
+  const what = `${obj.kind} ${clip(obj.metadata.name, 253)}`;
   const status = asFields(obj.status);
-  const revision = status === undefined ? undefined : readRevision(status, supported.revision);
+  const revision = status === undefined ? undefined : readRevision(status, source);
   const health = readHealth(obj, status, what);
   const result: TargetStatus = { location, ...health };
   if (revision !== undefined) result.revision = revision;
   if (health.health !== 'Healthy') return result;
   if (revision === undefined) {
-    const reason = supported.revision === 'helmHistory' ? 'NoDeployedRelease' : 'NoAppliedRevision';
+    const reason = source === 'helmHistory' ? 'NoDeployedRelease' : 'NoAppliedRevision';
     const detail =
-      supported.revision === 'helmHistory'
-        ? 'no deployed release in its history'
-        : 'no applied revision';
+      source === 'helmHistory' ? 'no deployed release in its history' : 'no applied revision';
     return { location, health: 'Unhealthy', reason, message: `${what} is Ready but has ${detail}` };
   }
   return { ...result, message: `${what} is ready at ${revision}` };
@@ -185,12 +160,4 @@ function asFields(value: unknown): Fields | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
     ? (value as Fields)
     : undefined;
-}
-
-/** Object text made safe for a message: control characters and runs of space collapsed, length capped. */
-function clip(text: unknown, max: number): string {
-  if (typeof text !== 'string') return '';
-  // eslint-disable-next-line no-control-regex -- control characters become spaces
-  const flat = text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

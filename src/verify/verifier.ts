@@ -1,6 +1,5 @@
+import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
-import type { HintKey } from '../hints/types.js';
-import type { IndexedTarget, ListScope } from '../index/pipeline-index.js';
 import type {
   ClusterDirectory,
   KubeObject,
@@ -8,7 +7,9 @@ import type {
   ReadFailureReason,
   ReadResult,
 } from '../kube/types.js';
-import { apiVersionCandidates, parseApiVersion } from '../kube/resources.js';
+import { parseApiVersion } from '../pipeline/api-version.js';
+import { apiVersionCandidates } from '../pipeline/flux-kinds.js';
+import type { ObjectKey } from '../pipeline/object-key.js';
 import { targetStatusFromFailure, targetStatusFromObject } from './target-status.js';
 
 /** Sees every read by cluster and result ('ok' or the failure reason), for metrics and refreshes. */
@@ -17,9 +18,6 @@ export type ReadObserver = (
   verb: 'get' | 'list',
   result: 'ok' | ReadFailureReason,
 ) => void;
-
-/** Explains why a cluster has no reader (ClusterRegistry.problem); secret-free. */
-export type ClusterProblem = (cluster: string) => string | undefined;
 
 /**
  * The [verify] stage: reads app objects from their own cluster with the gateway's credentials
@@ -30,12 +28,11 @@ export class Verifier {
 
   constructor(
     private readonly clusters: ClusterDirectory,
-    private readonly problem: ClusterProblem,
     private readonly observe: ReadObserver = () => undefined,
   ) {}
 
   /** One GET of the object behind `key`, as `ref` names it. */
-  async readOne(key: HintKey, ref: ObjectRef): Promise<TargetStatus> {
+  async readOne(key: ObjectKey, ref: ObjectRef): Promise<TargetStatus> {
     const location = { cluster: key.cluster, namespace: key.namespace };
     const reader = this.clusters.reader(key.cluster);
     if (reader === undefined) return this.noReader(location);
@@ -85,9 +82,9 @@ export class Verifier {
    */
   async readScope(
     scope: ListScope,
-    targets: readonly IndexedTarget[],
-  ): Promise<Map<IndexedTarget, TargetStatus>> {
-    const out = new Map<IndexedTarget, TargetStatus>();
+    targets: readonly CatalogTarget[],
+  ): Promise<Map<CatalogTarget, TargetStatus>> {
+    const out = new Map<CatalogTarget, TargetStatus>();
     const reader = this.clusters.reader(scope.cluster);
     const location = { cluster: scope.cluster, namespace: scope.namespace };
     if (reader === undefined) {
@@ -109,7 +106,8 @@ export class Verifier {
   }
 
   private noReader(location: TargetLocation): TargetStatus {
-    const why = this.problem(location.cluster) ?? `no credentials for cluster ${location.cluster}`;
+    const why =
+      this.clusters.problem(location.cluster) ?? `no credentials for cluster ${location.cluster}`;
     return targetStatusFromFailure('UnknownCluster', why, location);
   }
 }
@@ -122,7 +120,7 @@ function toStatus(result: ReadResult, location: TargetLocation): TargetStatus {
 
 function statusOfListed(
   object: KubeObject | undefined,
-  target: IndexedTarget,
+  target: CatalogTarget,
   location: TargetLocation,
 ): TargetStatus {
   if (object === undefined) {

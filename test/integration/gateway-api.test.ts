@@ -22,8 +22,8 @@ import {
   startTestFleet,
   upgradeBody,
   waitSteady,
-} from './gateway-harness.js';
-import type { RunningGateway, TestFleet } from './gateway-harness.js';
+} from '../support/gateway-harness.js';
+import type { RunningGateway, TestFleet } from '../support/gateway-harness.js';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'promotion-gateway';

@@ -3,19 +3,19 @@
  * its GitopsCluster Secret changes, and the Pipeline watch survives dropped watches.
  */
 import { describe, expect, it } from 'vitest';
-import { FLUX_NAMESPACE } from '../../src/demo/objects.js';
+import { TARGET_ACCESS } from '../../src/kube/access.js';
+import { FLUX_NAMESPACE } from '../support/fleet.js';
 import {
   APP_NAME,
   GATEWAY_USER,
   INITIAL_VERSION,
   PIPELINE_API,
-  TARGET_RULES,
   createApp,
   eventually,
   pipelineOf,
   waitSteady,
   useFleetAndGateway,
-} from './gateway-harness.js';
+} from '../support/gateway-harness.js';
 
 const suite = useFleetAndGateway();
 
@@ -43,16 +43,16 @@ describe('the real gateway on kube-sim: cluster credentials and the Pipeline wat
     // Rotate to a user with no rights: the next pass must use the new credentials.
     suite.fleet.staging.addUser('no-rights', []);
     setStagingKubeconfig('no-rights');
-    await suite.gw.gateway.resync.runOnce();
+    await suite.gw.gateway.resync();
     await eventually(() => {
       expect(stagingTarget(ns)).toMatchObject({ ready: false });
       expect(stagingTarget(ns)?.error).toContain('Forbidden');
     });
 
     // Rotate to a fresh user that may read: the client is rebuilt again and the target is back.
-    suite.fleet.staging.addUser('reader-2', TARGET_RULES);
+    suite.fleet.staging.addUser('reader-2', TARGET_ACCESS);
     setStagingKubeconfig('reader-2');
-    await suite.gw.gateway.resync.runOnce();
+    await suite.gw.gateway.resync();
     await eventually(() => {
       expect(stagingTarget(ns)).toMatchObject({ ready: true, revision: INITIAL_VERSION });
     });
@@ -67,10 +67,10 @@ describe('the real gateway on kube-sim: cluster credentials and the Pipeline wat
     await suite.fleet.management.faults.clear();
     const ns = 'after-drop';
     createApp(suite.fleet, ns);
-    // No resync: only the restarted watch can bring the new Pipeline into the index.
+    // No resync: only the restarted watch can bring the new Pipeline into the catalog.
     await eventually(
       () => {
-        expect(suite.gw.gateway.index.has(ns, APP_NAME)).toBe(true);
+        expect(suite.gw.gateway.view({ namespace: ns, name: APP_NAME })).toBeDefined();
       },
       { timeoutMs: 20_000 },
     );

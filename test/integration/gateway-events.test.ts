@@ -10,6 +10,7 @@ import {
   APP_NAME,
   HR_RESOURCE,
   createApp,
+  metricSum,
   eventually,
   hintsDrained,
   pipelineOf,
@@ -20,7 +21,7 @@ import {
   upgradeBody,
   waitSteady,
   useFleetAndGateway,
-} from './gateway-harness.js';
+} from '../support/gateway-harness.js';
 
 const suite = useFleetAndGateway();
 
@@ -104,7 +105,9 @@ describe('the real gateway on kube-sim: Flux events', () => {
     const events = promoteEvents(suite.fleet, ns);
     expect(events.map((e) => e.metadata.annotations?.version)).toEqual(['6.7.1']);
     expect(JSON.stringify(pipelineOf(suite.fleet, ns).status)).not.toContain('9.9.9');
-    expect(JSON.stringify(suite.gw.gateway.reconciler.view(ns, APP_NAME))).not.toContain('9.9.9');
+    expect(JSON.stringify(suite.gw.gateway.view({ namespace: ns, name: APP_NAME }))).not.toContain(
+      '9.9.9',
+    );
   });
 
   it("refuses dev's credential on /v1/events/prod without reading prod", async () => {
@@ -195,7 +198,7 @@ describe('the real gateway on kube-sim: Flux events', () => {
     // Nothing told the gateway: nothing can have happened yet.
     expect(recordOf(suite.fleet, ns, 'staging')).toBeUndefined();
 
-    const report = await suite.gw.gateway.resync.runOnce();
+    const report = await suite.gw.gateway.resync();
     expect(report.unknown).toBe(0);
     await promotedTo(ns, '6.9.0');
     expect(promoteEvents(suite.fleet, ns).map((e) => e.metadata.annotations)).toEqual([
@@ -204,9 +207,6 @@ describe('the real gateway on kube-sim: Flux events', () => {
   });
 });
 
-async function hintCount(source: string, result: string): Promise<number> {
-  const metric = await suite.gw.gateway.metrics.hints.get();
-  return metric.values
-    .filter((v) => v.labels.source === source && v.labels.result === result)
-    .reduce((sum, v) => sum + v.value, 0);
+function hintCount(source: string, result: string): Promise<number> {
+  return metricSum(suite.gw.url, 'promotion_gateway_hints_total', { source, result });
 }

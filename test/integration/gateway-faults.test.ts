@@ -4,10 +4,10 @@
  * resync promotes, and once the fault clears the gateway recovers by itself (retry/backoff).
  */
 import { describe, expect, it } from 'vitest';
+import { TARGET_ACCESS } from '../../src/kube/access.js';
 import {
   APP_NAME,
   GATEWAY_USER,
-  TARGET_RULES,
   createApp,
   eventually,
   pipelineOf,
@@ -18,7 +18,7 @@ import {
   upgradeBody,
   waitSteady,
   useFleetAndGateway,
-} from './gateway-harness.js';
+} from '../support/gateway-harness.js';
 
 const suite = useFleetAndGateway();
 
@@ -56,7 +56,7 @@ const faults: Fault[] = [
       suite.fleet.staging.addUser(GATEWAY_USER, []);
     },
     clear: () => {
-      suite.fleet.staging.addUser(GATEWAY_USER, TARGET_RULES);
+      suite.fleet.staging.addUser(GATEWAY_USER, TARGET_ACCESS);
     },
     error: /^Forbidden: .*forbidden/,
   },
@@ -88,14 +88,14 @@ describe('the real gateway on kube-sim: an unreadable target cluster', () => {
           return t;
         });
         expect(target).not.toHaveProperty('revision');
-        const staging = suite.gw.gateway.reconciler
-          .view(ns, APP_NAME)
+        const staging = suite.gw.gateway
+          .view({ namespace: ns, name: APP_NAME })
           ?.decisions.find((d) => d.environment === 'staging');
         expect(staging).toMatchObject({ outcome: 'Unknown', reason: 'TargetUnknown' });
         expect(staging?.message).toContain('staging');
 
         // Neither the event nor a full resync promotes while the target cannot be read.
-        const report = await suite.gw.gateway.resync.runOnce();
+        const report = await suite.gw.gateway.resync();
         expect(report.unknown).toBeGreaterThanOrEqual(1);
         await suite.gw.gateway.idle();
         expect(recordOf(suite.fleet, ns, 'staging')).toBeUndefined();

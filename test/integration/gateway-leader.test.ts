@@ -16,8 +16,9 @@ import {
   startTestFleet,
   upgradeBody,
   waitSteady,
-} from './gateway-harness.js';
-import type { RunningGateway, TestFleet } from './gateway-harness.js';
+  scrapeMetric,
+} from '../support/gateway-harness.js';
+import type { RunningGateway, TestFleet } from '../support/gateway-harness.js';
 
 const NS = 'leader';
 const LEASE = ['coordination.k8s.io/v1', 'Lease', 'flux-system', 'promotion-gateway-resync'];
@@ -56,7 +57,7 @@ function leaseSpec(): LeaseSpec {
 /** The one replica that leads, once exactly one does. */
 function theLeader(): Promise<{ leader: RunningGateway; follower: RunningGateway }> {
   return eventually(() => {
-    const leading = replicas.filter((r) => !closed.has(r) && r.gateway.leadership.isLeader());
+    const leading = replicas.filter((r) => !closed.has(r) && r.gateway.status().leader);
     expect(leading).toHaveLength(1);
     const [leader] = leading as [RunningGateway];
     const follower = replicas.find((r) => r !== leader && !closed.has(r));
@@ -66,32 +67,32 @@ function theLeader(): Promise<{ leader: RunningGateway; follower: RunningGateway
 }
 
 async function gauge(replica: RunningGateway): Promise<number | undefined> {
-  return (await replica.gateway.metrics.resyncLeader.get()).values[0]?.value;
+  return (await scrapeMetric(replica.url, 'promotion_gateway_resync_leader'))[0]?.value;
 }
 
 describe('the real gateway on kube-sim: resync leader election', () => {
   it('has exactly one leader, and only it makes periodic passes', async () => {
     const { leader, follower } = await theLeader();
     expect(leaseSpec()).toMatchObject({
-      holderIdentity: leader.gateway.leadership.identity,
+      holderIdentity: leader.gateway.status().identity,
       leaseDurationSeconds: 5,
     });
     expect(leaseSpec().renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect([await gauge(leader), await gauge(follower)]).toEqual([1, 0]);
 
     // Every replica made the start-up pass; after it, the follower makes none.
-    const followerPasses = follower.gateway.resync.completedPasses;
+    const followerPasses = follower.gateway.status().resyncPasses;
     expect(followerPasses).toBe(1);
     fleet.dev.requests.reset();
-    const from = leader.gateway.resync.completedPasses;
-    await eventually(() => leader.gateway.resync.completedPasses >= from + 3, {
+    const from = leader.gateway.status().resyncPasses;
+    await eventually(() => leader.gateway.status().resyncPasses >= from + 3, {
       timeoutMs: 20_000,
     });
-    const passes = leader.gateway.resync.completedPasses - from;
+    const passes = leader.gateway.status().resyncPasses - from;
     const lists = fleet.dev.requests.count({ verb: 'list', resource: HR_RESOURCE, namespace: NS });
 
-    expect(follower.gateway.resync.completedPasses).toBe(followerPasses);
-    expect(follower.gateway.leadership.isLeader()).toBe(false);
+    expect(follower.gateway.status().resyncPasses).toBe(followerPasses);
+    expect(follower.gateway.status().leader).toBe(false);
     // One LIST per pass of the leader's (a pass may straddle either end of the window).
     expect(lists).toBeGreaterThanOrEqual(passes - 1);
     expect(lists).toBeLessThanOrEqual(passes + 1);
@@ -112,18 +113,18 @@ describe('the real gateway on kube-sim: resync leader election', () => {
   it('hands the Lease and the periodic passes over when the leader stops', async () => {
     const { leader, follower } = await theLeader();
     const transitions = leaseSpec().leaseTransitions ?? 0;
-    const followerPasses = follower.gateway.resync.completedPasses;
+    const followerPasses = follower.gateway.status().resyncPasses;
 
     closed.add(leader);
     await leader.close();
 
-    await eventually(() => follower.gateway.leadership.isLeader());
+    await eventually(() => follower.gateway.status().leader);
     expect(leaseSpec()).toMatchObject({
-      holderIdentity: follower.gateway.leadership.identity,
+      holderIdentity: follower.gateway.status().identity,
       leaseTransitions: transitions + 1,
     });
     expect(await gauge(follower)).toBe(1);
-    await eventually(() => follower.gateway.resync.completedPasses >= followerPasses + 2, {
+    await eventually(() => follower.gateway.status().resyncPasses >= followerPasses + 2, {
       timeoutMs: 20_000,
     });
   });

@@ -13,8 +13,9 @@ import {
   startTestFleet,
   upgradeBody,
   waitSteady,
-} from './gateway-harness.js';
-import type { RunningGateway, TestFleet } from './gateway-harness.js';
+  scrapeMetric,
+} from '../support/gateway-harness.js';
+import type { RunningGateway, TestFleet } from '../support/gateway-harness.js';
 
 let fleet: TestFleet;
 let replicas: RunningGateway[];
@@ -32,11 +33,11 @@ afterAll(async () => {
 
 /** Promotion outcomes counted by one replica's metrics, by outcome. */
 async function outcomes(replica: RunningGateway): Promise<Record<string, number>> {
-  const metric = await replica.gateway.metrics.promotions.get();
+  const series = await scrapeMetric(replica.url, 'promotion_gateway_promotions_total');
   const out: Record<string, number> = {};
-  for (const v of metric.values) {
-    const outcome = String(v.labels.outcome);
-    out[outcome] = (out[outcome] ?? 0) + v.value;
+  for (const s of series) {
+    const outcome = s.labels.outcome ?? '';
+    out[outcome] = (out[outcome] ?? 0) + s.value;
   }
   return out;
 }

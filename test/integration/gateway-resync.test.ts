@@ -11,7 +11,7 @@ import {
   pipelineOf,
   waitSteady,
   useFleetAndGateway,
-} from './gateway-harness.js';
+} from '../support/gateway-harness.js';
 
 const suite = useFleetAndGateway();
 
@@ -31,7 +31,7 @@ describe('the real gateway on kube-sim: resync cost', () => {
     await suite.gw.gateway.idle();
     for (const env of ['dev', 'staging', 'prod'] as const) suite.fleet[env].requests.reset();
 
-    const report = await suite.gw.gateway.resync.runOnce();
+    const report = await suite.gw.gateway.resync();
     await suite.gw.gateway.idle();
 
     expect(report.pipelines).toBeGreaterThanOrEqual(2);

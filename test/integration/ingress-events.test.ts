@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
-import type { EnqueueResult, HintKey } from '../../src/hints/types.js';
-import { fixture, post, PROD_KEYS, startGateway, VECTOR } from './ingress-harness.js';
-import type { Gateway } from './ingress-harness.js';
+import type { EnqueueResult } from '../../src/hints/types.js';
+import type { ObjectKey } from '../../src/pipeline/object-key.js';
+import { fixture, post, PROD_KEYS, startGateway, VECTOR } from '../support/ingress-harness.js';
+import type { Gateway } from '../support/ingress-harness.js';
 
 const UNAUTHENTICATED = { code: 'Unauthenticated', message: 'Authentication failed.' };
 const helmRelease = fixture('03-helmrelease-upgrade-succeeded.forwarded.json');
@@ -18,7 +19,7 @@ describe('POST /v1/events/:cluster (HMAC)', () => {
     await gw.close();
   });
 
-  function offersSince(start: number): HintKey[] {
+  function offersSince(start: number): ObjectKey[] {
     return gw.offers.slice(start).map((offer) => offer.key);
   }
 
@@ -152,6 +153,19 @@ describe('POST /v1/events/:cluster (HMAC)', () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toContain('/severity');
+  });
+
+  it('checks types as the schema says: a number is no name, nothing is coerced', async () => {
+    const offers = gw.offers.length;
+    const body = Buffer.from(
+      JSON.stringify({ involvedObject: { kind: 'HelmRelease', name: 7, namespace: 'y' } }),
+    );
+    const res = await post(`${gw.url}/v1/events/dev`, body, {
+      'x-signature': signBody(body, VECTOR.key),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toContain('/involvedObject/name');
+    expect(gw.offers.length).toBe(offers);
   });
 
   it('answers 400 InvalidJson for malformed JSON and for prototype poisoning', async () => {

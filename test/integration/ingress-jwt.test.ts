@@ -10,8 +10,8 @@ import {
   testConfig,
   AUDIENCE,
   ISSUER,
-} from './ingress-harness.js';
-import type { Gateway, JwtFixture } from './ingress-harness.js';
+} from '../support/ingress-harness.js';
+import type { Gateway, JwtFixture } from '../support/ingress-harness.js';
 
 const UNAUTHENTICATED = { code: 'Unauthenticated', message: 'Authentication failed.' };
 const body = fixture('03-helmrelease-upgrade-succeeded.forwarded.json');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
-import { fixture, post, startGateway } from './ingress-harness.js';
-import type { Gateway } from './ingress-harness.js';
+import { fixture, post, startGateway } from '../support/ingress-harness.js';
+import type { Gateway } from '../support/ingress-harness.js';
 
 const UNAUTHENTICATED = JSON.stringify({
   code: 'Unauthenticated',
@@ -16,9 +16,9 @@ describe('POST /promotion/:namespace/:name/:env (legacy webhook)', () => {
 
   beforeAll(async () => {
     gw = await startGateway({
-      legacyKeys: (namespace, name) => {
-        lookups.push(`${namespace}/${name}`);
-        const known = ['flux-system/podinfo', 'busy/p'].includes(`${namespace}/${name}`);
+      legacyKeys: (id) => {
+        lookups.push(id);
+        const known = ['flux-system/podinfo', 'busy/p'].includes(id);
         return Promise.resolve(known ? PIPELINE_KEY : undefined);
       },
       requestPipeline: (namespace) => (namespace === 'busy' ? 'full' : 'queued'),

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
-import { fixture, jwtFixture, post, startGateway, testConfig, VECTOR } from './ingress-harness.js';
-import type { Gateway, JwtFixture } from './ingress-harness.js';
+import {
+  fixture,
+  jwtFixture,
+  post,
+  startGateway,
+  testConfig,
+  VECTOR,
+} from '../support/ingress-harness.js';
+import type { Gateway, JwtFixture } from '../support/ingress-harness.js';
 
 describe('logging never reveals credentials', () => {
   let gw: Gateway;

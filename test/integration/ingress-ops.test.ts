@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
-import { fixture, post, startGateway, VECTOR } from './ingress-harness.js';
-import type { Gateway } from './ingress-harness.js';
+import { fixture, post, startGateway, VECTOR } from '../support/ingress-harness.js';
+import type { Gateway } from '../support/ingress-harness.js';
 
 describe('operational endpoints and error mapping', () => {
   let gw: Gateway;

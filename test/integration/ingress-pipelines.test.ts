@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineView } from '../../src/app.js';
-import { jwtFixture, startGateway, testConfig } from './ingress-harness.js';
-import type { Gateway, JwtFixture } from './ingress-harness.js';
+import type { PipelineView } from '../../src/reconcile/view.js';
+import { jwtFixture, startGateway, testConfig } from '../support/ingress-harness.js';
+import type { Gateway, JwtFixture } from '../support/ingress-harness.js';
 
 const VIEW: PipelineView = {
   namespace: 'apps',

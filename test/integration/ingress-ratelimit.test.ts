@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
-import { fixture, post, PROD_KEYS, startGateway, testConfig, VECTOR } from './ingress-harness.js';
-import type { Gateway } from './ingress-harness.js';
+import {
+  fixture,
+  post,
+  PROD_KEYS,
+  startGateway,
+  testConfig,
+  VECTOR,
+} from '../support/ingress-harness.js';
+import type { Gateway } from '../support/ingress-harness.js';
 
 const LIMIT = 3;
 const body = fixture('03-helmrelease-upgrade-succeeded.forwarded.json');

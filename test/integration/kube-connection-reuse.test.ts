@@ -7,14 +7,14 @@
 import { fileURLToPath } from 'node:url';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sharedAgentPool } from '../../src/kube/agent-pool.js';
+import { AgentPool } from '../../src/kube/agent-pool.js';
 import { classifyKubeError } from '../../src/kube/errors.js';
 import { KubePipelineWriter } from '../../src/kube/pipeline-writer.js';
 import { KubeObjectReader } from '../../src/kube/reader.js';
-import { timeoutOptions } from '../../src/kube/request-options.js';
+import { KubeCalls } from '../../src/kube/request-options.js';
 import { PIPELINE } from '../../src/kube/resources.js';
 import type { KubeObject } from '../../src/kube/types.js';
-import { applyFiles, SimCluster, startFleet, type Fleet } from '../../src/sim/index.js';
+import { applyFiles, SimCluster, startFleet, type Fleet } from 'kube-sim';
 
 const CRD = fileURLToPath(
   new URL('../fixtures/weave-gitops/pipelines.weave.works_pipelines.yaml', import.meta.url),
@@ -22,6 +22,9 @@ const CRD = fileURLToPath(
 const NS = 'apps';
 const API_VERSION = `${PIPELINE.group}/${PIPELINE.version}`;
 const MAX_SOCKETS = 16;
+/** The pool every reader in this file shares, as one gateway's readers do. */
+const pool = new AgentPool();
+const calls = new KubeCalls(10_000, pool);
 
 let fleet: Fleet;
 let management: SimCluster;
@@ -36,7 +39,7 @@ function kubeConfig(text: string): KubeConfig {
 }
 
 function readerFor(cluster: SimCluster): KubeObjectReader {
-  return new KubeObjectReader(kubeConfig(cluster.kubeconfig()), 10_000);
+  return new KubeObjectReader(kubeConfig(cluster.kubeconfig()), calls);
 }
 
 /** `server`'s kubeconfig trusting `trusted`'s CA instead of its own. */
@@ -80,7 +83,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  sharedAgentPool.clear();
+  pool.clear();
   await Promise.all([fleet.close(), isolated.close()]);
 });
 
@@ -118,7 +121,7 @@ describe('keep-alive connection reuse through client-node', () => {
     expect(await reader.get(ref('missing'))).toMatchObject({ ok: false, reason: 'NotFound' });
 
     const kc = kubeConfig(management.kubeconfig());
-    const writer = new KubePipelineWriter(kc, 10_000, 'test');
+    const writer = new KubePipelineWriter(kc, calls, 'test');
     const current = await writer.get(NS, 'p1');
     if (current === undefined) throw new Error('p1 is missing');
     const first = await writer.replaceStatus({ ...current, status: { note: 'one' } });
@@ -131,7 +134,7 @@ describe('keep-alive connection reuse through client-node', () => {
     const err = await api
       .replaceNamespacedCustomObject(
         { ...PIPELINE, namespace: NS, name: 'p1', body: current },
-        timeoutOptions(10_000),
+        calls.options(),
       )
       .then(
         () => undefined,
@@ -145,16 +148,16 @@ describe('keep-alive connection reuse through client-node', () => {
     const mgmtReader = readerFor(management);
     const isolatedReader = readerFor(isolated);
     expect((await mgmtReader.get(ref('p1'))).ok).toBe(true);
-    const withManagement = sharedAgentPool.size;
+    const withManagement = pool.size;
     expect((await isolatedReader.get(ref('p1'))).ok).toBe(true);
-    expect(sharedAgentPool.size).toBe(withManagement + 1);
+    expect(pool.size).toBe(withManagement + 1);
     expect((await mgmtReader.get(ref('p1'))).ok).toBe(true);
-    expect(sharedAgentPool.size).toBe(withManagement + 1);
+    expect(pool.size).toBe(withManagement + 1);
 
     // Each server under the other's CA must fail verification, pooled connections or not.
     const impostors = [
-      new KubeObjectReader(kubeConfig(withCa(isolated, management)), 10_000),
-      new KubeObjectReader(kubeConfig(withCa(management, isolated)), 10_000),
+      new KubeObjectReader(kubeConfig(withCa(isolated, management)), calls),
+      new KubeObjectReader(kubeConfig(withCa(management, isolated)), calls),
     ];
     isolated.requests.reset();
     management.requests.reset();

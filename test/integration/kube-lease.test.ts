@@ -5,20 +5,23 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentPool } from '../../src/kube/agent-pool.js';
+import { KubeCalls } from '../../src/kube/request-options.js';
 import { KubeLeaseStore } from '../../src/kube/lease.js';
 import type { LeaseObject } from '../../src/kube/types.js';
-import { startFleet, type Fleet, type SimCluster } from '../../src/sim/index.js';
+import { startFleet, type Fleet, type SimCluster } from 'kube-sim';
 
 const NS = 'leases';
 const LEASE_API = 'coordination.k8s.io/v1';
 
+const pool = new AgentPool();
 let fleet: Fleet;
 let cluster: SimCluster;
 
 function storeFor(user: string): KubeLeaseStore {
   const kc = new KubeConfig();
   kc.loadFromString(cluster.kubeconfig(user));
-  return new KubeLeaseStore(kc, 5_000);
+  return new KubeLeaseStore(kc, new KubeCalls(5_000, pool));
 }
 
 function lease(name: string, holder: string): LeaseObject {
@@ -44,6 +47,7 @@ beforeAll(async () => {
   cluster.addUser('nobody', []);
 });
 afterAll(async () => {
+  pool.clear();
   await fleet.close();
 });
 

@@ -9,7 +9,7 @@ import { parseAllDocuments } from 'yaml';
 import { defaultConfig, type ConfigInput } from '../../src/config/load.js';
 import { validateShape } from '../../src/config/schema.js';
 import { packagePath } from '../../src/paths.js';
-import { applyFiles, startFleet, type Fleet } from '../../src/sim/index.js';
+import { applyFiles, startFleet, type Fleet } from 'kube-sim';
 
 let fleet: Fleet;
 

@@ -6,12 +6,27 @@ describe('createMetrics', () => {
     const a = createMetrics({ defaultMetrics: false });
     const b = createMetrics({ defaultMetrics: false });
     a.eventsReceived.inc({ outcome: 'accepted' });
-    a.queueDepth.set(7);
     expect(await a.registry.metrics()).toContain(
       'promotion_gateway_events_received_total{outcome="accepted"} 1',
     );
-    expect(await a.registry.metrics()).toContain('promotion_gateway_hint_queue_depth 7');
     expect(await b.registry.metrics()).not.toContain('outcome="accepted"');
+  });
+
+  it('reads the queue depth and catalog size from their sources at scrape time', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    expect(await metrics.registry.metrics()).toContain('promotion_gateway_hint_queue_depth 0');
+    let depth = 7;
+    metrics.bindSources({
+      hintQueueDepth: () => depth,
+      pipelines: () => 3,
+      referencedObjects: () => 9,
+    });
+    const first = await metrics.registry.metrics();
+    expect(first).toContain('promotion_gateway_hint_queue_depth 7');
+    expect(first).toContain('promotion_gateway_catalog_size{what="pipelines"} 3');
+    expect(first).toContain('promotion_gateway_catalog_size{what="objects"} 9');
+    depth = 2;
+    expect(await metrics.registry.metrics()).toContain('promotion_gateway_hint_queue_depth 2');
   });
 
   it('can collect process metrics in two registries at once', async () => {

@@ -4,7 +4,7 @@
  */
 import type { WebhookEndpoint } from '../../config/types.js';
 import type { PipelineWriter } from '../../kube/types.js';
-import type { PipelineSpec, PromotionStrategy as StrategySpec } from '../../pipeline/types.js';
+import type { PipelineSpec, StrategySpec } from '../../pipeline/types.js';
 import { notificationStrategy } from './notification.js';
 import type { PromotionStrategy, StrategyResult } from './types.js';
 import { webhookStrategy, type FetchLike } from './webhook.js';

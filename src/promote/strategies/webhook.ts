@@ -5,7 +5,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { WebhookEndpoint } from '../../config/types.js';
-import { rfc3339 } from '../../status/pipeline-object.js';
+import { rfc3339 } from '../../pipeline/time.js';
 import type { PromotionStrategy, StrategyContext, StrategyResult } from './types.js';
 
 /** The fetch the strategy calls; injected so tests can stand in for the network. */

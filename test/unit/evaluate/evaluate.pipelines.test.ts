@@ -11,7 +11,7 @@ import {
   record,
   unhealthy,
   unknown,
-} from './builders.js';
+} from '../../support/evaluate-builders.js';
 
 describe('evaluate: whole pipelines', () => {
   const summary = (input: EvaluationInput) =>

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { evaluate, nextWakeup } from '../../../src/evaluate/evaluate.js';
 import type { EvaluationInput, TargetStatus } from '../../../src/evaluate/types.js';
 import type { PromotionRecord } from '../../../src/pipeline/types.js';
-import { MINUTE, NOW, at, build, deepFreeze, target, type EnvSketch } from './builders.js';
+import {
+  MINUTE,
+  NOW,
+  at,
+  authorization,
+  build,
+  deepFreeze,
+  target,
+  type EnvSketch,
+} from '../../support/evaluate-builders.js';
 
 const REVISIONS = ['1.0.0', '1.0.1', '2.0.0'] as const;
 const revisionArb = fc.constantFrom(...REVISIONS);
@@ -90,7 +99,12 @@ const inputArb: fc.Arbitrary<EvaluationInput> = fc
     });
     return build(sketches, {
       records: Object.fromEntries(names.map((n, i) => [n, toRecord(records[i], now)])),
-      approvals: Object.fromEntries(names.map((n, i) => [n, approvals[i]])),
+      authorizations: Object.fromEntries(
+        names.map((n, i) => {
+          const revision = approvals[i];
+          return [n, revision === undefined ? [] : [authorization(revision)]];
+        }),
+      ),
       policy,
       now,
       ...(manual === undefined ? {} : { promotion: { manual, strategy: {} } }),

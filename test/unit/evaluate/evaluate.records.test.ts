@@ -1,5 +1,14 @@
 import { describe, it } from 'vitest';
-import { MINUTE, NOW, POLICY, at, devProd, expectCase, record, type Case } from './builders.js';
+import {
+  MINUTE,
+  NOW,
+  POLICY,
+  at,
+  devProd,
+  expectCase,
+  record,
+  type Case,
+} from '../../support/evaluate-builders.js';
 
 // The record is prod's, for dev's revision 1.0.1; `now` is NOW unless given.
 const withRecord = (

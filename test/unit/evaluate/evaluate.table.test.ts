@@ -1,5 +1,6 @@
 import { describe, it } from 'vitest';
 import {
+  authorization,
   build,
   devProd,
   expectCase,
@@ -9,7 +10,7 @@ import {
   unhealthy,
   unknown,
   type Case,
-} from './builders.js';
+} from '../../support/evaluate-builders.js';
 
 const source: Case[] = [
   {
@@ -264,7 +265,7 @@ const manual: Case[] = [
     name: 'pipeline-wide manual, approved for the upstream revision',
     input: devProd('1.0.1', '1.0.0', {
       promotion: { manual: true, strategy: {} },
-      approvals: { prod: '1.0.1' },
+      authorizations: { prod: [authorization('1.0.1')] },
     }),
     env: 'prod',
     want: { outcome: 'Promote', reason: 'Approved', revision: '1.0.1', attempt: 1 },
@@ -273,7 +274,7 @@ const manual: Case[] = [
     name: 'approval for another revision does not count',
     input: devProd('1.0.1', '1.0.0', {
       promotion: { manual: true, strategy: {} },
-      approvals: { prod: '1.0.0' },
+      authorizations: { prod: [authorization('1.0.0')] },
     }),
     env: 'prod',
     want: { outcome: 'WaitingApproval', reason: 'ApprovalRequired', revision: '1.0.1' },
@@ -282,7 +283,7 @@ const manual: Case[] = [
     name: 'approval for another environment does not count',
     input: devProd('1.0.1', '1.0.0', {
       promotion: { manual: true, strategy: {} },
-      approvals: { dev: '1.0.1' },
+      authorizations: { dev: [authorization('1.0.1')] },
     }),
     env: 'prod',
     want: { outcome: 'WaitingApproval' },
@@ -312,7 +313,7 @@ const manual: Case[] = [
     name: 'a record decides before approval: backoff still applies',
     input: devProd('1.0.1', '1.0.0', {
       promotion: { manual: true, strategy: {} },
-      approvals: { prod: '1.0.1' },
+      authorizations: { prod: [authorization('1.0.1')] },
       records: { prod: record({ revision: '1.0.1', phase: 'Failed', attempt: 1 }) },
     }),
     env: 'prod',
@@ -326,8 +327,162 @@ const manual: Case[] = [
   },
 ];
 
+/** dev -> prod where prod's gate is `approval` (and the notification strategy weave requires). */
+function gated(
+  approval: { minApprovals?: number; approvers?: string[] },
+  extra: Parameters<typeof build>[1] = {},
+) {
+  return build(
+    [
+      { name: 'dev', statuses: [healthy('1.0.1')] },
+      {
+        name: 'prod',
+        statuses: [healthy('1.0.0')],
+        promotion: { strategy: { notification: {} }, approval },
+      },
+    ],
+    extra,
+  );
+}
+
+const alice = authorization('1.0.1');
+const bob = authorization('1.0.1', { principal: 'bob' });
+const ci = authorization('1.0.1', { principal: 'ci:e2e', kind: 'ci' });
+
+const gates: Case[] = [
+  {
+    name: 'quorum 2: one approval waits, saying what is missing',
+    input: gated({ minApprovals: 2 }, { authorizations: { prod: [alice] } }),
+    env: 'prod',
+    want: {
+      outcome: 'WaitingApproval',
+      reason: 'ApprovalRequired',
+      gate: { required: 2, approvedBy: ['alice'], summary: '1 of 2 approvals' },
+    },
+  },
+  {
+    name: 'quorum 2: the same approver twice still waits',
+    input: gated({ minApprovals: 2 }, { authorizations: { prod: [alice, alice] } }),
+    env: 'prod',
+    want: { outcome: 'WaitingApproval', gate: { approvedBy: ['alice'] } },
+  },
+  {
+    name: 'quorum 2: a second distinct approver promotes',
+    input: gated({ minApprovals: 2 }, { authorizations: { prod: [alice, bob] } }),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'Approved', attempt: 1, revision: '1.0.1' },
+  },
+  {
+    name: 'an approver not on the list does not count',
+    input: gated({ approvers: ['bob'] }, { authorizations: { prod: [alice] } }),
+    env: 'prod',
+    want: { outcome: 'WaitingApproval' },
+  },
+  {
+    name: 'a group on the list lets its members approve',
+    input: gated(
+      { approvers: ['group:sre'] },
+      { authorizations: { prod: [authorization('1.0.1', { groups: ['dev', 'sre'] })] } },
+    ),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'Approved' },
+  },
+  {
+    name: 'a CI principal counts where the gate names it',
+    input: gated({ approvers: ['ci:e2e'] }, { authorizations: { prod: [ci] } }),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'Approved' },
+  },
+  {
+    name: 'a CI principal never counts for a gate that names nobody',
+    input: devProd('1.0.1', '1.0.0', {
+      promotion: { manual: true, strategy: {} },
+      authorizations: { prod: [ci] },
+    }),
+    env: 'prod',
+    want: { outcome: 'WaitingApproval' },
+  },
+  {
+    name: 'a rejection by an allowed approver blocks the revision',
+    input: gated(
+      { minApprovals: 1 },
+      { authorizations: { prod: [authorization('1.0.1', { decision: 'reject' }), bob] } },
+    ),
+    env: 'prod',
+    want: {
+      outcome: 'Rejected',
+      reason: 'ApprovalRejected',
+      gate: { rejectedBy: 'alice' },
+      attempt: undefined,
+    },
+  },
+  {
+    name: 'a rejection of an older revision does not block the newer one',
+    input: gated(
+      {},
+      { authorizations: { prod: [authorization('1.0.0', { decision: 'reject' }), bob] } },
+    ),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'Approved' },
+  },
+  {
+    name: 'a rejection by someone the gate does not allow is ignored',
+    input: gated(
+      { approvers: ['bob'] },
+      { authorizations: { prod: [authorization('1.0.1', { decision: 'reject' }), bob] } },
+    ),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'Approved' },
+  },
+  {
+    name: 'a floor gates an environment the Pipeline leaves open',
+    input: devProd('1.0.1', '1.0.0', { floors: { prod: { minApprovals: 1 } } }),
+    env: 'prod',
+    want: { outcome: 'WaitingApproval', gate: { required: 1 } },
+  },
+  {
+    name: 'a floor raises the Pipeline quorum, never lowers it',
+    input: gated(
+      { minApprovals: 1 },
+      {
+        floors: { prod: { minApprovals: 2 } },
+        authorizations: { prod: [alice] },
+      },
+    ),
+    env: 'prod',
+    want: { outcome: 'WaitingApproval', gate: { summary: '1 of 2 approvals' } },
+  },
+  {
+    name: 'a floor of one human approval is not met by CI alone',
+    input: gated(
+      { approvers: ['ci:e2e', 'alice'] },
+      { floors: { prod: { minHumanApprovals: 1 } }, authorizations: { prod: [ci] } },
+    ),
+    env: 'prod',
+    want: {
+      outcome: 'WaitingApproval',
+      gate: { summary: '1 of 1 approval (1 more by a person)' },
+    },
+  },
+  {
+    name: "a floor's approver list narrows the Pipeline's",
+    input: gated(
+      { approvers: ['alice', 'bob'] },
+      { floors: { prod: { approvers: ['bob'] } }, authorizations: { prod: [alice] } },
+    ),
+    env: 'prod',
+    want: { outcome: 'WaitingApproval' },
+  },
+  {
+    name: 'a floor for another environment name does not apply',
+    input: devProd('1.0.1', '1.0.0', { floors: { production: { minApprovals: 1 } } }),
+    env: 'prod',
+    want: { outcome: 'Promote', reason: 'UpstreamReady' },
+  },
+];
+
 describe('evaluate: decision table', () => {
-  for (const [group, cases] of Object.entries({ source, upstream, deployed, manual })) {
+  for (const [group, cases] of Object.entries({ source, upstream, deployed, manual, gates })) {
     describe(group, () => {
       it.each(cases)('$name', expectCase);
     });

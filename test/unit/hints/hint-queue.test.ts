@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { HintQueue, PipelineQueue } from '../../../src/hints/hint-queue.js';
-import type { EnqueueResult, HintKey, HintSource } from '../../../src/hints/types.js';
-import type { ProcessResult } from '../../../src/hints/work-queue-types.js';
-import { PipelineIndex } from '../../../src/index/pipeline-index.js';
+import { PipelineCatalog } from '../../../src/catalog/catalog.js';
+import { HintQueue } from '../../../src/hints/hint-queue.js';
+import { PipelineQueue } from '../../../src/hints/pipeline-queue.js';
+import type { EnqueueResult, HintSource } from '../../../src/hints/types.js';
+import { pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
+import type { ObjectKey } from '../../../src/pipeline/object-key.js';
 import type { Pipeline } from '../../../src/pipeline/types.js';
-import { FakeScheduler, deferred, flush } from './fake-scheduler.js';
-import type { Deferred } from './fake-scheduler.js';
+import type { ProcessResult } from '../../../src/queue/types.js';
+import { FakeScheduler, deferred, flush } from '../../support/fake-scheduler.js';
+import type { Deferred } from '../../support/fake-scheduler.js';
 
 const hints = {
   capacity: 2,
@@ -41,7 +44,7 @@ function pipeline(namespace: string, name: string, targetNamespaces: string[]): 
   };
 }
 
-const key = (cluster: string, namespace: string, name = 'app'): HintKey => ({
+const key = (cluster: string, namespace: string, name = 'app'): ObjectKey => ({
   cluster,
   group: 'helm.toolkit.fluxcd.io',
   kind: 'HelmRelease',
@@ -71,14 +74,14 @@ function controllable<K>(): {
 
 describe('HintQueue', () => {
   function setup(): {
-    index: PipelineIndex;
+    index: PipelineCatalog;
     queue: HintQueue;
-    proc: ReturnType<typeof controllable<HintKey>>;
+    proc: ReturnType<typeof controllable<ObjectKey>>;
     offers: [HintSource, EnqueueResult][];
   } {
-    const index = new PipelineIndex(config);
+    const index = new PipelineCatalog(config);
     index.upsert(pipeline('flux-system', 'p', ['dev', 'prod', 'prod@remote']));
-    const proc = controllable<HintKey>();
+    const proc = controllable<ObjectKey>();
     const offers: [HintSource, EnqueueResult][] = [];
     const queue = new HintQueue({
       hints,
@@ -154,7 +157,7 @@ describe('HintQueue', () => {
     queue.offer(key('mgmt', 'dev'), 'flux-event');
     queue.offer(key('mgmt', 'prod'), 'flux-event');
     await flush(); // dev is being processed, prod waits behind it (one per cluster)
-    index.remove('flux-system', 'p');
+    index.remove(pipelineId({ namespace: 'flux-system', name: 'p' }));
     proc.pending[0]?.resolve('done');
     await queue.idle();
     expect(proc.calls).toEqual([key('mgmt', 'dev')]);
@@ -167,23 +170,25 @@ describe('HintQueue', () => {
   });
 });
 
+const id = (name: string): PipelineId => pipelineId({ namespace: 'ns', name });
+
 describe('PipelineQueue', () => {
   function setup(): {
-    index: PipelineIndex;
+    index: PipelineCatalog;
     queue: PipelineQueue;
     scheduler: FakeScheduler;
-    proc: ReturnType<typeof controllable<string>>;
+    proc: ReturnType<typeof controllable<PipelineId>>;
   } {
-    const index = new PipelineIndex(config);
+    const index = new PipelineCatalog(config);
     index.upsert(pipeline('ns', 'a', ['dev']));
     index.upsert(pipeline('ns', 'b', ['dev']));
     index.upsert(pipeline('ns', 'c', ['dev']));
-    const proc = controllable<string>();
+    const proc = controllable<PipelineId>();
     const scheduler = new FakeScheduler();
     const queue = new PipelineQueue({
       hints,
       globalConcurrency: 1,
-      has: (ns, name) => index.has(ns, name),
+      has: (pid) => index.has(pid),
       process: proc.process,
       scheduler,
       random: () => 0.5,
@@ -191,50 +196,75 @@ describe('PipelineQueue', () => {
     return { index, queue, scheduler, proc };
   }
 
-  it("answers 'unknown' for Pipelines not in the index and never processes them", async () => {
+  it("answers 'unknown' for Pipelines not in the catalog and never processes them", async () => {
     const { queue, proc } = setup();
-    expect(queue.requestPipeline('ns', 'zzz', 'legacy-webhook')).toBe('unknown');
-    expect(queue.schedule('ns/zzz', 100)).toBe('unknown');
-    expect(queue.schedule('not-an-id', 100)).toBe('unknown');
+    expect(queue.requestPipeline(id('zzz'), 'legacy-webhook')).toBe('unknown');
     await queue.idle();
     expect(proc.calls).toEqual([]);
   });
 
   it('queues known Pipelines, coalescing repeats, and refuses beyond capacity', async () => {
     const { queue, proc } = setup();
-    expect(queue.requestPipeline('ns', 'a', 'legacy-webhook')).toBe('queued'); // runs
-    expect(queue.requestPipeline('ns', 'b', 'resync')).toBe('queued');
-    expect(queue.requestPipeline('ns', 'b', 'resync')).toBe('queued'); // coalesced
-    expect(queue.requestPipeline('ns', 'c', 'resync')).toBe('queued');
+    expect(queue.requestPipeline(id('a'), 'legacy-webhook')).toBe('queued'); // runs
+    expect(queue.requestPipeline(id('b'), 'resync')).toBe('queued');
+    expect(queue.requestPipeline(id('b'), 'resync')).toBe('queued'); // coalesced
+    expect(queue.requestPipeline(id('c'), 'resync')).toBe('queued');
     expect(queue.stats().coalesced).toBe(1);
-    expect(queue.schedule('ns/a', 0)).toBe('queued'); // a is running: one more run owed
     await flush();
-    expect(proc.calls).toEqual(['ns/a']);
+    expect(proc.calls).toEqual([id('a')]);
     const full = new PipelineQueue({
       hints: { ...hints, capacity: 0 },
       has: () => true,
       process: proc.process,
     });
-    expect(full.requestPipeline('ns', 'a', 'resync')).toBe('full');
+    expect(full.requestPipeline(id('a'), 'resync')).toBe('full');
   });
 
-  it('runs scheduled re-checks at their time and skips Pipelines deleted meanwhile', async () => {
-    const { index, queue, scheduler, proc } = setup();
-    expect(queue.schedule('ns/a', 300)).toBe('queued');
-    expect(queue.schedule('ns/b', 100)).toBe('queued');
-    expect(queue.schedule('ns/a', 200)).toBe('coalesced');
-    index.remove('ns', 'b');
-    scheduler.advance(150);
+  it('runs a re-check again when its run asks to be requeued, not before', async () => {
+    const { queue, scheduler, proc } = setup();
+    queue.requestPipeline(id('a'), 'resync');
     await flush();
-    expect(proc.calls).toEqual([]); // b was deleted: no re-check
-    scheduler.advance(50);
+    proc.pending[0]?.resolve({ requeueAfterMs: 300 });
     await flush();
-    expect(proc.calls).toEqual(['ns/a']);
-    proc.pending[0]?.resolve('done');
+    scheduler.advance(299);
+    await flush();
+    expect(proc.calls).toEqual([id('a')]);
+    scheduler.advance(1);
+    await flush();
+    expect(proc.calls).toEqual([id('a'), id('a')]);
+    proc.pending[1]?.resolve('done');
     await queue.idle();
-    scheduler.advance(1_000);
+    scheduler.advance(10_000);
     await flush();
-    expect(proc.calls).toEqual(['ns/a']);
+    expect(proc.calls).toHaveLength(2);
+  });
+
+  it('lets a request made meanwhile run before a requeue comes due', async () => {
+    const { queue, scheduler, proc } = setup();
+    queue.requestPipeline(id('a'), 'resync');
+    await flush();
+    proc.pending[0]?.resolve({ requeueAfterMs: 5_000 });
+    await flush();
+    queue.requestPipeline(id('a'), 'hint');
+    await flush();
+    expect(proc.calls).toEqual([id('a'), id('a')]);
+    proc.pending[1]?.resolve('done');
+    await queue.idle();
+    scheduler.advance(5_000);
+    await flush();
+    expect(proc.calls).toHaveLength(2);
+  });
+
+  it('skips a requeued re-check whose Pipeline was deleted meanwhile', async () => {
+    const { index, queue, scheduler, proc } = setup();
+    queue.requestPipeline(id('b'), 'resync');
+    await flush();
+    proc.pending[0]?.resolve({ requeueAfterMs: 100 });
+    await flush();
+    index.remove(id('b'));
+    scheduler.advance(100);
+    await queue.idle();
+    expect(proc.calls).toEqual([id('b')]);
     await queue.stop();
   });
 });

@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { hintKeyFor, loggedRevision, validateFluxEvent } from '../../../src/ingress/flux-event.js';
+import { loggedRevision, objectKeyFor } from '../../../src/ingress/flux-event.js';
+import { AJV_OPTIONS, validationMessage } from '../../../src/ingress/schemas.js';
 import { packagePath } from '../../../src/paths.js';
+import { compileSchema } from '../../../src/schemas.js';
 
 const dir = packagePath('test', 'fixtures', 'flux', 'events');
 const bodies = readdirSync(dir).filter(
@@ -9,7 +11,14 @@ const bodies = readdirSync(dir).filter(
 );
 const valid = { involvedObject: { kind: 'HelmRelease', name: 'a', namespace: 'b' } };
 
-describe('validateFluxEvent', () => {
+// The schema file as the events route checks it: fastify's ajv with the gateway's options.
+const validate = compileSchema('flux-event.schema.json', AJV_OPTIONS.customOptions);
+function validateFluxEvent(body: unknown): { ok: boolean; message: string } {
+  const ok = validate(body);
+  return { ok, message: ok ? '' : validationMessage(validate.errors ?? []) };
+}
+
+describe('schemas/flux-event.schema.json as the events route checks it', () => {
   it('finds all seven fixture bodies', () => {
     expect(bodies).toHaveLength(7);
   });
@@ -56,13 +65,13 @@ describe('validateFluxEvent', () => {
   ])('rejects %s, naming %s', (_label, path, body) => {
     const result = validateFluxEvent(body);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.message).toContain(path);
+    expect(result.message).toContain(path);
   });
 });
 
-describe('hintKeyFor', () => {
+describe('objectKeyFor', () => {
   it('maps HelmRelease and Kustomization to their groups', () => {
-    expect(hintKeyFor('c', { kind: 'HelmRelease', name: 'n', namespace: 'ns' })).toEqual({
+    expect(objectKeyFor('c', { kind: 'HelmRelease', name: 'n', namespace: 'ns' })).toEqual({
       cluster: 'c',
       group: 'helm.toolkit.fluxcd.io',
       kind: 'HelmRelease',
@@ -70,7 +79,7 @@ describe('hintKeyFor', () => {
       name: 'n',
     });
     expect(
-      hintKeyFor('c', {
+      objectKeyFor('c', {
         kind: 'Kustomization',
         apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
         name: 'n',
@@ -78,7 +87,7 @@ describe('hintKeyFor', () => {
       })?.group,
     ).toBe('kustomize.toolkit.fluxcd.io');
     expect(
-      hintKeyFor('c', {
+      objectKeyFor('c', {
         kind: 'HelmRelease',
         apiVersion: 'helm.toolkit.fluxcd.io/v2beta2',
         name: 'n',
@@ -88,19 +97,21 @@ describe('hintKeyFor', () => {
   });
 
   it('produces nothing for other kinds or an inconsistent apiVersion', () => {
-    expect(hintKeyFor('c', { kind: 'GitRepository', name: 'n', namespace: 'ns' })).toBeUndefined();
     expect(
-      hintKeyFor('c', { kind: 'HelmRelease', apiVersion: 'v1', name: 'n', namespace: 'ns' }),
+      objectKeyFor('c', { kind: 'GitRepository', name: 'n', namespace: 'ns' }),
     ).toBeUndefined();
     expect(
-      hintKeyFor('c', {
+      objectKeyFor('c', { kind: 'HelmRelease', apiVersion: 'v1', name: 'n', namespace: 'ns' }),
+    ).toBeUndefined();
+    expect(
+      objectKeyFor('c', {
         kind: 'Kustomization',
         apiVersion: 'helm.toolkit.fluxcd.io/v2',
         name: 'n',
         namespace: 'ns',
       }),
     ).toBeUndefined();
-    expect(hintKeyFor('c', { kind: 'toString', name: 'n', namespace: 'ns' })).toBeUndefined();
+    expect(objectKeyFor('c', { kind: 'toString', name: 'n', namespace: 'ns' })).toBeUndefined();
   });
 });
 

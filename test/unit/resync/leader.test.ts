@@ -6,9 +6,10 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { LeaseObject } from '../../../src/kube/types.js';
 import { createLogger } from '../../../src/log.js';
-import { LeaderElector, microTime } from '../../../src/resync/leader.js';
+import { microTime } from '../../../src/pipeline/time.js';
+import { LeaderElector } from '../../../src/resync/leader.js';
 import { FakeLeases, type FakeLeaseView } from '../../support/fake-lease-store.js';
-import { advanceInSteps, FakeScheduler } from '../hints/fake-scheduler.js';
+import { advanceInSteps, FakeScheduler } from '../../support/fake-scheduler.js';
 
 const NS = 'flux-system';
 const NAME = 'promotion-gateway-resync';

@@ -4,14 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/load.js';
-import { PipelineIndex } from '../../../src/index/pipeline-index.js';
+import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { createLogger } from '../../../src/log.js';
 import { resyncLeadership, type ResyncLeadership } from '../../../src/resync/leadership.js';
 import { Resync } from '../../../src/resync/resync.js';
-import { TargetStore } from '../../../src/verify/target-store.js';
+import { VerifiedTargets } from '../../../src/verify/verified-targets.js';
 import { Verifier } from '../../../src/verify/verifier.js';
 import { FakeLeases, type FakeLeaseView } from '../../support/fake-lease-store.js';
-import { advanceInSteps, FakeScheduler } from '../hints/fake-scheduler.js';
+import { advanceInSteps, FakeScheduler } from '../../support/fake-scheduler.js';
 
 const INTERVAL_MS = 60_000;
 
@@ -32,17 +32,21 @@ function setup(enabled = true) {
     });
     const logger = createLogger('silent');
     // No pipelines: a pass reads nothing, which is all this schedule needs.
+    const verifier = new Verifier({
+      reader: () => undefined,
+      clusters: () => [],
+      problem: () => undefined,
+    });
     const resync = new Resync({
-      index: new PipelineIndex(config),
-      verifier: new Verifier({ reader: () => undefined, clusters: () => [] }, () => undefined),
-      store: new TargetStore(),
+      catalog: new PipelineCatalog(config),
+      verified: new VerifiedTargets(verifier, () => scheduler.now()),
       logger,
       scheduler,
       random: () => 0.5,
       intervalMs: config.resync.intervalMs,
       jitter: config.resync.jitter,
       refreshClusters: () => Promise.resolve(),
-      request: () => undefined,
+      pipelines: { requestPipeline: () => 'queued' },
     });
     const view = leases.view();
     const gauge = {

@@ -121,6 +121,41 @@ function promotionStatus(record: Json): Json {
 const webhookStrategy = { strategy: { webhook: { endpoint: 'ci' } } };
 
 const valid: [string, Json][] = [
+  [
+    'our approval gate and approval records',
+    pipeline(
+      {
+        environments: [
+          {
+            name: 'prod',
+            targets: [{ namespace: 'prod' }],
+            promotion: {
+              strategy: { notification: {} },
+              approval: { minApprovals: 2, approvers: ['alice', 'group:sre', 'ci:e2e'] },
+            },
+          },
+        ],
+      },
+      {
+        environments: {
+          prod: {
+            approvals: [
+              {
+                principal: 'alice',
+                kind: 'human',
+                decision: 'approve',
+                revision: '1.2.3',
+                time: '2026-11-21T10:00:00Z',
+                jti: 'a1',
+                expiresAt: '2026-11-21T10:15:00Z',
+                statement: 'eyJ.eyJ.sig',
+              },
+            ],
+          },
+        },
+      },
+    ),
+  ],
   ['our webhook strategy, pipeline-wide', pipeline({ promotion: webhookStrategy })],
   [
     'our webhook strategy, per environment',
@@ -197,6 +232,33 @@ const invalid: [string, Json][] = [
     pipeline({ promotion: { strategy: { webhook: { endpoint: '' } } } }),
   ],
   ['promotion without strategy', pipeline({ promotion: { manual: true } })],
+  [
+    'an approval gate asking for none',
+    pipeline({
+      environments: [
+        {
+          name: 'prod',
+          targets: [{ namespace: 'prod' }],
+          promotion: { strategy: { notification: {} }, approval: { minApprovals: 0 } },
+        },
+      ],
+    }),
+  ],
+  [
+    'an approval record without principal',
+    pipeline(
+      {},
+      {
+        environments: {
+          prod: {
+            approvals: [
+              { kind: 'human', decision: 'approve', revision: '1', time: '2026-11-21T10:00:00Z' },
+            ],
+          },
+        },
+      },
+    ),
+  ],
   ['attempt 0', pipeline({}, promotionStatus({ attempt: 0 }))],
   ['attempt not an integer', pipeline({}, promotionStatus({ attempt: 1.5 }))],
   ['unknown phase', pipeline({}, promotionStatus({ phase: 'Running' }))],
@@ -278,6 +340,7 @@ function withoutOurAdditions(crd: Json): Json {
     ),
   ];
   for (const strategy of strategies) delete strategy.webhook;
+  delete dig(spec, 'environments', 'items', 'properties', 'promotion', 'properties').approval;
   const record = dig(
     openApiOf(copy),
     'properties',
@@ -294,6 +357,15 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.claimedBy;
   delete record.retryable;
   delete record.message;
+  delete dig(
+    openApiOf(copy),
+    'properties',
+    'status',
+    'properties',
+    'environments',
+    'additionalProperties',
+    'properties',
+  ).approvals;
   return copy;
 }
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ReadFailureReason } from '../../../src/kube/types.js';
 import {
-  isSupportedAppKind,
   targetStatusFromFailure,
   targetStatusFromObject,
 } from '../../../src/verify/target-status.js';
-import { LOCATION, READY_HR, READY_KS, edited } from './flux-objects.js';
+import { revisionSourceOf } from '../../../src/pipeline/flux-kinds.js';
+import { LOCATION, READY_HR, READY_KS, edited } from '../../support/flux-objects.js';
 
 describe('targetStatusFromObject: revisions', () => {
   it('v2beta2 reads the history too', () => {
@@ -130,10 +130,10 @@ describe('unsupported kinds and failures', () => {
     const got = targetStatusFromObject(obj, LOCATION);
     expect(got).toMatchObject({ health: 'Unknown', reason: 'UnsupportedKind', location: LOCATION });
     expect(got.revision).toBeUndefined();
-    expect(isSupportedAppKind(apiVersion, kind)).toBe(false);
+    expect(revisionSourceOf(apiVersion, kind)).toBeUndefined();
   });
 
-  it('isSupportedAppKind accepts the five supported versions', () => {
+  it('revisionSourceOf knows the five supported versions', () => {
     expect(
       [
         ['helm.toolkit.fluxcd.io/v2', 'HelmRelease'],
@@ -141,7 +141,7 @@ describe('unsupported kinds and failures', () => {
         ['helm.toolkit.fluxcd.io/v2beta1', 'HelmRelease'],
         ['kustomize.toolkit.fluxcd.io/v1', 'Kustomization'],
         ['kustomize.toolkit.fluxcd.io/v1beta2', 'Kustomization'],
-      ].every(([a, k]) => isSupportedAppKind(a!, k!)),
+      ].every(([a, k]) => revisionSourceOf(a!, k!) !== undefined),
     ).toBe(true);
   });
 

@@ -10,7 +10,7 @@ import {
   condition,
   edited,
   fixture,
-} from './flux-objects.js';
+} from '../../support/flux-objects.js';
 
 const fixtures: Record<string, Partial<TargetStatus>> = {
   'helmrelease-ready-oci-tested.yaml': {

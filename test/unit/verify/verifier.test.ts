@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ListScope, IndexedTarget } from '../../../src/index/pipeline-index.js';
+import type { CatalogTarget, ListScope } from '../../../src/catalog/targets.js';
 import type {
   ClusterDirectory,
   KubeObject,
@@ -33,7 +33,11 @@ class FakeReader implements ObjectReader {
 }
 
 function directory(reader: ObjectReader | undefined): ClusterDirectory {
-  return { reader: () => reader, clusters: () => (reader ? ['dev'] : []) };
+  return {
+    reader: () => reader,
+    clusters: () => (reader ? ['dev'] : []),
+    problem: () => (reader ? undefined : 'no credentials for dev'),
+  };
 }
 
 const release: KubeObject = {
@@ -63,14 +67,14 @@ const v2beta1Ref: ObjectRef = {
 describe('Verifier', () => {
   it('reads a v2beta1 appRef through v2 on a cluster that serves only v2, in one read', async () => {
     const reader = new FakeReader(['helm.toolkit.fluxcd.io/v2'], [release]);
-    const status = await new Verifier(directory(reader), () => undefined).readOne(key, v2beta1Ref);
+    const status = await new Verifier(directory(reader)).readOne(key, v2beta1Ref);
     expect(status).toMatchObject({ health: 'Healthy', revision: '6.7.1' });
     expect(reader.calls).toEqual(['get helm.toolkit.fluxcd.io/v2']);
   });
 
   it('falls back to an older served version and remembers it', async () => {
     const reader = new FakeReader(['helm.toolkit.fluxcd.io/v2beta1'], [release]);
-    const verifier = new Verifier(directory(reader), () => undefined);
+    const verifier = new Verifier(directory(reader));
     await verifier.readOne(key, v2beta1Ref);
     reader.calls = [];
     const again = await verifier.readOne(key, v2beta1Ref);
@@ -80,10 +84,10 @@ describe('Verifier', () => {
   });
 
   it("reports a cluster without credentials as Unknown with the registry's reason", async () => {
-    const status = await new Verifier(
-      directory(undefined),
-      () => 'Secret flux-system/dev has no kubeconfig key',
-    ).readOne(key, v2beta1Ref);
+    const status = await new Verifier({
+      ...directory(undefined),
+      problem: () => 'Secret flux-system/dev has no kubeconfig key',
+    }).readOne(key, v2beta1Ref);
     expect(status).toMatchObject({
       health: 'Unknown',
       reason: 'UnknownCluster',
@@ -101,7 +105,7 @@ describe('Verifier', () => {
       apiVersion: 'helm.toolkit.fluxcd.io/v2',
       apiVersions: ['helm.toolkit.fluxcd.io/v2'],
     };
-    const target = (name: string): IndexedTarget => ({
+    const target = (name: string): CatalogTarget => ({
       environment: 'dev',
       index: 0,
       location: { cluster: 'dev', namespace: 'apps' },
@@ -110,10 +114,7 @@ describe('Verifier', () => {
     });
     const present = target('podinfo');
     const missing = target('other');
-    const statuses = await new Verifier(directory(reader), () => undefined).readScope(scope, [
-      present,
-      missing,
-    ]);
+    const statuses = await new Verifier(directory(reader)).readScope(scope, [present, missing]);
     expect(reader.calls).toEqual(['list helm.toolkit.fluxcd.io/v2']);
     expect(statuses.get(present)).toMatchObject({ health: 'Healthy', revision: '6.7.1' });
     expect(statuses.get(missing)).toMatchObject({ health: 'Unknown', reason: 'NotFound' });

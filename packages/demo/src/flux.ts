@@ -1,0 +1,57 @@
+/**
+ * A stand-in for Flux in the demo: moves a HelmRelease to a new chart version the way
+ * helm-controller would (spec, generation, history, conditions) through the cluster's API,
+ * then sends the generic-hmac event notification-controller would send.
+ */
+import { createHmac } from 'node:crypto';
+import {
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import { releasedStatus, upgradeEvent, type PreviousStatus } from 'kube-sim/flux';
+import type { KubeObject } from 'promotion-gateway';
+import { APP_NAME, APP_NAMESPACE, APP_RELEASE } from './objects.js';
+
+const HR = { group: 'helm.toolkit.fluxcd.io', version: 'v2', plural: 'helmreleases' };
+
+/** Rolls the environment's HelmRelease to `version`; resolves to the stored object. */
+export async function rollOut(kubeConfig: KubeConfig, version: string): Promise<KubeObject> {
+  const api = kubeConfig.makeApiClient(CustomObjectsApi);
+  const where = { ...HR, namespace: APP_NAMESPACE, name: APP_NAME };
+  const patched = (await api.patchNamespacedCustomObject(
+    { ...where, body: { spec: { chart: { spec: { version } } } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  )) as KubeObject & { status?: PreviousStatus };
+  const generation = patched.metadata.generation ?? 1;
+  const status = releasedStatus(APP_RELEASE, patched.status, version, generation, new Date());
+  return (await api.replaceNamespacedCustomObjectStatus({
+    ...where,
+    body: { ...patched, status },
+  })) as KubeObject;
+}
+
+/** Posts the upgrade event for `object` to the gateway, signed as a generic-hmac Provider. */
+export async function notify(
+  gatewayUrl: string,
+  cluster: string,
+  hmacKey: string,
+  object: KubeObject,
+  version: string,
+): Promise<number> {
+  const history = (object.status as PreviousStatus | undefined)?.history;
+  const body = upgradeEvent(object, version, history?.[0]?.version ?? 1, new Date());
+  const signature = createHmac('sha256', Buffer.from(hmacKey, 'utf8')).update(body).digest('hex');
+  const response = await fetch(`${gatewayUrl}/v1/events/${cluster}`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'Gotk-Component': 'helm-controller',
+      'X-Signature': `sha256=${signature}`,
+    },
+    body,
+  });
+  await response.body?.cancel();
+  return response.status;
+}

@@ -1,0 +1,45 @@
+/**
+ * The objects of the embedded demo: where podinfo lives in each environment and the Pipeline
+ * that moves it dev -> staging -> prod.
+ */
+import type { KubeObject } from 'promotion-gateway';
+import type { ReleaseRef } from 'kube-sim/flux';
+
+/** Demo environments in promotion order; each is its own simulated cluster. */
+export const DEMO_ENVIRONMENTS = ['dev', 'staging', 'prod'] as const;
+/** Namespace of the app in every target cluster, and of the Pipeline in management. */
+export const APP_NAMESPACE = 'podinfo';
+/** Namespace of GitopsClusters and their kubeconfig Secrets in management. */
+export const FLUX_NAMESPACE = 'flux-system';
+/** The app's name (HelmRelease and Pipeline). */
+export const APP_NAME = 'podinfo';
+/** The demo's release in every environment. */
+export const APP_RELEASE: ReleaseRef = {
+  namespace: APP_NAMESPACE,
+  name: APP_NAME,
+  chart: 'podinfo',
+};
+/** The revision every environment starts at. */
+export const INITIAL_VERSION = '6.5.0';
+
+/** The demo Pipeline: dev -> staging -> prod, notification strategy, one target each. */
+export function demoPipeline(): KubeObject {
+  return {
+    apiVersion: 'pipelines.weave.works/v1alpha1',
+    kind: 'Pipeline',
+    metadata: { name: APP_NAME, namespace: APP_NAMESPACE },
+    spec: {
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: APP_NAME },
+      promotion: { strategy: { notification: {} } },
+      environments: DEMO_ENVIRONMENTS.map((env) => ({
+        name: env,
+        targets: [
+          {
+            namespace: APP_NAMESPACE,
+            clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
+          },
+        ],
+      })),
+    },
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * What Flux writes, for simulations: a HelmRelease as applied from Git, the status
+ * helm-controller records after a release (or a failed upgrade), and the event
+ * notification-controller forwards to a generic(-hmac) Provider, byte for byte in Go's field
+ * order. Tests, the demo and benchmarks roll environments out with these instead of each
+ * keeping its own copy of helm-controller's behaviour.
+ */
+import type { SimCluster } from './cluster.js';
+import type { SimObject } from './resources.js';
+
+/** The HelmRelease apiVersion helm-controller serves today. */
+export const HELM_RELEASE_API = 'helm.toolkit.fluxcd.io/v2';
+
+/** Which release: the HelmRelease's name and namespace, and its chart's name. */
+export interface ReleaseRef {
+  namespace: string;
+  name: string;
+  /** Chart name; defaults to the release name. */
+  chart?: string;
+}
+
+/** A HelmRelease as Flux would have it applied from Git, before any status. */
+export function helmRelease(ref: ReleaseRef, version: string): SimObject {
+  return {
+    apiVersion: HELM_RELEASE_API,
+    kind: 'HelmRelease',
+    metadata: { name: ref.name, namespace: ref.namespace },
+    spec: {
+      interval: '10m',
+      chart: {
+        spec: {
+          chart: ref.chart ?? ref.name,
+          version,
+          sourceRef: { kind: 'HelmRepository', name: ref.chart ?? ref.name },
+        },
+      },
+    },
+  };
+}
+
+/** One entry of a HelmRelease's `status.history`, as far as simulations need it. */
+export interface HistoryEntry {
+  chartVersion: string;
+  version: number;
+  status: string;
+  [field: string]: unknown;
+}
+
+/** The part of a HelmRelease status that a new release builds on. */
+export interface PreviousStatus {
+  history?: HistoryEntry[];
+}
+
+/** Kubernetes' second-precision RFC 3339 form of `now`. */
+function metaTime(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * The status helm-controller writes after a successful install or upgrade to `version` at
+ * `generation`: a new `deployed` history entry on top (the previous one superseded), Ready=True.
+ */
+export function releasedStatus(
+  ref: ReleaseRef,
+  previous: PreviousStatus | undefined,
+  version: string,
+  generation: number,
+  now: Date,
+): Record<string, unknown> {
+  const history = (previous?.history ?? []).map((h) =>
+    h.status === 'deployed' ? { ...h, status: 'superseded' } : h,
+  );
+  const number = (history[0]?.version ?? 0) + 1;
+  const at = metaTime(now);
+  const action = number === 1 ? 'install' : 'upgrade';
+  const chart = ref.chart ?? ref.name;
+  const reason = action === 'install' ? 'InstallSucceeded' : 'UpgradeSucceeded';
+  const message = `Helm ${action} succeeded for release ${ref.namespace}/${ref.name}.v${number} with chart ${chart}@${version}`;
+  const condition = (type: string) => ({
+    type,
+    status: 'True',
+    reason,
+    message,
+    observedGeneration: generation,
+    lastTransitionTime: at,
+  });
+  return {
+    observedGeneration: generation,
+    lastAttemptedGeneration: generation,
+    lastAttemptedRevision: version,
+    lastAttemptedReleaseAction: action,
+    storageNamespace: ref.namespace,
+    conditions: [condition('Ready'), condition('Released')],
+    history: [
+      {
+        apiVersion: 'v2',
+        name: ref.name,
+        namespace: ref.namespace,
+        version: number,
+        chartName: chart,
+        chartVersion: version,
+        appVersion: version,
+        configDigest: 'sha256:e15c415d62760896bd8bec192a44c5716dc224db9e0fc609b9ac14718f8f9e56',
+        digest: `sha256:${Buffer.from(version).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+        firstDeployed: at,
+        lastDeployed: at,
+        status: 'deployed',
+      },
+      ...history,
+    ].slice(0, 5),
+  };
+}
+
+/**
+ * The status helm-controller writes when an upgrade to `version` fails and is rolled back:
+ * the previous release stays `deployed`, Ready=False (UpgradeFailed), Stalled once retries are
+ * exhausted. The deployed revision is therefore still the old one.
+ */
+export function failedUpgradeStatus(
+  ref: ReleaseRef,
+  previous: PreviousStatus | undefined,
+  version: string,
+  generation: number,
+  now: Date,
+): Record<string, unknown> {
+  const at = metaTime(now);
+  const chart = ref.chart ?? ref.name;
+  const message = `Helm upgrade failed for release ${ref.namespace}/${ref.name} with chart ${chart}@${version}: context deadline exceeded`;
+  const condition = (type: string, status: string, reason: string) => ({
+    type,
+    status,
+    reason,
+    message,
+    observedGeneration: generation,
+    lastTransitionTime: at,
+  });
+  return {
+    observedGeneration: generation,
+    lastAttemptedGeneration: generation,
+    lastAttemptedRevision: version,
+    lastAttemptedReleaseAction: 'upgrade',
+    storageNamespace: ref.namespace,
+    failures: 1,
+    upgradeFailures: 1,
+    conditions: [
+      condition('Ready', 'False', 'UpgradeFailed'),
+      condition('Released', 'False', 'UpgradeFailed'),
+      condition('Stalled', 'True', 'RetriesExceeded'),
+    ],
+    history: previous?.history ?? [],
+  };
+}
+
+/** The newest history entry of a stored HelmRelease (its release number and chart version). */
+export function newestRelease(object: SimObject): HistoryEntry | undefined {
+  return (object.status as PreviousStatus | undefined)?.history?.[0];
+}
+
+function refOf(object: SimObject): ReleaseRef {
+  const metadata = object.metadata as { name: string; namespace: string };
+  const spec = object.spec as { chart?: { spec?: { chart?: string } } } | undefined;
+  const chart = spec?.chart?.spec?.chart;
+  return {
+    namespace: metadata.namespace,
+    name: metadata.name,
+    ...(chart === undefined ? {} : { chart }),
+  };
+}
+
+/**
+ * What helm-controller does on a release, through the cluster's code API (not counted as API
+ * requests): the spec moves to `version` (a generation bump), then the status reports it
+ * deployed, or, with `fail`, the upgrade failed and the old release still runs.
+ */
+export function rollOutRelease(
+  cluster: SimCluster,
+  namespace: string,
+  name: string,
+  version: string,
+  options: { fail?: boolean; now?: Date } = {},
+): SimObject {
+  const current = cluster.get(HELM_RELEASE_API, 'HelmRelease', namespace, name);
+  if (current === undefined) throw new Error(`no HelmRelease ${namespace}/${name}`);
+  const spec = current.spec as { chart: { spec: Record<string, unknown> } };
+  const moved = cluster.apply({
+    ...current,
+    spec: { ...spec, chart: { ...spec.chart, spec: { ...spec.chart.spec, version } } },
+  });
+  const generation = (moved.metadata as { generation?: number }).generation ?? 1;
+  const previous = moved.status as PreviousStatus | undefined;
+  const now = options.now ?? new Date();
+  const status = options.fail
+    ? failedUpgradeStatus(refOf(moved), previous, version, generation, now)
+    : releasedStatus(refOf(moved), previous, version, generation, now);
+  return cluster.apply({ ...moved, status });
+}
+
+/**
+ * Creates `namespace` and a HelmRelease released cleanly at `version` in it (install, Ready),
+ * through the code API.
+ */
+export function installRelease(cluster: SimCluster, ref: ReleaseRef, version: string): SimObject {
+  cluster.ensureNamespace(ref.namespace);
+  const created = cluster.apply(helmRelease(ref, version));
+  const generation = (created.metadata as { generation?: number }).generation ?? 1;
+  return cluster.apply({
+    ...created,
+    status: releasedStatus(ref, undefined, version, generation, new Date()),
+  });
+}
+
+/**
+ * The event helm-controller sends through notification-controller after an upgrade of
+ * `object` to `version` (release number `revisionNumber`), as a generic(-hmac) Provider
+ * receives it: Go's field order, compact, no trailing newline.
+ */
+export function upgradeEvent(
+  object: SimObject,
+  version: string,
+  revisionNumber: number,
+  now: Date,
+): string {
+  const metadata = object.metadata as {
+    name: string;
+    namespace: string;
+    uid?: string;
+    resourceVersion?: string;
+  };
+  const ref = refOf(object);
+  const message = `Helm upgrade succeeded for release ${ref.namespace}/${ref.name}.v${revisionNumber} with chart ${ref.chart ?? ref.name}@${version}`;
+  return JSON.stringify({
+    involvedObject: {
+      kind: 'HelmRelease',
+      namespace: metadata.namespace,
+      name: metadata.name,
+      uid: metadata.uid,
+      apiVersion: HELM_RELEASE_API,
+      resourceVersion: metadata.resourceVersion,
+    },
+    severity: 'info',
+    timestamp: metaTime(now),
+    message,
+    reason: 'UpgradeSucceeded',
+    metadata: { 'app-version': version, revision: version },
+    reportingController: 'helm-controller',
+    reportingInstance: 'helm-controller-sim',
+  });
+}

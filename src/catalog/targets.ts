@@ -1,0 +1,70 @@
+/**
+ * A Pipeline's targets resolved to where their app object lives: the gateway's cluster name,
+ * the object to read, and the key its verified state is stored under.
+ */
+import type { TargetLocation } from '../evaluate/types.js';
+import { parseApiVersion } from '../pipeline/api-version.js';
+import type { ObjectKey } from '../pipeline/object-key.js';
+import type { Pipeline } from '../pipeline/types.js';
+import type { ObjectRef } from '../kube/types.js';
+import { clusterNameFor, type ClusterNamingConfig } from './cluster-names.js';
+
+/** One target of a Pipeline, resolved to where its app object lives and how to read it. */
+export interface CatalogTarget {
+  readonly environment: string;
+  /** Position of the target within its environment's `targets`. */
+  readonly index: number;
+  readonly location: TargetLocation;
+  /** The object to read; apiVersion is the Pipeline's appRef.apiVersion. */
+  readonly ref: ObjectRef;
+  readonly key: ObjectKey;
+}
+
+/**
+ * One LIST the resync makes, shared by every Pipeline referencing objects of this group/kind
+ * in this cluster and namespace. `apiVersion` is the preferred one (see `apiVersions`).
+ */
+export interface ListScope {
+  cluster: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  /** The most preferred of `apiVersions` by Kubernetes version priority (v2 over v2beta1). */
+  apiVersion: string;
+  /** Every apiVersion some Pipeline uses for this scope, most preferred first (for fallback). */
+  apiVersions: string[];
+}
+
+/** Derives a Pipeline's targets, in spec order (environment, then target). */
+export function deriveTargets(
+  pipeline: Pipeline,
+  config: ClusterNamingConfig,
+): readonly CatalogTarget[] {
+  const { appRef } = pipeline.spec;
+  const { group } = parseApiVersion(appRef.apiVersion);
+  const out: CatalogTarget[] = [];
+  for (const env of pipeline.spec.environments) {
+    env.targets.forEach((target, index) => {
+      const cluster = clusterNameFor(target, pipeline.metadata.namespace, config);
+      const { namespace } = target;
+      const { kind, name, apiVersion } = appRef;
+      out.push(
+        Object.freeze({
+          environment: env.name,
+          index,
+          location: Object.freeze({ cluster, namespace }),
+          ref: Object.freeze({ apiVersion, kind, namespace, name }),
+          key: Object.freeze({ cluster, group, kind, namespace, name }),
+        }),
+      );
+    });
+  }
+  return Object.freeze(out);
+}
+
+/** Canonical text of `targets`, to tell a reference change from any other spec change. */
+export function targetsSignature(targets: readonly CatalogTarget[]): string {
+  return JSON.stringify(
+    targets.map((t) => [t.environment, t.index, t.location.cluster, t.ref.apiVersion, t.ref]),
+  );
+}

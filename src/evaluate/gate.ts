@@ -1,0 +1,118 @@
+/**
+ * Approval gates, pure: which principals may authorize a promotion to an environment, how
+ * many must, and whether the recorded authorizations of one revision meet that. A gate comes
+ * from weave's `manual: true` (one approval), our optional `promotion.approval`, and the
+ * gateway's floor for the environment's name; the stricter of them always wins.
+ */
+import type {
+  ApprovalSpec,
+  AuthorizationRecord,
+  PipelineEnvironment,
+  PipelineSpec,
+} from '../pipeline/types.js';
+
+/** The gateway's floor for environments of one name (config `approvals.floors`). */
+export interface GateFloor {
+  minApprovals?: number;
+  /** Of those, at least this many by people (not CI, not the legacy shared key). */
+  minHumanApprovals?: number;
+  /** Principals allowed by the floor; empty or absent = any authenticated approver. */
+  approvers?: readonly string[];
+}
+
+/** The effective gate of one environment. */
+export interface Gate {
+  minApprovals: number;
+  minHumanApprovals: number;
+  /** Every non-empty list must allow a principal (pipeline's and floor's: the stricter wins). */
+  approverLists: readonly (readonly string[])[];
+}
+
+/** Where one revision stands against a gate. */
+export interface GateTally {
+  /** Distinct allowed principals that approved, in record order. */
+  approvedBy: string[];
+  /** How many of them are people. */
+  humans: number;
+  /** The first allowed principal that rejected the revision, if any. */
+  rejectedBy?: string;
+  satisfied: boolean;
+}
+
+function wholeAtLeast(value: number | undefined, min: number): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > min ? value : min;
+}
+
+/**
+ * The gate of `env`, or undefined when it has none. `manual: true` (here or pipeline-wide)
+ * asks for one approval; `promotion.approval` for `minApprovals` (default 1); the floor can
+ * raise either count and narrow who may approve, never lower or widen them.
+ */
+export function gateOf(
+  spec: PipelineSpec,
+  env: PipelineEnvironment,
+  floor: GateFloor | undefined,
+): Gate | undefined {
+  const manual = (env.promotion?.manual ?? spec.promotion?.manual) === true;
+  const approval: ApprovalSpec | undefined = env.promotion?.approval;
+  const fromSpec =
+    approval === undefined ? (manual ? 1 : 0) : wholeAtLeast(approval.minApprovals, 1);
+  const minApprovals = Math.max(fromSpec, wholeAtLeast(floor?.minApprovals, 0));
+  const minHumanApprovals = wholeAtLeast(floor?.minHumanApprovals, 0);
+  const required = Math.max(minApprovals, minHumanApprovals);
+  if (required === 0) return undefined;
+  const approverLists = [approval?.approvers ?? [], floor?.approvers ?? []].filter(
+    (list) => list.length > 0,
+  );
+  return { minApprovals: required, minHumanApprovals, approverLists };
+}
+
+/** Whether `record`'s principal is allowed by one approver list. */
+function listAllows(list: readonly string[], record: AuthorizationRecord): boolean {
+  if (list.includes(record.principal)) return true;
+  return (record.groups ?? []).some((group) => list.includes(`group:${group}`));
+}
+
+/**
+ * Whether the gate lets `record` count. People count when every list allows them (any
+ * authenticated approver when there is no list); a CI principal counts only where it is named,
+ * since a machine must never stand in for a person by default.
+ */
+export function allows(gate: Gate, record: AuthorizationRecord): boolean {
+  if (record.kind === 'ci' && gate.approverLists.length === 0) return false;
+  return gate.approverLists.every((list) => listAllows(list, record));
+}
+
+/** Tallies the records of `revision` against `gate`: distinct principals count once each. */
+export function tally(
+  gate: Gate,
+  records: readonly AuthorizationRecord[],
+  revision: string,
+): GateTally {
+  const approvedBy: string[] = [];
+  let humans = 0;
+  let rejectedBy: string | undefined;
+  for (const record of records) {
+    if (record.revision !== revision || !allows(gate, record)) continue;
+    if (record.decision === 'reject') {
+      rejectedBy ??= record.principal;
+      continue;
+    }
+    if (approvedBy.includes(record.principal)) continue;
+    approvedBy.push(record.principal);
+    if (record.kind === 'human') humans += 1;
+  }
+  const satisfied =
+    rejectedBy === undefined &&
+    approvedBy.length >= gate.minApprovals &&
+    humans >= gate.minHumanApprovals;
+  return { approvedBy, humans, ...(rejectedBy === undefined ? {} : { rejectedBy }), satisfied };
+}
+
+/** What the gate still needs, for a message: "1 of 2 approvals (1 more by a person)". */
+export function missing(gate: Gate, counted: GateTally): string {
+  const people = Math.max(0, gate.minHumanApprovals - counted.humans);
+  const byPeople = people > 0 ? ` (${people} more by a person)` : '';
+  const noun = gate.minApprovals === 1 ? 'approval' : 'approvals';
+  return `${counted.approvedBy.length} of ${gate.minApprovals} ${noun}${byPeople}`;
+}

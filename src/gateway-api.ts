@@ -1,0 +1,45 @@
+/**
+ * What a running gateway offers its callers (the `serve` command, the demo, tests and the
+ * benchmarks): its lifecycle, an on-demand resync, the verified view of a Pipeline and a
+ * status snapshot. Its parts stay inside; what they do shows in status(), logs and metrics.
+ */
+import type { PipelineRef } from './pipeline/id.js';
+import type { WorkQueueStats } from './queue/types.js';
+import type { PipelineView } from './reconcile/view.js';
+import type { ResyncReport } from './resync/resync.js';
+
+/** A snapshot of a gateway's state, for operators, tests and benchmarks. */
+export interface GatewayStatus {
+  /** What /readyz answers, with the reasons when not ready. */
+  ready: boolean;
+  reasons: string[];
+  /** Full resync passes this replica has completed. */
+  resyncPasses: number;
+  /** Whether this replica runs the periodic resync, and its leader-election identity. */
+  leader: boolean;
+  identity: string | undefined;
+  /** Pipelines loaded and distinct application objects they reference. */
+  pipelinesLoaded: number;
+  referencedObjects: number;
+  /** The hint queue and the pipeline re-check queue. */
+  hints: WorkQueueStats;
+  pipelines: WorkQueueStats;
+}
+
+/** A gateway built by createGateway. Nothing runs until start(); nothing listens until listen(). */
+export interface Gateway {
+  /** Starts the Pipeline watch, the start-up resync pass and the campaign for the periodic ones. */
+  start(): Promise<void>;
+  /** Listens on config.server host/port (or the override); resolves to the bound address. */
+  listen(override?: { host?: string; port?: number }): Promise<string>;
+  /** Resolves when no hint or pipeline check is waiting or running. */
+  idle(): Promise<void>;
+  /** Stops campaigning (releasing a held Lease), watching and listening; waits for runs. */
+  close(): Promise<void>;
+  /** A full resync pass now (shared with one already running); resolves to its report. */
+  resync(): Promise<ResyncReport>;
+  /** The verified view of one Pipeline, as GET /v1/pipelines serves it. */
+  view(ref: PipelineRef): PipelineView | undefined;
+  /** A snapshot of the gateway's state. */
+  status(): GatewayStatus;
+}

@@ -1,0 +1,52 @@
+/**
+ * Whole-pipeline re-checks: what a hinted read, the resync, a legacy webhook call or a spec
+ * change asks for. A run may ask to be run again later by returning `{ requeueAfterMs }`.
+ */
+import type { PipelineId } from '../pipeline/id.js';
+import { QueueFront } from '../queue/front.js';
+import { WorkQueue } from '../queue/work-queue.js';
+import type { OfferResult, ProcessResult } from '../queue/types.js';
+import { commonOptions, doneNow, type QueueCommon } from './hint-queue.js';
+import type { PipelineTrigger, RecheckResult, RecheckSource } from './types.js';
+
+/** Options of PipelineQueue. */
+export interface PipelineQueueOptions extends QueueCommon<PipelineId> {
+  /** Whether the Pipeline is loaded (PipelineCatalog.has). */
+  has: (id: PipelineId) => boolean;
+  /** Re-checks one whole Pipeline. */
+  process: (id: PipelineId) => Promise<ProcessResult>;
+  /** Called for every request with its result, for metrics and logs. */
+  onRequest?: (id: PipelineId, source: RecheckSource, result: RecheckResult) => void;
+}
+
+/** Coalescing queue of whole-pipeline re-checks; implements PipelineTrigger. */
+export class PipelineQueue extends QueueFront<PipelineId> implements PipelineTrigger {
+  protected readonly queue: WorkQueue<PipelineId>;
+
+  /**
+   * Builds the queue. Re-checks span clusters, so there is one cap: globalConcurrency, or
+   * perClusterConcurrency when absent (a re-check reads each of its clusters in turn).
+   */
+  constructor(private readonly options: PipelineQueueOptions) {
+    super();
+    const concurrency = options.globalConcurrency ?? options.hints.perClusterConcurrency;
+    this.queue = new WorkQueue<PipelineId>({
+      keyOf: (id) => id,
+      process: (id) => (options.has(id) ? options.process(id) : doneNow()),
+      ...commonOptions(options),
+      perGroupConcurrency: concurrency,
+      globalConcurrency: concurrency,
+    });
+  }
+
+  /** Queues a re-check: 'unknown' for a Pipeline not loaded, 'full' at capacity. */
+  requestPipeline(id: PipelineId, source: RecheckSource): RecheckResult {
+    const result = this.options.has(id) ? queuedOrFull(this.queue.offer(id)) : 'unknown';
+    this.options.onRequest?.(id, source, result);
+    return result;
+  }
+}
+
+function queuedOrFull(result: OfferResult): 'queued' | 'full' {
+  return result === 'full' ? 'full' : 'queued';
+}

@@ -1,0 +1,19 @@
+/**
+ * The promotion-gateway package as a library: what the `serve` command uses to run a gateway,
+ * for embedding it (the demo) and measuring it (the benchmarks). Everything else is internal.
+ */
+export { createGateway } from './gateway.js';
+export type { Gateway, GatewayOptions, GatewayStatus } from './gateway.js';
+export { ConfigError, defaultConfig, loadConfig } from './config/load.js';
+export type { ConfigInput, ConfigSource } from './config/load.js';
+export type { GatewayConfig } from './config/types.js';
+export { createLogger } from './log.js';
+export type { GatewayLogger } from './log.js';
+export { untilSignal } from './serve.js';
+export type { Env } from './serve.js';
+export { signBody } from './auth/hmac.js';
+export type { KubeObject } from './kube/types.js';
+export type { PipelineView } from './reconcile/view.js';
+export type { ResyncReport } from './resync/resync.js';
+export type { Pipeline, PromotionRecord } from './pipeline/types.js';
+export { EventAnnotations, PromoteEventReason } from './promote/strategies/notification.js';

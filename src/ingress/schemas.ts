@@ -1,0 +1,49 @@
+/**
+ * The files in schemas/ that routes declare to fastify, registered once on the app, and the
+ * registry message for a request that does not match its route's schema.
+ */
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import { clip } from '../pipeline/text.js';
+import { readSchema } from '../schemas.js';
+
+const BASE = 'https://promotion-gateway.dev/schemas';
+
+/** `$ref`s of the registered schemas, for route definitions. */
+export const SchemaRefs = {
+  fluxEvent: `${BASE}/flux-event.schema.json#`,
+  clusterParams: `${BASE}/routes.schema.json#/definitions/clusterParams`,
+  pipelineParams: `${BASE}/routes.schema.json#/definitions/pipelineParams`,
+  environmentParams: `${BASE}/routes.schema.json#/definitions/environmentParams`,
+} as const;
+
+/**
+ * fastify's ajv, set to validate exactly as the schema says: no type coercion, no defaults,
+ * nothing removed (fastify's defaults would turn `"name": 1` into `"1"` and accept it).
+ */
+export const AJV_OPTIONS = {
+  customOptions: {
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    allErrors: false,
+    strict: true,
+  },
+} as const;
+
+/** Registers every schema routes refer to; call once on the root instance before any route. */
+export function installSchemas(app: FastifyInstance): void {
+  app.addSchema(readSchema('flux-event.schema.json'));
+  app.addSchema(readSchema('routes.schema.json'));
+}
+
+const MAX_DETAIL_LENGTH = 200;
+
+/** A short message naming the first offending field: `Invalid body: /x must be string.` */
+export function validationMessage(
+  errors: readonly FastifySchemaValidationError[] | undefined,
+): string {
+  const first = errors?.[0];
+  if (first === undefined) return 'Invalid body.';
+  const path = first.instancePath === '' ? '(body)' : first.instancePath;
+  return clip(`Invalid body: ${path} ${first.message ?? 'is invalid'}.`, MAX_DETAIL_LENGTH);
+}

@@ -1,0 +1,20 @@
+/**
+ * The key of an application object in one cluster: what a hint names, what the catalog indexes
+ * and what verified state is stored under. The version is left out on purpose, so an event
+ * about a `v2` HelmRelease matches a Pipeline whose appRef still says `v2beta1`.
+ */
+
+/** Identity of an application object in one cluster. */
+export interface ObjectKey {
+  readonly cluster: string;
+  /** API group without version, e.g. helm.toolkit.fluxcd.io; '' for the core group. */
+  readonly group: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** A stable string form of an ObjectKey, for maps and coalescing. */
+export function objectKeyId(key: ObjectKey): string {
+  return `${key.cluster}|${key.group}|${key.kind}|${key.namespace}|${key.name}`;
+}

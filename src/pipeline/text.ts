@@ -1,0 +1,27 @@
+/**
+ * Text that goes into status, events and logs: bounded and free of control characters, so an
+ * object's or a caller's odd strings can neither bloat a Pipeline nor forge a log line.
+ */
+
+// eslint-disable-next-line no-control-regex -- control characters are what is removed
+const CONTROL_OR_SPACE = /[\u0000-\u001f\u007f\s]+/g;
+
+/** Cuts `text` to `max` characters, marking the cut with `…`. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * A string made safe for a message: runs of control characters and spaces become one space,
+ * the ends are trimmed, and it is capped at `max`. Anything but a string becomes ''.
+ */
+export function clip(text: unknown, max: number): string {
+  if (typeof text !== 'string') return '';
+  return truncate(text.replace(CONTROL_OR_SPACE, ' ').trim(), max);
+}
+
+/** clip() for values shown in a sentence: '(none)' stands in for a missing or empty value. */
+export function display(text: string | undefined, max = 128): string {
+  const clean = clip(text, max);
+  return clean === '' ? '(none)' : clean;
+}

@@ -1,0 +1,57 @@
+/**
+ * What the Pipeline watch turns into: the catalog updated, and the Pipeline re-checked. A
+ * Pipeline whose references changed is read in full, after any cluster it newly names has been
+ * resolved; one that does not match the CRD schema is dropped with a warning, never evaluated.
+ */
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { PipelineTrigger } from '../hints/types.js';
+import type { KubeObject } from '../kube/types.js';
+import type { PipelineEventHandler } from '../kube/pipeline-watch.js';
+import type { GatewayLogger } from '../log.js';
+import { pipelineId, type PipelineId } from '../pipeline/id.js';
+import { checkPipeline } from '../pipeline/validate.js';
+
+/** What the handler needs. */
+export interface PipelineEventsDeps {
+  catalog: PipelineCatalog;
+  /** Marks a Pipeline for a full read on its next check. */
+  requireFullRead: (id: PipelineId) => void;
+  /** Resolves the clusters the catalog now names. */
+  syncClusters: () => Promise<void>;
+  pipelines: PipelineTrigger;
+  logger: GatewayLogger;
+  /** False until start-up has resolved clusters: before that, the first resync checks all. */
+  started: () => boolean;
+}
+
+/** The watch handler that keeps the catalog and the re-checks in step with the API server. */
+export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
+  const { catalog, logger } = deps;
+  return {
+    upsert: (object: KubeObject) => {
+      const checked = checkPipeline(object);
+      const id = pipelineId({
+        namespace: object.metadata.namespace ?? '',
+        name: object.metadata.name,
+      });
+      if (!checked.ok) {
+        logger.warn({ pipeline: id, problem: checked.problem }, 'pipeline ignored: invalid');
+        catalog.remove(id);
+        return;
+      }
+      const changed = catalog.upsert(checked.pipeline);
+      if (changed) deps.requireFullRead(id);
+      if (!deps.started()) return;
+      const request = () => deps.pipelines.requestPipeline(id, 'spec-change');
+      // New references may name a new cluster: resolve it first, or the check reads nothing.
+      if (changed) void deps.syncClusters().then(request, request);
+      else request();
+    },
+    remove: (namespace, name) => {
+      catalog.remove(pipelineId({ namespace, name }));
+    },
+    error: (message, retryInMs) => {
+      logger.warn({ retryInMs }, `pipeline ${message}; restarting`);
+    },
+  };
+}

@@ -1,0 +1,285 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import type { ClusterConfig } from '../../../src/config/types.js';
+import type { ObjectKey } from '../../../src/pipeline/object-key.js';
+import { PipelineCatalog } from '../../../src/catalog/catalog.js';
+import { parsePipelineId, pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
+import type { Pipeline, PipelineEnvironment } from '../../../src/pipeline/types.js';
+
+const id = (text: string): PipelineId =>
+  parsePipelineId(text) ?? pipelineId({ namespace: '', name: text });
+
+const samplesDir = join(import.meta.dirname, '../../fixtures/weave-gitops/samples');
+
+function samplePipelines(): Pipeline[] {
+  return readdirSync(samplesDir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .flatMap((f) => parseAllDocuments(readFileSync(join(samplesDir, f), 'utf8')))
+    .map((doc) => doc.toJS() as { kind?: string })
+    .filter((obj): obj is Pipeline => obj.kind === 'Pipeline');
+}
+
+function cluster(name: string, gitopsCluster?: { namespace: string; name: string }): ClusterConfig {
+  return { name, gitopsCluster, hmacKeys: [], jwtSubjects: [] };
+}
+
+const config = {
+  management: { name: 'mgmt' },
+  clusters: [
+    cluster('staging', { namespace: 'flux-system', name: 'staging-cluster' }),
+    cluster('prod-eu', { namespace: 'clusters', name: 'prod-eu' }),
+  ],
+};
+
+/** A Pipeline with the given environments; appRef defaults to a v2beta1 HelmRelease. */
+function pipeline(
+  namespace: string,
+  name: string,
+  environments: PipelineEnvironment[],
+  appRef = { apiVersion: 'helm.toolkit.fluxcd.io/v2beta1', kind: 'HelmRelease', name: 'podinfo' },
+): Pipeline {
+  return {
+    apiVersion: 'pipelines.weave.works/v1alpha1',
+    kind: 'Pipeline',
+    metadata: { namespace, name },
+    spec: { appRef, environments },
+  };
+}
+
+const helm = (cluster: string, namespace: string, name = 'podinfo'): ObjectKey => ({
+  cluster,
+  group: 'helm.toolkit.fluxcd.io',
+  kind: 'HelmRelease',
+  namespace,
+  name,
+});
+
+describe('PipelineCatalog on the weave-gitops samples', () => {
+  const samples = samplePipelines();
+  const index = new PipelineCatalog(config);
+  for (const p of samples) index.upsert(p);
+
+  it('indexes every sample Pipeline', () => {
+    expect(index.ids()).toEqual([
+      'default/podinfo-test',
+      'flux-system/podinfo-github',
+      'flux-system/podinfo-gitlab',
+    ]);
+    expect(index.size).toBe(3);
+    expect(
+      index.get(pipelineId({ namespace: 'flux-system', name: 'podinfo-github' }))?.spec.appRef.name,
+    ).toBe('podinfo');
+  });
+
+  it('derives one target per environment target on the management cluster', () => {
+    expect(index.targetsOf(id('flux-system/podinfo-github'))).toEqual([
+      {
+        environment: 'dev',
+        index: 0,
+        location: { cluster: 'mgmt', namespace: 'dev-github' },
+        ref: {
+          apiVersion: 'helm.toolkit.fluxcd.io/v2beta1',
+          kind: 'HelmRelease',
+          namespace: 'dev-github',
+          name: 'podinfo',
+        },
+        key: helm('mgmt', 'dev-github'),
+      },
+      {
+        environment: 'prod',
+        index: 0,
+        location: { cluster: 'mgmt', namespace: 'prod-github' },
+        ref: {
+          apiVersion: 'helm.toolkit.fluxcd.io/v2beta1',
+          kind: 'HelmRelease',
+          namespace: 'prod-github',
+          name: 'podinfo',
+        },
+        key: helm('mgmt', 'prod-github'),
+      },
+    ]);
+  });
+
+  it('matches a v2 event to a v2beta1 appRef: the key carries the group only', () => {
+    expect(index.references(helm('mgmt', 'prod-gitlab'))).toBe(true);
+    expect(index.pipelinesFor(helm('mgmt', 'prod-gitlab'))).toEqual(['flux-system/podinfo-gitlab']);
+  });
+
+  it('maps one object referenced by two environments of one Pipeline to that Pipeline once', () => {
+    // config-testdata deploys dev and prod to the same namespace of the same cluster.
+    expect(index.targetsOf(id('default/podinfo-test')).map((t) => t.environment)).toEqual([
+      'dev',
+      'prod',
+    ]);
+    expect(index.pipelinesFor(helm('mgmt', 'default'))).toEqual(['default/podinfo-test']);
+  });
+
+  it('does not reference other names, kinds, namespaces or clusters', () => {
+    expect(index.references(helm('mgmt', 'dev-github', 'other'))).toBe(false);
+    expect(index.references({ ...helm('mgmt', 'dev-github'), kind: 'Kustomization' })).toBe(false);
+    expect(index.references({ ...helm('mgmt', 'dev-github'), group: 'x.io' })).toBe(false);
+    expect(index.references(helm('staging', 'dev-github'))).toBe(false);
+    expect(index.pipelinesFor(helm('mgmt', 'nowhere'))).toEqual([]);
+  });
+
+  it('plans one LIST per referenced namespace', () => {
+    expect(index.listScopes().map((s) => s.namespace)).toEqual([
+      'default',
+      'dev-github',
+      'dev-gitlab',
+      'prod-github',
+      'prod-gitlab',
+    ]);
+  });
+});
+
+describe('PipelineCatalog on a multi-cluster Pipeline', () => {
+  const multi = pipeline('flux-system', 'shop', [
+    { name: 'dev', targets: [{ namespace: 'shop-dev' }] },
+    {
+      name: 'staging',
+      targets: [
+        { namespace: 'shop', clusterRef: { kind: 'GitopsCluster', name: 'staging-cluster' } },
+      ],
+    },
+    {
+      name: 'prod',
+      targets: [
+        {
+          namespace: 'shop',
+          clusterRef: { kind: 'GitopsCluster', name: 'prod-eu', namespace: 'clusters' },
+        },
+        {
+          namespace: 'shop',
+          clusterRef: { kind: 'GitopsCluster', name: 'prod-us', namespace: 'clusters' },
+        },
+      ],
+    },
+  ]);
+
+  it('resolves each target to its cluster name, in spec order', () => {
+    const index = new PipelineCatalog(config);
+    expect(index.upsert(multi)).toBe(true);
+    expect(
+      index
+        .targetsOf(id('flux-system/shop'))
+        .map((t) => [t.environment, t.index, t.location.cluster]),
+    ).toEqual([
+      ['dev', 0, 'mgmt'],
+      ['staging', 0, 'staging'],
+      ['prod', 0, 'prod-eu'],
+      ['prod', 1, 'clusters/prod-us'],
+    ]);
+    for (const c of ['mgmt', 'staging', 'prod-eu', 'clusters/prod-us']) {
+      const ns = c === 'mgmt' ? 'shop-dev' : 'shop';
+      expect(index.pipelinesFor(helm(c, ns))).toEqual(['flux-system/shop']);
+    }
+    expect(index.referencedObjects).toBe(4);
+    expect(index.listScopes().map((s) => s.cluster)).toEqual([
+      'clusters/prod-us',
+      'mgmt',
+      'prod-eu',
+      'staging',
+    ]);
+  });
+});
+
+describe('PipelineCatalog updates', () => {
+  const dev = { name: 'dev', targets: [{ namespace: 'dev' }] };
+  const prod = { name: 'prod', targets: [{ namespace: 'prod' }] };
+
+  it('reports a reference change only when the referenced objects change', () => {
+    const index = new PipelineCatalog(config);
+    expect(index.upsert(pipeline('ns', 'a', [dev, prod]))).toBe(true);
+    const withStrategy = pipeline('ns', 'a', [dev, prod]);
+    withStrategy.spec.promotion = { strategy: { notification: {} } };
+    expect(index.upsert(withStrategy)).toBe(false);
+    expect(index.get(pipelineId({ namespace: 'ns', name: 'a' }))).toBe(withStrategy);
+    expect(
+      index.upsert(pipeline('ns', 'a', [dev, { name: 'prod', targets: [{ namespace: 'live' }] }])),
+    ).toBe(true);
+    expect(index.references(helm('mgmt', 'prod'))).toBe(false);
+    expect(index.references(helm('mgmt', 'live'))).toBe(true);
+    // The same objects under a renamed environment are a change: targetsOf must follow it.
+    expect(
+      index.upsert(pipeline('ns', 'a', [dev, { name: 'live', targets: [{ namespace: 'live' }] }])),
+    ).toBe(true);
+    // A new appRef apiVersion changes which version is read.
+    const v2 = { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' };
+    expect(
+      index.upsert(
+        pipeline('ns', 'a', [dev, { name: 'live', targets: [{ namespace: 'live' }] }], v2),
+      ),
+    ).toBe(true);
+  });
+
+  it('removes a Pipeline and every reverse entry it alone held', () => {
+    const index = new PipelineCatalog(config);
+    index.upsert(pipeline('ns', 'a', [dev, prod]));
+    index.upsert(pipeline('ns', 'b', [dev]));
+    expect(index.remove(pipelineId({ namespace: 'ns', name: 'a' }))).toBe(true);
+    expect(index.remove(pipelineId({ namespace: 'ns', name: 'a' }))).toBe(false);
+    expect(index.has(pipelineId({ namespace: 'ns', name: 'a' }))).toBe(false);
+    expect(index.targetsOf(id('ns/a'))).toEqual([]);
+    expect(index.pipelinesFor(helm('mgmt', 'dev'))).toEqual(['ns/b']);
+    expect(index.references(helm('mgmt', 'prod'))).toBe(false);
+    expect(index.referencedObjects).toBe(1);
+    expect(index.all().map((p) => p.metadata.name)).toEqual(['b']);
+  });
+
+  it('shares one LIST among Pipelines and prefers the newest apiVersion', () => {
+    const index = new PipelineCatalog(config);
+    index.upsert(
+      pipeline('ns', 'a', [dev], {
+        apiVersion: 'helm.toolkit.fluxcd.io/v2beta1',
+        kind: 'HelmRelease',
+        name: 'one',
+      }),
+    );
+    index.upsert(
+      pipeline('ns', 'b', [dev], {
+        apiVersion: 'helm.toolkit.fluxcd.io/v2',
+        kind: 'HelmRelease',
+        name: 'two',
+      }),
+    );
+    index.upsert(
+      pipeline('ns', 'c', [dev], {
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        kind: 'Kustomization',
+        name: 'three',
+      }),
+    );
+    expect(index.listScopes()).toEqual([
+      {
+        cluster: 'mgmt',
+        group: 'helm.toolkit.fluxcd.io',
+        kind: 'HelmRelease',
+        namespace: 'dev',
+        apiVersion: 'helm.toolkit.fluxcd.io/v2',
+        apiVersions: ['helm.toolkit.fluxcd.io/v2', 'helm.toolkit.fluxcd.io/v2beta1'],
+      },
+      {
+        cluster: 'mgmt',
+        group: 'kustomize.toolkit.fluxcd.io',
+        kind: 'Kustomization',
+        namespace: 'dev',
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        apiVersions: ['kustomize.toolkit.fluxcd.io/v1'],
+      },
+    ]);
+    // Each Pipeline still reads with its own appRef apiVersion.
+    expect(index.targetsOf(id('ns/a'))[0]?.ref.apiVersion).toBe('helm.toolkit.fluxcd.io/v2beta1');
+  });
+
+  it('hands out targets that callers cannot mutate', () => {
+    const index = new PipelineCatalog(config);
+    index.upsert(pipeline('ns', 'a', [dev]));
+    const [target] = index.targetsOf(id('ns/a'));
+    expect(Object.isFrozen(target)).toBe(true);
+    expect(Object.isFrozen(target?.key)).toBe(true);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * The Pipeline watch's handler on fakes: the catalog follows the API server, a reference
+ * change means a full read after cluster resolution, and an object that is no valid Pipeline
+ * is dropped with a warning instead of being evaluated.
+ */
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { PipelineCatalog } from '../../../src/catalog/catalog.js';
+import { defaultConfig } from '../../../src/config/load.js';
+import type { KubeObject } from '../../../src/kube/types.js';
+import { createLogger } from '../../../src/log.js';
+import type { PipelineId } from '../../../src/pipeline/id.js';
+import { pipelineEvents } from '../../../src/reconcile/pipeline-events.js';
+import { rigPipeline } from '../../support/reconcile-rig.js';
+
+function setup(started = true) {
+  const catalog = new PipelineCatalog(defaultConfig({ management: { name: 'mgmt' } }));
+  const calls: string[] = [];
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const handler = pipelineEvents({
+    catalog,
+    requireFullRead: (id: PipelineId) => calls.push(`full-read ${id}`),
+    syncClusters: () => {
+      calls.push('sync-clusters');
+      return Promise.resolve();
+    },
+    pipelines: {
+      requestPipeline: (id, source) => {
+        calls.push(`request ${id} ${source}`);
+        return 'queued';
+      },
+    },
+    logger: createLogger('warn', sink),
+    started: () => started,
+  });
+  return { catalog, calls, logs, handler };
+}
+
+const object = (): KubeObject => rigPipeline() as unknown as KubeObject;
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('pipelineEvents', () => {
+  it('loads a new Pipeline: full read, clusters resolved first, then a re-check', async () => {
+    const { catalog, calls, handler } = setup();
+    handler.upsert(object());
+    await settle();
+    expect(catalog.size).toBe(1);
+    expect(calls).toEqual(['full-read apps/app', 'sync-clusters', 'request apps/app spec-change']);
+  });
+
+  it('re-checks without a full read when only other fields changed', async () => {
+    const { calls, handler } = setup();
+    handler.upsert(object());
+    await settle();
+    calls.length = 0;
+    handler.upsert({ ...object(), metadata: { ...object().metadata, labels: { a: 'b' } } });
+    await settle();
+    expect(calls).toEqual(['request apps/app spec-change']);
+  });
+
+  it('only loads before start-up: the first resync checks everything', async () => {
+    const { catalog, calls, handler } = setup(false);
+    handler.upsert(object());
+    await settle();
+    expect(catalog.size).toBe(1);
+    expect(calls).toEqual(['full-read apps/app']);
+  });
+
+  it('drops an object that does not match the Pipeline schema, and says why', async () => {
+    const { catalog, calls, logs, handler } = setup();
+    handler.upsert(object());
+    await settle();
+    calls.length = 0;
+    const broken = object();
+    broken.spec = { appRef: { kind: 'HelmRelease', name: 'app' }, environments: [] };
+    handler.upsert(broken);
+    await settle();
+    expect(catalog.size).toBe(0);
+    expect(calls).toEqual([]);
+    expect(logs.join('')).toContain('pipeline ignored: invalid');
+    expect(logs.join('')).toContain('apiVersion');
+  });
+
+  it('forgets a deleted Pipeline', () => {
+    const { catalog, handler } = setup();
+    handler.upsert(object());
+    handler.remove('apps', 'app');
+    expect(catalog.size).toBe(0);
+  });
+});
