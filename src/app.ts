@@ -18,6 +18,7 @@ import {
   frameworkErrorHandler,
   installErrorHandling,
 } from './ingress/errors.js';
+import { authorizationRoutes, type AuthorizationRouteOptions } from './ingress/authorizations.js';
 import { eventsRoutes } from './ingress/events.js';
 import { legacyRoutes } from './ingress/legacy.js';
 import { opsRoutes, type ReadinessProbe } from './ingress/ops.js';
@@ -42,6 +43,8 @@ export interface AppDeps {
   metrics: GatewayMetrics;
   /** JWT key resolver; defaults to createJwtKeys(config.jwt) when config.jwt is set. */
   jwtKeys?: JwtKeys;
+  /** The authorization doors (approvals, CI-triggered promotions); absent = not served. */
+  authorizations?: Pick<AuthorizationRouteOptions, 'principals' | 'authorizer' | 'now'>;
 }
 
 /** Keep-alive idle time: long enough for Flux's bursts, short enough not to hoard sockets. */
@@ -128,6 +131,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       pipelines: deps.pipelines,
     });
     await scope.register(pipelineRoutes, { auth, pipelines: deps.pipelines });
+    if (deps.authorizations !== undefined) {
+      await scope.register(authorizationRoutes, {
+        ...deps.authorizations,
+        legacyKeys: deps.legacyKeys,
+        legacyEndpoint: config.authorizations.legacyEndpoint,
+      });
+    }
   });
   return app;
 }

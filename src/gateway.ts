@@ -5,8 +5,7 @@
  * resync feeding the same pipeline queue. Nothing here decides anything.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { buildApp } from './app.js';
-import { legacyKeyResolver, legacySecretFromSpec } from './auth/legacy-keys.js';
+import { httpApp } from './gateway-http.js';
 import { PipelineCatalog } from './catalog/catalog.js';
 import { wantedClusters } from './catalog/wanted-clusters.js';
 import { realScheduler, type Scheduler } from './clock.js';
@@ -14,7 +13,7 @@ import type { GatewayConfig } from './config/types.js';
 import type { Gateway } from './gateway-api.js';
 import { HintQueue } from './hints/hint-queue.js';
 import { PipelineQueue } from './hints/pipeline-queue.js';
-import { readinessOf, type ReadinessProbe } from './ingress/ops.js';
+import { readinessOf } from './ingress/ops.js';
 import { AgentPool } from './kube/agent-pool.js';
 import { ClusterRegistry } from './kube/clusters.js';
 import { KubeLeaseStore } from './kube/lease.js';
@@ -22,7 +21,6 @@ import { PipelineWatcher } from './kube/pipeline-watch.js';
 import { KubePipelineWriter } from './kube/pipeline-writer.js';
 import { KubeObjectReader } from './kube/reader.js';
 import { KubeCalls } from './kube/request-options.js';
-import { cachedSecretKeyReader } from './kube/secrets.js';
 import type { GatewayLogger } from './log.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { pipelineId } from './pipeline/id.js';
@@ -53,9 +51,7 @@ export interface GatewayOptions {
 }
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
-const FRESHNESS_MS = 2_000;
-/** How long a legacy webhook key lookup is cached. */
-const LEGACY_KEY_TTL_MS = 30_000;
+export const FRESHNESS_MS = 2_000;
 /**
  * Reads of one object for hints start at least this far apart: a lone event is read at once,
  * and a burst of identical events (which a server takes longer to receive than one read takes)
@@ -64,7 +60,7 @@ const LEGACY_KEY_TTL_MS = 30_000;
 const HINT_READ_SPACING_MS = 1_000;
 
 /** What every stage is built from: the options resolved once. */
-interface Runtime {
+export interface Runtime {
   config: GatewayConfig;
   logger: GatewayLogger;
   management: KubeConfig;
@@ -121,6 +117,7 @@ function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAcc
   const { retry: policy, instanceId, webhooks } = config.promotion;
   const reconciler = new Reconciler({
     ...{ catalog, verified, writer, policy, instanceId, logger, now },
+    floors: config.authorizations.floors,
     freshnessMs: FRESHNESS_MS,
     strategyFor: (pipeline, env) =>
       strategyFor(pipeline.spec, env, { writer, webhooks, fetch: rt.fetch, now }),
@@ -175,8 +172,8 @@ function resyncLoop(
   return { resync, leadership };
 }
 
-type ClusterAccess = ReturnType<typeof clusterAccess>;
-type PromotionLoop = ReturnType<typeof promotionLoop>;
+export type ClusterAccess = ReturnType<typeof clusterAccess>;
+export type PromotionLoop = ReturnType<typeof promotionLoop>;
 
 /** The Pipeline watch, feeding the catalog; re-checks start only once start() has run. */
 function pipelineWatch(
@@ -207,32 +204,6 @@ function pipelineWatch(
   return { watcher, lifecycle };
 }
 
-/** [ingress] and [auth]: the HTTP app over the queues and the verified views. */
-function httpApp(
-  rt: Runtime,
-  catalog: PipelineCatalog,
-  loop: PromotionLoop,
-  readiness: ReadinessProbe,
-) {
-  const { config, logger, metrics, management, calls, now } = rt;
-  const { reconciler, pipelines, hints } = loop;
-  return buildApp({
-    ...{ config, logger, hints, metrics, readiness },
-    legacyKeys: legacyKeyResolver(
-      legacySecretFromSpec((id) => catalog.get(id)),
-      cachedSecretKeyReader(management, calls, LEGACY_KEY_TTL_MS, now),
-    ),
-    pipelines: {
-      // A legacy call names no object, so the whole Pipeline is read again.
-      requestPipeline: (id, source) => {
-        reconciler.requireFullRead(id);
-        return pipelines.requestPipeline(id, source);
-      },
-      view: (id) => reconciler.view(id),
-    },
-  });
-}
-
 /** Builds a gateway; nothing runs until start() and listen(). */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const rt = runtimeOf(options);
@@ -249,7 +220,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     pipelines: () => catalog.size,
     referencedObjects: () => catalog.referencedObjects,
   });
-  const app = await httpApp(rt, catalog, loop, readiness);
+  const app = await httpApp(rt, catalog, access, loop, readiness);
   const { server } = rt.config;
   return {
     start: async () => {

@@ -24,6 +24,8 @@ export interface GatewayMetrics {
   readonly hints: Counter<'source' | 'result'>;
   /** Reads of application objects, by configured cluster (see clusterLabel) and result. */
   readonly clusterReads: Counter<'cluster' | 'result'>;
+  /** Authorizations (approvals, rejections, CI triggers), by principal kind and outcome. */
+  readonly authorizations: Counter<'kind' | 'outcome'>;
   /** Promotion attempts, by outcome (e.g. claimed, succeeded, failed, conflict). */
   readonly promotions: Counter<'outcome'>;
   /** Duration of full resync passes in seconds, by result (ok, partial, error). */
@@ -135,6 +137,11 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     ]),
     clusterReads,
     promotions: counter('promotions_total', 'Promotion attempts, by outcome.', ['outcome']),
+    authorizations: counter(
+      'authorizations_total',
+      'Authorizations (approvals, rejections, CI triggers), by principal kind and outcome.',
+      ['kind', 'outcome'],
+    ),
     resyncDuration,
     ...sourceGauges(registers),
     resyncLeader: new Gauge({

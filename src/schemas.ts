@@ -9,7 +9,11 @@ import { packagePath } from './paths.js';
 
 /** The schema files the gateway validates against. */
 export type SchemaFile =
-  'config.schema.json' | 'flux-event.schema.json' | 'pipeline.schema.json' | 'routes.schema.json';
+  | 'authorization.schema.json'
+  | 'config.schema.json'
+  | 'flux-event.schema.json'
+  | 'pipeline.schema.json'
+  | 'routes.schema.json';
 
 /** Parses a file of schemas/ (e.g. to register it with fastify). */
 export function readSchema(file: SchemaFile): Record<string, unknown> {

@@ -4,12 +4,14 @@
  * built by functions that take their inputs explicitly; only this file and src/config read the
  * environment.
  */
+import { runApprovals } from './cli/approvals.js';
 import { runServe } from './serve.js';
 
 const usage = `promotion-gateway: promotes applications through Flux environments from verified state.
 
 Usage:
   promotion-gateway serve --config FILE [--kubeconfig PATH] [--context NAME]
+  promotion-gateway approvals keygen|sign|verify ...   (for approvers; --help on each)
   promotion-gateway --help | --version
 
 serve reads and validates the configuration (docs/configuration.md), connects to the
@@ -22,6 +24,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return runServe(rest, process.env, process.stdout);
+    case 'approvals':
+      return runApprovals(rest, process.env, process.stdout);
     case '--version':
     case 'version':
       process.stdout.write(`${await packageVersion()}\n`);

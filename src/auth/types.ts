@@ -3,8 +3,13 @@
  * not the URL or payload, decides the cluster.
  */
 
-/** How the caller proved itself. */
-export type IdentityKind = 'hmac' | 'jwt' | 'legacy-hmac';
+import type { AuthorizationKind } from '../pipeline/types.js';
+
+/**
+ * How the caller proved itself: a cluster's Flux HMAC key, a JWT, a Pipeline's legacy key, an
+ * approver's signed statement, an SSO token, or a CI provider's token.
+ */
+export type IdentityKind = 'hmac' | 'jwt' | 'legacy-hmac' | 'statement' | 'sso' | 'ci';
 
 /** Scopes a credential is bound to. */
 export interface IdentityScopes {
@@ -14,9 +19,35 @@ export interface IdentityScopes {
   pipelines: readonly string[];
 }
 
+/**
+ * Who authorizes a promotion, as recorded: a configured approver's name, `oidc:<iss>#<sub>`,
+ * `ci:<policy>` or `legacy-hmac`, with the groups the gate may name and the credential's
+ * single-use id and expiry (ms since the epoch).
+ */
+export interface Principal {
+  name: string;
+  kind: AuthorizationKind;
+  groups: readonly string[];
+  jti?: string;
+  expiresAt?: number;
+}
+
+/** What a signed statement or a request body asks for, once authenticated. */
+export interface AuthorizationClaim {
+  revision: string;
+  decision: 'approve' | 'reject';
+  comment?: string;
+  /** The signed statement as received (the JWS door only). */
+  statement?: string;
+}
+
 /** An authenticated caller. `subject` is safe to log (never a secret). */
 export interface Identity {
   kind: IdentityKind;
   subject: string;
   scopes: IdentityScopes;
+  /** Set for the authorization doors: who is authorizing. */
+  principal?: Principal;
+  /** Set by the statement door: what the signed statement says. */
+  claim?: AuthorizationClaim;
 }

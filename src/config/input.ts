@@ -31,6 +31,42 @@ export interface WebhookInput {
   timeoutMs?: number;
 }
 
+/** An OIDC issuer as written in the file (SSO for people, or a CI provider with a name). */
+export interface OidcIssuerInput {
+  name?: string;
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+  algorithms?: string[];
+  maxTokenAgeSeconds?: number;
+  clockToleranceSeconds?: number;
+}
+
+/** A person who may approve, as written in the file. */
+export interface ApproverInput {
+  name: string;
+  publicKeys?: SecretSource[];
+  oidcSubjects?: string[];
+  groups?: string[];
+}
+
+/** A floor for environments of one name, as written in the file. */
+export interface FloorInput {
+  environment: string;
+  minApprovals?: number;
+  minHumanApprovals?: number;
+  approvers?: string[];
+}
+
+/** A CI policy as written in the file. */
+export interface CiPolicyInput {
+  name: string;
+  issuer: string;
+  claims: Record<string, string>;
+  pipelines: string[];
+  environments: string[];
+}
+
 /** The whole file; every field is optional where the schema has a default. */
 export interface ConfigInput {
   $schema?: string;
@@ -73,6 +109,16 @@ export interface ConfigInput {
     webhooks?: Record<string, WebhookInput>;
     instanceId?: string;
   };
+  approvals?: {
+    approvers?: ApproverInput[];
+    oidc?: OidcIssuerInput;
+    groupsClaim?: string;
+    maxStatementLifetimeSeconds?: number;
+    clockToleranceSeconds?: number;
+    floors?: FloorInput[];
+    legacyEndpoint?: boolean;
+  };
+  ci?: { issuers?: OidcIssuerInput[]; policies?: CiPolicyInput[] };
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -98,5 +144,15 @@ export interface CheckedInput {
     webhooks: Record<string, With<WebhookInput, 'timeoutMs'>>;
     instanceId?: string;
   };
+  approvals: {
+    approvers: With<ApproverInput, 'groups'>[];
+    oidc?: Required<Omit<OidcIssuerInput, 'name'>>;
+    groupsClaim: string;
+    maxStatementLifetimeSeconds: number;
+    clockToleranceSeconds: number;
+    floors: Required<FloorInput>[];
+    legacyEndpoint: boolean;
+  };
+  ci: { issuers: Required<OidcIssuerInput>[]; policies: CiPolicyInput[] };
   logLevel: NonNullable<ConfigInput['logLevel']>;
 }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { buildAuthorizations } from './authorizations.js';
 import { checkHmacKeysDistinct, checkInput, checkPublicKey } from './checks.js';
 import type { CheckedInput, ConfigInput } from './input.js';
 import { pointerSegment, problem, validateShape } from './schema.js';
@@ -144,6 +145,7 @@ function build(
       webhooks: buildWebhooks(input.promotion.webhooks, context, problems),
       instanceId: input.promotion.instanceId ?? defaultInstanceId(source),
     },
+    authorizations: buildAuthorizations(input, context, problems),
     logLevel: input.logLevel,
   };
 }

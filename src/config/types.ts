@@ -38,6 +38,64 @@ export interface WebhookEndpoint {
   timeoutMs: number;
 }
 
+/** An OIDC issuer whose tokens are verified against its remote JWKS. */
+export interface OidcIssuerConfig {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+  algorithms: readonly string[];
+  /** Tokens with an older `iat` are refused; `iat` is required. */
+  maxTokenAgeSeconds: number;
+  clockToleranceSeconds: number;
+}
+
+/** A person who may approve: by a signed statement and/or through SSO. */
+export interface ApproverConfig {
+  name: string;
+  /** Verification keys (PEM SPKI or JWK text), EdDSA or ES256. */
+  publicKeys: readonly string[];
+  /** `<issuer>#<sub>` identities of this person at the SSO issuer. */
+  oidcSubjects: readonly string[];
+  groups: readonly string[];
+}
+
+/** The least any gate of environments named `environment` asks for. */
+export interface FloorConfig {
+  environment: string;
+  minApprovals: number;
+  minHumanApprovals: number;
+  approvers: readonly string[];
+}
+
+/** Which CI tokens may authorize what, as principal `ci:<name>`. */
+export interface CiPolicyConfig {
+  name: string;
+  /** The name of a CI issuer. */
+  issuer: string;
+  /** Claim -> exact value or simple glob (`*` matches any run of characters). */
+  claims: Readonly<Record<string, string>>;
+  /** `namespace/name`, `namespace/*` or `*`. */
+  pipelines: readonly string[];
+  environments: readonly string[];
+}
+
+/** The authorization doors: signed approvals by people and CI-triggered promotions. */
+export interface AuthorizationConfig {
+  approvers: readonly ApproverConfig[];
+  /** SSO for people; absent = no OIDC approvals. */
+  oidc?: OidcIssuerConfig;
+  groupsClaim: string;
+  maxStatementLifetimeSeconds: number;
+  clockToleranceSeconds: number;
+  /** By environment name. */
+  floors: Readonly<Record<string, FloorConfig>>;
+  legacyEndpoint: boolean;
+  ci: {
+    issuers: readonly (OidcIssuerConfig & { name: string })[];
+    policies: readonly CiPolicyConfig[];
+  };
+}
+
 /** The whole, frozen configuration. */
 export interface GatewayConfig {
   server: {
@@ -85,5 +143,6 @@ export interface GatewayConfig {
     /** Identifies this replica in promotion claims. */
     instanceId: string;
   };
+  authorizations: AuthorizationConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }

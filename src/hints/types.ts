@@ -10,7 +10,7 @@ import type { ObjectKey } from '../pipeline/object-key.js';
 export type HintSource = 'flux-event' | 'legacy-webhook';
 
 /** Why a whole Pipeline is re-checked, for logs and metrics only. */
-export type RecheckSource = 'legacy-webhook' | 'resync' | 'hint' | 'spec-change';
+export type RecheckSource = 'legacy-webhook' | 'resync' | 'hint' | 'spec-change' | 'authorization';
 
 /** Result of offering a hint to the queue. */
 export type EnqueueResult = 'queued' | 'coalesced' | 'dropped-unreferenced' | 'full';

@@ -1,10 +1,18 @@
 /**
- * The only body format the gateway accepts: JSON, as UTF-8. The raw bytes are kept on the
+ * The body formats the gateway accepts: JSON, as UTF-8, everywhere; and a compact JWS
+ * (`application/jose`) on the routes that take signed statements (`config.acceptsJose`). The raw bytes are kept on the
  * request (signatures are over exact bytes) and parsed by fastify's own secure-json-parse
  * based parser, which rejects `__proto__` and `constructor.prototype` keys.
  */
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes a compact JWS body (`application/jose`) besides JSON. */
+    acceptsJose?: boolean;
+  }
+}
 
 const CHARSET_PARAM = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
@@ -15,8 +23,9 @@ export function isUtf8ContentType(contentType: string | undefined): boolean {
 }
 
 /**
- * Replaces every content-type parser with one for application/json that keeps the raw
- * Buffer in `request.rawBody`. Other types fail with fastify's 415 (mapped by errors.ts).
+ * Replaces every content-type parser with one for application/json and one for
+ * application/jose, both keeping the raw Buffer in `request.rawBody`. Other types fail with
+ * fastify's 415 (mapped by errors.ts).
  */
 export function installJsonBody(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -32,5 +41,16 @@ export function installJsonBody(app: FastifyInstance): void {
       if (error) done(new GatewayError('InvalidJson'), undefined);
       else done(null, value);
     });
+  });
+  app.addContentTypeParser('application/jose', { parseAs: 'buffer' }, (request, body, done) => {
+    const raw = body as Buffer;
+    const text = raw.toString('latin1').trim();
+    if (request.routeOptions.config.acceptsJose !== true) {
+      done(new GatewayError('UnsupportedMediaType'), undefined);
+      return;
+    }
+    request.rawBody = raw;
+    // Whether it is a valid statement is authentication's to say (one 401 for every failure).
+    done(null, text);
   });
 }

@@ -14,6 +14,9 @@ export const SchemaRefs = {
   clusterParams: `${BASE}/routes.schema.json#/definitions/clusterParams`,
   pipelineParams: `${BASE}/routes.schema.json#/definitions/pipelineParams`,
   environmentParams: `${BASE}/routes.schema.json#/definitions/environmentParams`,
+  legacyApprovalParams: `${BASE}/routes.schema.json#/definitions/legacyApprovalParams`,
+  approvalBody: `${BASE}/authorization.schema.json#/definitions/approval`,
+  promotionBody: `${BASE}/authorization.schema.json#/definitions/promotion`,
 } as const;
 
 /**
@@ -34,6 +37,7 @@ export const AJV_OPTIONS = {
 export function installSchemas(app: FastifyInstance): void {
   app.addSchema(readSchema('flux-event.schema.json'));
   app.addSchema(readSchema('routes.schema.json'));
+  app.addSchema(readSchema('authorization.schema.json'));
 }
 
 const MAX_DETAIL_LENGTH = 200;

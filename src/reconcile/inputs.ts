@@ -1,5 +1,6 @@
 import type { CatalogTarget } from '../catalog/targets.js';
 import { evaluate } from '../evaluate/evaluate.js';
+import type { GateFloor } from '../evaluate/gate.js';
 import type { Evaluation, RetryPolicy, TargetStatus } from '../evaluate/types.js';
 import type { Pipeline } from '../pipeline/types.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
@@ -21,20 +22,31 @@ export function statusesFor(
   return out;
 }
 
-/** Runs the pure evaluator on a Pipeline's spec and stored promotion records. */
+/** What the evaluator takes from the gateway's configuration. */
+export interface EvaluationSettings {
+  policy: RetryPolicy;
+  /** Approval floors by environment name. */
+  floors: Readonly<Record<string, GateFloor | undefined>>;
+}
+
+/** Runs the pure evaluator on a Pipeline's spec and its stored records and authorizations. */
 export function evaluatePipeline(
   pipeline: Pipeline,
   targets: Record<string, TargetStatus[]>,
-  policy: RetryPolicy,
+  settings: EvaluationSettings,
   now: number,
 ): Evaluation {
-  const records = Object.fromEntries(
-    pipeline.spec.environments.map((e) => [
-      e.name,
-      pipeline.status?.environments?.[e.name]?.promotion,
-    ]),
-  );
-  return evaluate({ spec: pipeline.spec, targets, records, policy, now });
+  const stored = pipeline.status?.environments;
+  const names = pipeline.spec.environments.map((e) => e.name);
+  return evaluate({
+    spec: pipeline.spec,
+    targets,
+    records: Object.fromEntries(names.map((n) => [n, stored?.[n]?.promotion])),
+    authorizations: Object.fromEntries(names.map((n) => [n, stored?.[n]?.approvals])),
+    floors: settings.floors,
+    policy: settings.policy,
+    now,
+  });
 }
 
 function notVerified(t: CatalogTarget): TargetStatus {

@@ -1,5 +1,6 @@
 import type { CatalogTarget } from '../catalog/targets.js';
 import { promotions } from '../evaluate/evaluate.js';
+import type { GateFloor } from '../evaluate/gate.js';
 import type {
   EnvironmentDecision,
   Evaluation,
@@ -21,6 +22,8 @@ export interface PromotionDeps {
   writer: PipelineWriter;
   verified: VerifiedTargets;
   policy: RetryPolicy;
+  /** Approval floors by environment name. */
+  floors: Readonly<Record<string, GateFloor | undefined>>;
   instanceId: string;
   logger: GatewayLogger;
   now: () => number;
@@ -115,7 +118,7 @@ function evaluateOn(
   pipeline: Pipeline,
   targets: Record<string, TargetStatus[]>,
 ): Evaluation {
-  return evaluatePipeline(pipeline, targets, deps.policy, deps.now());
+  return evaluatePipeline(pipeline, targets, deps, deps.now());
 }
 
 function logOutcome(

@@ -68,7 +68,7 @@ export class Reconciler {
   }
 
   private evaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): Evaluation {
-    return evaluatePipeline(pipeline, targets, this.deps.policy, this.deps.now());
+    return evaluatePipeline(pipeline, targets, this.deps, this.deps.now());
   }
 
   private statusesOf(

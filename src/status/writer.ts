@@ -1,7 +1,7 @@
 /**
  * Writing a computed status back to the Pipeline, only when it changed, without ever touching
- * promotion records: those are copied from the freshly read object and the resourceVersion
- * precondition turns any newer claim into a Conflict instead of an overwrite.
+ * promotion records or authorizations: those are copied from the freshly read object and the
+ * resourceVersion precondition turns any newer claim into a Conflict instead of an overwrite.
  */
 import type { PipelineWriter } from '../kube/types.js';
 import { replacePipelineStatus, type StatusWriteResult } from '../pipeline/status-write.js';
@@ -25,7 +25,10 @@ export async function writeStatusIfChanged(
   return replacePipelineStatus(writer, { ...pipeline, status: next });
 }
 
-/** `status` with every environment's promotion record replaced by the one in `stored`. */
+/**
+ * `status` with every environment's promotion record and authorizations replaced by the ones
+ * in `stored`: the claim, the outcome writer and the authorization recorder own those fields.
+ */
 export function withStoredPromotions(
   status: PipelineStatus,
   stored: PipelineStatus | undefined,
@@ -33,10 +36,16 @@ export function withStoredPromotions(
   if (status.environments === undefined) return status;
   const environments = Object.fromEntries(
     Object.entries(status.environments).map(([name, env]) => {
-      const next = { ...env };
-      delete next.promotion;
-      const promotion = stored?.environments?.[name]?.promotion;
-      return [name, promotion === undefined ? next : { ...next, promotion }];
+      const { promotion, approvals, ...next } = env;
+      const kept = stored?.environments?.[name];
+      return [
+        name,
+        {
+          ...next,
+          ...(kept?.promotion === undefined ? {} : { promotion: kept.promotion }),
+          ...(kept?.approvals === undefined ? {} : { approvals: kept.approvals }),
+        },
+      ];
     }),
   );
   return { ...status, environments };

@@ -217,7 +217,7 @@ describe('POST /v1/events/:cluster (HMAC)', () => {
       expect(res.status).toBe(415);
       expect(await res.json()).toEqual({
         code: 'UnsupportedMediaType',
-        message: 'Only application/json is accepted.',
+        message: 'This content type is not accepted here.',
       });
     }
   });

@@ -14,7 +14,12 @@ import { defaultConfig, type ConfigInput } from '../../src/config/load.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { KubeObject } from '../../src/kube/types.js';
 import { createLogger } from '../../src/log.js';
-import type { Pipeline, PromotionRecord, StrategySpec } from '../../src/pipeline/types.js';
+import type {
+  Pipeline,
+  PromotionRecord,
+  PromotionSpec,
+  StrategySpec,
+} from '../../src/pipeline/types.js';
 import {
   ENVIRONMENTS,
   FLUX_NAMESPACE,
@@ -38,11 +43,12 @@ export const HR_RESOURCE = 'helmreleases.helm.toolkit.fluxcd.io';
  * One isolated app: namespace `ns` on every cluster, a podinfo HelmRelease released at 6.5.0
  * in dev/staging/prod, and Pipeline ns/podinfo (dev -> staging -> prod, notification strategy)
  * in management. `legacyKey`: Secret `legacy-hmac` with that `hmac-key`, named in secretRef.
+ * `prodPromotion`: prod's own promotion settings (manual, approval gate).
  */
 export function createApp(
   fleet: TestFleet,
   ns: string,
-  options: { legacyKey?: Buffer } = {},
+  options: { legacyKey?: Buffer; prodPromotion?: Omit<PromotionSpec, 'strategy'> } = {},
 ): void {
   for (const name of ENVIRONMENTS) {
     installRelease(fleet.env(name), { namespace: ns, name: APP_NAME }, INITIAL_VERSION);
@@ -74,6 +80,10 @@ export function createApp(
             clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
           },
         ],
+        // weave requires a strategy beside any environment-level promotion setting.
+        ...(env === 'prod' && options.prodPromotion !== undefined
+          ? { promotion: { strategy, ...options.prodPromotion } }
+          : {}),
       })),
     },
   });

@@ -119,6 +119,15 @@ export function testConfig(publicPem?: string): GatewayConfig {
       webhooks: {},
       instanceId: 'test',
     },
+    authorizations: {
+      approvers: [],
+      groupsClaim: 'groups',
+      maxStatementLifetimeSeconds: 900,
+      clockToleranceSeconds: 30,
+      floors: {},
+      legacyEndpoint: false,
+      ci: { issuers: [], policies: [] },
+    },
     logLevel: 'debug',
   };
 }

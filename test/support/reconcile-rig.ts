@@ -50,6 +50,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     verified,
     writer,
     policy: { maxAttempts: 3, backoffBaseMs: 10_000, backoffMaxMs: 60_000, claimTimeoutMs: 60_000 },
+    floors: {},
     instanceId: 'test',
     logger: createLogger('silent'),
     now,

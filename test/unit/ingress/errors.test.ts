@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
+import { ErrorCodes, GatewayError } from '../../../src/errors.js';
+import { packagePath } from '../../../src/paths.js';
 import { toGatewayError } from '../../../src/ingress/errors.js';
 
 function withProps(props: Record<string, unknown>): Error {
@@ -30,5 +32,12 @@ describe('toGatewayError', () => {
     expect(internal.detail).toBeUndefined();
     expect(toGatewayError('a string').code).toBe('Internal');
     expect(toGatewayError(null).code).toBe('Internal');
+  });
+});
+
+describe('the error registry in docs/api.md', () => {
+  const docs = readFileSync(packagePath('docs', 'api.md'), 'utf8');
+  it.each(Object.entries(ErrorCodes))('documents %s with its status', (code, { status }) => {
+    expect(docs).toMatch(new RegExp(`\\|\\s*${status}\\s*\\|\\s*\`${code}\``));
   });
 });

@@ -1,0 +1,140 @@
+/**
+ * Signed approval statements: a compact JWS (a JWT of type `promotion-approval+jwt`) that one
+ * approver signs with their own key, binding pipeline, environment, revision, decision,
+ * issue and expiry times and a unique id. The gateway stores the statement as received, so
+ * anyone holding the approvers' public keys can re-verify the audit trail without trusting it.
+ */
+import { SignJWT, errors, jwtVerify, type CryptoKey, type KeyObject } from 'jose';
+import { importStaticKey } from './keys.js';
+
+/** The JWS `typ` of a statement: no other JWT signed with the same key can pass for one. */
+export const STATEMENT_TYPE = 'promotion-approval+jwt';
+/** The algorithms an approver may sign with. */
+export const STATEMENT_ALGORITHMS = ['EdDSA', 'ES256'] as const;
+const MAX_STATEMENT_LENGTH = 8 * 1024;
+const MAX_COMMENT_LENGTH = 1024;
+const MAX_REVISION_LENGTH = 256;
+
+/** What a statement says. `pipeline` is `namespace/name`; times are seconds since the epoch. */
+export interface StatementClaims {
+  sub: string;
+  pipeline: string;
+  environment: string;
+  revision: string;
+  decision: 'approve' | 'reject';
+  comment?: string;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+/** The limits a statement must keep. */
+export interface StatementPolicy {
+  maxLifetimeSeconds: number;
+  clockToleranceSeconds: number;
+}
+
+/** An approver's name and verification keys, as text (PEM SPKI or JWK JSON). */
+export interface StatementSigner {
+  name: string;
+  publicKeys: readonly string[];
+}
+
+function isText(value: unknown, max: number): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= max;
+}
+
+/** The claims when the payload has exactly the right shape, else undefined. */
+function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined {
+  const { sub, pipeline, environment, revision, decision, comment, iat, exp, jti } = payload;
+  if (!isText(sub, 253) || !isText(pipeline, 317) || !isText(environment, 253)) return undefined;
+  if (!isText(revision, MAX_REVISION_LENGTH) || !isText(jti, 256)) return undefined;
+  if (decision !== 'approve' && decision !== 'reject') return undefined;
+  if (comment !== undefined && !isText(comment, MAX_COMMENT_LENGTH)) return undefined;
+  if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
+  return {
+    sub,
+    pipeline,
+    environment,
+    revision,
+    decision,
+    ...(comment === undefined ? {} : { comment }),
+    iat,
+    exp,
+    jti,
+  };
+}
+
+/**
+ * The claims of `statement` when it is a valid statement by `signer` at `now` (ms): signed by
+ * one of their keys with EdDSA or ES256, of the statement type, `sub` naming them, `iat` not in
+ * the future, `exp` not past and at most the policy's lifetime after `iat`. Undefined otherwise,
+ * for any reason (the caller answers one indistinguishable 401).
+ */
+export async function verifyStatement(
+  statement: string,
+  signer: StatementSigner,
+  policy: StatementPolicy,
+  now: number,
+): Promise<StatementClaims | undefined> {
+  if (statement.length === 0 || statement.length > MAX_STATEMENT_LENGTH) return undefined;
+  for (const text of signer.publicKeys) {
+    const claims = await verifyWith(statement, importStaticKey(text), policy, now);
+    if (claims === undefined) continue;
+    return claims.sub === signer.name && claims.exp - claims.iat <= policy.maxLifetimeSeconds
+      ? claims
+      : undefined;
+  }
+  return undefined;
+}
+
+async function verifyWith(
+  statement: string,
+  key: CryptoKey | KeyObject,
+  policy: StatementPolicy,
+  now: number,
+): Promise<StatementClaims | undefined> {
+  try {
+    const { payload } = await jwtVerify(statement, key, {
+      algorithms: [...STATEMENT_ALGORITHMS],
+      typ: STATEMENT_TYPE,
+      requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+      maxTokenAge: policy.maxLifetimeSeconds,
+      clockTolerance: policy.clockToleranceSeconds,
+      currentDate: new Date(now),
+    });
+    return claimsOf(payload);
+  } catch (error) {
+    if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined;
+    throw error;
+  }
+}
+
+/** The `kid` an unverified statement names (its signer), or undefined when unreadable. */
+export function statementSigner(statement: string): string | undefined {
+  const [header] = statement.split('.', 1);
+  if (header === undefined || header.length > 2048) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as unknown;
+    const kid = (parsed as { kid?: unknown } | null)?.kid;
+    return typeof kid === 'string' && kid.length > 0 ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Signs `claims` as `claims.sub` with `privateKey` (EdDSA or ES256): the compact statement. */
+export function signStatement(
+  claims: StatementClaims,
+  privateKey: CryptoKey | KeyObject,
+  alg: (typeof STATEMENT_ALGORITHMS)[number],
+): Promise<string> {
+  const { iat, exp, jti, sub, ...rest } = claims;
+  return new SignJWT({ ...rest })
+    .setProtectedHeader({ alg, typ: STATEMENT_TYPE, kid: sub })
+    .setSubject(sub)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .setJti(jti)
+    .sign(privateKey);
+}

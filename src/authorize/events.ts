@@ -1,0 +1,46 @@
+/**
+ * The Kubernetes Event that records an authorization on its Pipeline, for `kubectl describe`
+ * and for anything that watches Events (a Flux Alert, an audit pipeline).
+ */
+import type { EventRecord } from '../kube/types.js';
+import type { AuthorizationRecord, Pipeline } from '../pipeline/types.js';
+import { display } from '../pipeline/text.js';
+import type { AuthorizationAnswer } from './authorizer.js';
+
+/** Event reasons, by what was recorded. */
+export const AuthorizationReasons = {
+  approve: 'ApprovalRecorded',
+  reject: 'ApprovalRejected',
+  ci: 'PromotionAuthorized',
+} as const;
+
+/** The Event for one recorded authorization. */
+export function authorizationEvent(
+  pipeline: Pipeline,
+  record: AuthorizationRecord,
+  answer: AuthorizationAnswer,
+): EventRecord {
+  const { metadata, apiVersion, kind } = pipeline;
+  const verb = record.decision === 'reject' ? 'rejected' : 'approved';
+  const summary = answer.gate === undefined ? '' : ` (${answer.gate.summary})`;
+  return {
+    involvedObject: {
+      apiVersion,
+      kind,
+      namespace: metadata.namespace,
+      name: metadata.name,
+      ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
+    },
+    type: record.decision === 'reject' ? 'Warning' : 'Normal',
+    reason:
+      record.kind === 'ci' && record.decision === 'approve'
+        ? AuthorizationReasons.ci
+        : AuthorizationReasons[record.decision],
+    message: `${display(record.principal)} ${verb} ${display(record.revision)} for ${answer.environment}${summary}`,
+    annotations: {
+      environment: answer.environment,
+      revision: record.revision,
+      principal: record.principal,
+    },
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * The authorization doors:
+ *   POST /v1/pipelines/{ns}/{name}/environments/{env}/approvals   a person: a signed statement
+ *        (application/jose) or an SSO bearer token with `{revision, decision, comment}`;
+ *   POST /v1/pipelines/{ns}/{name}/environments/{env}/promotions  a CI job: its OIDC token
+ *        with `{revision}`;
+ *   POST /approval/{ns}/{name}/{env}/{revision}                   weave's legacy approval
+ *        (HMAC of an empty body with the Pipeline's hmac-key), only when configured.
+ * Each authenticates first (no cluster or Secret is read for a stranger), then hands the
+ * authorization to the Authorizer, which decides and records.
+ */
+import type { FastifyPluginCallback, FastifyRequest, FastifySchemaValidationError } from 'fastify';
+import { bearerToken } from '../auth/authenticate.js';
+import { authenticateLegacy } from '../auth/authenticate.js';
+import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
+import type { AuthorizationTarget, Principals } from '../auth/principals.js';
+import type { AuthorizationClaim, Identity } from '../auth/types.js';
+import type { Authorizer } from '../authorize/authorizer.js';
+import { GatewayError } from '../errors.js';
+import { pipelineId } from '../pipeline/id.js';
+import { callerOf } from './authenticated.js';
+import { rawBodyOf } from './context.js';
+import { isPipelineRef } from './legacy.js';
+import { SchemaRefs, validationMessage } from './schemas.js';
+
+/** What the authorization routes need. */
+export interface AuthorizationRouteOptions {
+  principals: Principals;
+  authorizer: Authorizer;
+  legacyKeys: LegacyKeyResolver;
+  /** Serve weave's legacy approval endpoint. */
+  legacyEndpoint: boolean;
+  now: () => number;
+}
+
+interface EnvParams {
+  namespace: string;
+  name: string;
+  env: string;
+}
+
+interface ApprovalBody {
+  revision: string;
+  decision: 'approve' | 'reject';
+  comment?: string;
+}
+
+function targetOf(params: EnvParams): AuthorizationTarget {
+  return { pipeline: { namespace: params.namespace, name: params.name }, environment: params.env };
+}
+
+function checkBody(request: FastifyRequest): void {
+  if (request.validationError === undefined) return;
+  const { validation } = request.validationError as { validation?: FastifySchemaValidationError[] };
+  throw new GatewayError('InvalidBody', validationMessage(validation));
+}
+
+/** The principal and claim of an authenticated authorization request. */
+function authorizationOf(identity: Identity, claim: AuthorizationClaim | undefined) {
+  if (identity.principal === undefined || claim === undefined)
+    throw new GatewayError('Unauthenticated');
+  return { principal: identity.principal, claim };
+}
+
+type Scope = Parameters<FastifyPluginCallback>[0];
+
+/** Registers the doors; needs installAuthentication on its scope and the jose body parser. */
+export const authorizationRoutes: FastifyPluginCallback<AuthorizationRouteOptions> = (
+  app,
+  options,
+  done,
+) => {
+  registerApprovals(app, options);
+  registerPromotions(app, options);
+  if (options.legacyEndpoint) registerLegacyApproval(app, options);
+  done();
+};
+
+/** People: a signed statement (application/jose) or an SSO token with a JSON body. */
+function registerApprovals(app: Scope, { principals, authorizer, now }: AuthorizationRouteOptions) {
+  app.post<{ Params: EnvParams; Body: ApprovalBody | string }>(
+    '/v1/pipelines/:namespace/:name/environments/:env/approvals',
+    {
+      schema: {
+        params: { $ref: SchemaRefs.environmentParams },
+        body: {
+          content: {
+            'application/json': { schema: { $ref: SchemaRefs.approvalBody } },
+            'application/jose': { schema: { type: 'string' } },
+          },
+        },
+      },
+      attachValidation: true,
+      config: {
+        acceptsJose: true,
+        authenticate: async (request) => {
+          const params = request.params as EnvParams;
+          if (typeof request.body === 'string')
+            return principals.fromStatement(request.body, targetOf(params), now());
+          const token = bearerToken(request.headers);
+          return token === undefined ? undefined : principals.fromSso(token, now());
+        },
+      },
+      handler: async (request, reply) => {
+        const identity = callerOf(request);
+        checkBody(request);
+        const { principal, claim } = authorizationOf(
+          identity,
+          identity.claim ?? approvalClaim(request.body),
+        );
+        const { pipeline, environment } = targetOf(request.params);
+        return reply
+          .code(202)
+          .send(await authorizer.submit(pipeline, environment, principal, claim));
+      },
+    },
+  );
+}
+
+/** CI jobs: their provider's OIDC token with `{revision}`. */
+function registerPromotions(
+  app: Scope,
+  { principals, authorizer, now }: AuthorizationRouteOptions,
+) {
+  app.post<{ Params: EnvParams; Body: { revision: string } }>(
+    '/v1/pipelines/:namespace/:name/environments/:env/promotions',
+    {
+      schema: {
+        params: { $ref: SchemaRefs.environmentParams },
+        body: { $ref: SchemaRefs.promotionBody },
+      },
+      attachValidation: true,
+      config: {
+        authenticate: async (request) => {
+          const token = bearerToken(request.headers);
+          const target = targetOf(request.params as EnvParams);
+          const ci =
+            token === undefined ? undefined : await principals.fromCi(token, target, now());
+          if (ci === undefined) return undefined;
+          // A CI job whose policies do not cover this target is known but not allowed: 403.
+          const pipelines = ci.allowed ? [pipelineId(target.pipeline)] : [];
+          return { ...ci.identity, scopes: { clusters: [], pipelines } };
+        },
+      },
+      handler: async (request, reply) => {
+        const identity = callerOf(request);
+        if (identity.scopes.pipelines.length === 0) throw new GatewayError('Forbidden');
+        checkBody(request);
+        const claim: AuthorizationClaim = { revision: request.body.revision, decision: 'approve' };
+        const { principal } = authorizationOf(identity, claim);
+        const { pipeline, environment } = targetOf(request.params);
+        return reply
+          .code(202)
+          .send(await authorizer.submit(pipeline, environment, principal, claim));
+      },
+    },
+  );
+}
+
+/** The SSO door's claim: the validated JSON body. */
+function approvalClaim(body: ApprovalBody | string): AuthorizationClaim | undefined {
+  if (typeof body === 'string') return undefined;
+  return {
+    revision: body.revision,
+    decision: body.decision,
+    ...(body.comment === undefined ? {} : { comment: body.comment }),
+  };
+}
+
+interface LegacyParams extends EnvParams {
+  revision: string;
+}
+
+/**
+ * Weave's `POST /approval/{ns}/{pipeline}/{env}/{revision}`, signed like Flux generic-hmac over
+ * an empty body with the Pipeline's hmac-key. Weak by design (the signature does not cover the
+ * URL, so one captured call approves any revision of any environment of that Pipeline), which
+ * is why it is off by default and only ever approves the revision the gate waits for.
+ */
+function registerLegacyApproval(app: Scope, options: AuthorizationRouteOptions): void {
+  app.post<{ Params: LegacyParams }>('/approval/:namespace/:name/:env/:revision', {
+    schema: { params: { $ref: SchemaRefs.legacyApprovalParams } },
+    attachValidation: true,
+    config: {
+      authenticate: async (request) => {
+        const { namespace, name } = request.params as LegacyParams;
+        const valid = isPipelineRef(namespace, name);
+        const key = valid ? await options.legacyKeys(pipelineId({ namespace, name })) : undefined;
+        const identity = authenticateLegacy(
+          request.headers,
+          rawBodyOf(request),
+          { namespace, name },
+          key,
+        );
+        if (identity === undefined) return undefined;
+        return { ...identity, principal: { name: 'legacy-hmac', kind: 'legacy', groups: [] } };
+      },
+    },
+    handler: async (request, reply) => {
+      const identity = callerOf(request);
+      const claim: AuthorizationClaim = { revision: request.params.revision, decision: 'approve' };
+      const { principal } = authorizationOf(identity, claim);
+      const answer = await options.authorizer.submit(
+        targetOf(request.params).pipeline,
+        request.params.env,
+        principal,
+        claim,
+      );
+      return reply.code(202).send(answer);
+    },
+  });
+}
