@@ -9,7 +9,7 @@ import type { AuthSettings } from './auth/authenticate.js';
 import { createJwtKeys, type JwtKeys } from './auth/jwt.js';
 import type { LegacyKeyResolver } from './auth/legacy-keys.js';
 import type { GatewayConfig } from './config/types.js';
-import type { HintSink, PipelineTrigger } from './hints/types.js';
+import type { HintSink } from './hints/types.js';
 import { installAuthentication } from './ingress/authenticated.js';
 import { installJsonBody } from './ingress/body.js';
 import { installRequestContext } from './ingress/context.js';
@@ -20,7 +20,7 @@ import {
 } from './ingress/errors.js';
 import { authorizationRoutes, type AuthorizationRouteOptions } from './ingress/authorizations.js';
 import { eventsRoutes } from './ingress/events.js';
-import { legacyRoutes } from './ingress/legacy.js';
+import { legacyRoutes, type PipelineHinter } from './ingress/legacy.js';
 import { opsRoutes, type ReadinessProbe } from './ingress/ops.js';
 import { pipelineRoutes, type PipelineViewSource } from './ingress/pipelines.js';
 import { installRateLimit } from './ingress/ratelimit.js';
@@ -28,8 +28,10 @@ import { AJV_OPTIONS, installSchemas } from './ingress/schemas.js';
 import { debugEnabled, lazyChildLoggerFactory, type GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
 
-/** The pipeline registry as the HTTP layer sees it: re-check requests plus the read side. */
-export interface PipelineAccess extends PipelineTrigger, PipelineViewSource {}
+/** The Pipelines as the HTTP layer sees them: hints for all their targets, and their views. */
+export interface PipelineAccess extends PipelineViewSource {
+  hintPipeline: PipelineHinter;
+}
 
 /** Everything buildApp needs; the app owns none of it (tests pass fakes). */
 export interface AppDeps {
@@ -54,6 +56,21 @@ const MAX_PARAM_LENGTH = 253;
 /** Routes whose request log line is always debug (probes and scrapes are noise). */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const UNMATCHED_ROUTE = '_unmatched';
+
+/**
+ * Node's own timeouts, made to hold: the whole request (headers and body) and the headers
+ * alone must arrive within `requestTimeoutMs`, and Node checks them often enough for the
+ * documented bound to be the measured one (its default check runs every 30 s). A request
+ * without Host is refused by the app with the registry's body, not by Node with an empty one.
+ */
+function serverOptions(requestTimeoutMs: number) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 10))),
+    requireHostHeader: false,
+  };
+}
 
 function observeResponse(metrics: GatewayMetrics) {
   // Callback style on purpose: an async hook costs a promise per request on the hot path.
@@ -97,6 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.server.bodyLimitBytes,
     requestTimeout: config.server.requestTimeoutMs,
     connectionTimeout: config.server.requestTimeoutMs,
+    http: serverOptions(config.server.requestTimeoutMs),
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     return503OnClosing: true,
     trustProxy: config.server.trustProxy,
@@ -128,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(eventsRoutes, { auth, hints: deps.hints, metrics });
     await scope.register(legacyRoutes, {
       legacyKeys: deps.legacyKeys,
-      pipelines: deps.pipelines,
+      hintPipeline: deps.pipelines.hintPipeline,
     });
     await scope.register(pipelineRoutes, { auth, pipelines: deps.pipelines });
     if (deps.authorizations !== undefined) {

@@ -3,16 +3,13 @@
  * the authorization doors (see gateway.ts for the data flow it feeds).
  */
 import { buildApp } from './app.js';
-import { legacyKeyResolver, legacySecretFromSpec } from './auth/legacy-keys.js';
 import { Principals } from './auth/principals.js';
 import { Authorizer } from './authorize/authorizer.js';
 import type { PipelineCatalog } from './catalog/catalog.js';
 import type { ClusterAccess, PromotionLoop, Runtime } from './gateway.js';
+import type { HintSink, RecheckResult } from './hints/types.js';
 import type { ReadinessProbe } from './ingress/ops.js';
-import { cachedSecretKeyReader } from './kube/secrets.js';
-
-/** How long a legacy webhook key lookup is cached. */
-const LEGACY_KEY_TTL_MS = 30_000;
+import type { PipelineId } from './pipeline/id.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
 function authorizations(
@@ -46,22 +43,26 @@ export function httpApp(
   loop: PromotionLoop,
   readiness: ReadinessProbe,
 ) {
-  const { config, logger, metrics, management, calls, now } = rt;
-  const { reconciler, pipelines, hints } = loop;
+  const { config, logger, metrics } = rt;
+  const { reconciler, hints } = loop;
   return buildApp({
     ...{ config, logger, hints, metrics, readiness },
     authorizations: authorizations(rt, catalog, access, loop),
-    legacyKeys: legacyKeyResolver(
-      legacySecretFromSpec((id) => catalog.get(id)),
-      cachedSecretKeyReader(management, calls, LEGACY_KEY_TTL_MS, now),
-    ),
+    legacyKeys: (id) => access.legacyKeys.keyFor(id),
     pipelines: {
-      // A legacy call names no object, so the whole Pipeline is read again.
-      requestPipeline: (id, source) => {
-        reconciler.requireFullRead(id);
-        return pipelines.requestPipeline(id, source);
-      },
+      hintPipeline: (id) => hintAll(catalog, hints, id),
       view: (id) => reconciler.view(id),
     },
   });
+}
+
+/**
+ * A legacy webhook call names no object, so every target of the Pipeline gets a hint, as if
+ * Flux had sent an event for each: coalesced and spaced like any other hint.
+ */
+function hintAll(catalog: PipelineCatalog, hints: HintSink, id: PipelineId): RecheckResult {
+  const targets = catalog.targetsOf(id);
+  if (targets.length === 0) return 'unknown';
+  const results = targets.map((t) => hints.offer(t.key, 'legacy-webhook'));
+  return results.includes('full') ? 'full' : 'queued';
 }

@@ -14,6 +14,7 @@ import type { Gateway } from './gateway-api.js';
 import { HintQueue } from './hints/hint-queue.js';
 import { PipelineQueue } from './hints/pipeline-queue.js';
 import { readinessOf } from './ingress/ops.js';
+import { LegacyKeyStore } from './auth/legacy-keys.js';
 import { AgentPool } from './kube/agent-pool.js';
 import { ClusterRegistry } from './kube/clusters.js';
 import { KubeLeaseStore } from './kube/lease.js';
@@ -21,7 +22,10 @@ import { PipelineWatcher } from './kube/pipeline-watch.js';
 import { KubePipelineWriter } from './kube/pipeline-writer.js';
 import { KubeObjectReader } from './kube/reader.js';
 import { KubeCalls } from './kube/request-options.js';
-import type { GatewayLogger } from './log.js';
+import { secretKeyReader } from './kube/secrets.js';
+import { failureSummary } from './kube/errors.js';
+import { logFailure, type GatewayLogger } from './log.js';
+import type { WorkQueueEvent } from './queue/types.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { pipelineId } from './pipeline/id.js';
 import { strategyFor } from './promote/strategies/select.js';
@@ -107,7 +111,8 @@ function clusterAccess(rt: Runtime, catalog: PipelineCatalog) {
     clusters.noteReadResult(result);
   });
   const writer = new KubePipelineWriter(rt.management, calls, config.promotion.instanceId);
-  return { clusters, verified: new VerifiedTargets(verifier, now), writer };
+  const legacyKeys = new LegacyKeyStore(secretKeyReader(rt.management, calls));
+  return { clusters, verified: new VerifiedTargets(verifier, now), writer, legacyKeys };
 }
 
 /** hints -> verify -> evaluate -> promote -> status: the two queues and the reconciler. */
@@ -128,6 +133,7 @@ function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAcc
   const common = { hints: config.hints, scheduler, random };
   const pipelines = new PipelineQueue({
     ...common,
+    observer: queueFailures(logger, 'pipeline check failed', 'pipeline'),
     has: (id) => catalog.has(id),
     process: (id) => reconciler.reconcile(id),
   });
@@ -136,6 +142,7 @@ function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAcc
     references: (key) => catalog.references(key),
     process: hintReader({ catalog, verified, pipelines, logger }),
     minReadIntervalMs: HINT_READ_SPACING_MS,
+    observer: queueFailures(logger, 'hinted read failed', 'object'),
     onOffer: (_key, source, result) => {
       metrics.hints.inc({ source, result });
     },
@@ -154,7 +161,9 @@ function resyncLoop(
   const resync = new Resync({
     ...config.resync,
     ...{ catalog, verified: access.verified, logger, scheduler, random, pipelines },
-    refreshClusters: () => access.clusters.sync(),
+    refreshCredentials: async () => {
+      await Promise.all([access.clusters.sync(), access.legacyKeys.refresh()]);
+    },
     onReport: (report) => {
       metrics.observeResync(report);
     },
@@ -192,6 +201,7 @@ function pipelineWatch(
     pipelines: loop.pipelines,
     logger: rt.logger,
     started: () => lifecycle.started,
+    legacyKeys: access.legacyKeys,
   });
   const { management, config, calls, scheduler } = rt;
   const watcher = new PipelineWatcher(
@@ -202,6 +212,25 @@ function pipelineWatch(
     scheduler,
   );
   return { watcher, lifecycle };
+}
+
+/**
+ * Logs a queue run that threw (a failed status write, say) in one line, and a key dropped
+ * after its last retry; runs that asked for a retry without an error are not failures.
+ */
+function queueFailures<K>(logger: GatewayLogger, message: string, field: string) {
+  return (event: WorkQueueEvent<K>): void => {
+    if ((event.type !== 'retry' && event.type !== 'dropped') || event.error === undefined) return;
+    const fields =
+      event.type === 'retry'
+        ? { [field]: event.key, retry: event.retry, retryInMs: event.delayMs }
+        : { [field]: event.key, attempts: event.attempts, droppedAfterRetries: true };
+    const level = event.type === 'retry' ? 'warn' : 'error';
+    logFailure(logger, level, message, fields, {
+      summary: failureSummary(event.error),
+      err: event.error,
+    });
+  };
 }
 
 /** Builds a gateway; nothing runs until start() and listen(). */

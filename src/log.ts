@@ -176,6 +176,27 @@ export function createLogger(
 const DEBUG_LEVEL = pino.levels.values.debug ?? 20;
 
 /**
+ * Logs a failure as one line at `level`: `fields` plus its `summary` (status, reason and a
+ * secret-free message). The error itself, stack and all, goes to debug only: a failing cluster
+ * must not turn every retry into forty lines of client internals.
+ */
+export function logFailure(
+  logger: GatewayLogger,
+  level: 'warn' | 'error',
+  message: string,
+  fields: Record<string, unknown>,
+  failure: { summary: { reason: string; message: string; status?: number }; err: unknown },
+): void {
+  const { reason, message: detail, status } = failure.summary;
+  logger[level](
+    { ...fields, reason, detail, ...(status === undefined ? {} : { status }) },
+    message,
+  );
+  if (logger.isLevelEnabled('debug'))
+    logger.debug({ ...fields, err: failure.err }, `${message}: detail`);
+}
+
+/**
  * True when `log` prints debug lines. Takes fastify's logger type (which lacks pino's
  * isLevelEnabled) so hot paths can skip building fields nobody will print.
  */

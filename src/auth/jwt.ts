@@ -93,8 +93,17 @@ export function verifyOptions(config: JwtConfig): JWTVerifyOptions {
     audience: config.audience,
     algorithms: [...config.algorithms],
     clockTolerance: config.clockToleranceSeconds,
-    requiredClaims: ['exp', 'sub'],
+    // maxTokenAge requires `iat`, and refuses one older than the bound or in the future.
+    maxTokenAge: config.maxTokenAgeSeconds,
+    requiredClaims: ['exp', 'iat', 'sub'],
   };
+}
+
+/** A token may not claim to stay valid for longer than a token may be old. */
+function lifetimeWithinBound(payload: JWTPayload, config: JwtConfig): boolean {
+  const { exp, iat } = payload;
+  if (typeof exp !== 'number' || typeof iat !== 'number') return false;
+  return exp - iat <= config.maxTokenAgeSeconds + config.clockToleranceSeconds;
 }
 
 /**
@@ -108,6 +117,15 @@ export async function verifyJwt(
 ): Promise<JWTPayload | undefined> {
   if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
   const options = verifyOptions(config);
+  const payload = await verifiedPayload(token, keys, options);
+  return payload !== undefined && lifetimeWithinBound(payload, config) ? payload : undefined;
+}
+
+async function verifiedPayload(
+  token: string,
+  keys: JwtKeys,
+  options: JWTVerifyOptions,
+): Promise<JWTPayload | undefined> {
   try {
     return (await jwtVerify(token, keys, options)).payload;
   } catch (error) {

@@ -1,45 +1,94 @@
 /**
  * The keys of weave's legacy webhook: each Pipeline's `hmac-key`, in the Secret its
- * `spec.promotion.strategy.secretRef` names.
+ * `spec.promotion.strategy.secretRef` names. They are read ahead of any request (when a
+ * Pipeline is loaded or changes, and at every resync) and served from memory, so a request,
+ * signed or not, never causes a Kubernetes read: a stranger can neither load the API server nor
+ * tell from the answer or its timing which Pipelines exist.
  */
 import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/types.js';
 
-/** A Pipeline's legacy `hmac-key` as raw bytes; undefined when it has none. */
-export type LegacyKeyResolver = (id: PipelineId) => Promise<Buffer | undefined>;
+/** A Pipeline's legacy `hmac-key` as raw bytes; undefined when it has none (or none is known). */
+export type LegacyKeyResolver = (id: PipelineId) => Buffer | undefined;
 
-/** Reads one key of a Secret in the Pipeline's namespace; undefined when missing. */
+/** Reads one key of a Secret; undefined when the Secret or the key is missing. */
 export type SecretKeyReader = (
   namespace: string,
   name: string,
   key: string,
 ) => Promise<Buffer | undefined>;
 
-/** The Secret a Pipeline names for its legacy key, when it is loaded and names one. */
-export type LegacySecretRef = (id: PipelineId) => { namespace: string; name: string } | undefined;
-
-/** Resolves a Pipeline's legacy key through the Secret its spec names. */
-export function legacyKeyResolver(
-  secretOf: LegacySecretRef,
-  readSecretKey: SecretKeyReader,
-): LegacyKeyResolver {
-  return async (id) => {
-    const secret = secretOf(id);
-    return secret === undefined
-      ? undefined
-      : readSecretKey(secret.namespace, secret.name, 'hmac-key');
-  };
+/** The Secret a Pipeline names for its legacy key, in its own namespace. */
+export function legacySecretOf(
+  pipeline: Pipeline,
+): { namespace: string; name: string } | undefined {
+  const name = pipeline.spec.promotion?.strategy.secretRef?.name;
+  return name === undefined ? undefined : { namespace: pipeline.metadata.namespace, name };
 }
 
-/** The Secret a loaded Pipeline names in `spec.promotion.strategy.secretRef`, in its namespace. */
-export function legacySecretFromSpec(
-  get: (id: PipelineId) => Pipeline | undefined,
-): LegacySecretRef {
-  return (id) => {
-    const pipeline = get(id);
-    const name = pipeline?.spec.promotion?.strategy.secretRef?.name;
-    return pipeline === undefined || name === undefined
-      ? undefined
-      : { namespace: pipeline.metadata.namespace, name };
-  };
+/** Legacy keys by Pipeline, read ahead and served from memory. */
+export class LegacyKeyStore {
+  /** Key bytes by `namespace/secret`; an entry holding undefined is a known absence. */
+  private readonly secrets = new Map<string, Buffer | undefined>();
+  private readonly secretOf = new Map<PipelineId, string>();
+  /** Reads in flight by `namespace/secret`: concurrent refreshes of one Secret share one read. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  /** `read` fails (rejects) on anything but a found or missing Secret. */
+  constructor(private readonly read: SecretKeyReader) {}
+
+  /** The key of `id`'s Secret, from memory only. */
+  keyFor(id: PipelineId): Buffer | undefined {
+    const secret = this.secretOf.get(id);
+    return secret === undefined ? undefined : this.secrets.get(secret);
+  }
+
+  /** Forgets a Pipeline (deleted, or no longer naming a Secret). */
+  forget(id: PipelineId): void {
+    this.secretOf.delete(id);
+  }
+
+  /**
+   * Notes which Secret `pipeline` names and reads it. A failed read keeps the last key known
+   * (a Secret unreadable for a moment must not lock callers out); resolves once read.
+   */
+  async track(id: PipelineId, pipeline: Pipeline): Promise<void> {
+    const ref = legacySecretOf(pipeline);
+    if (ref === undefined) {
+      this.forget(id);
+      return;
+    }
+    const secret = `${ref.namespace}/${ref.name}`;
+    this.secretOf.set(id, secret);
+    await this.load(secret, ref.namespace, ref.name);
+  }
+
+  /** Re-reads every tracked Secret once (the resync calls this). */
+  async refresh(): Promise<void> {
+    const secrets = new Set(this.secretOf.values());
+    for (const known of [...this.secrets.keys()])
+      if (!secrets.has(known)) this.secrets.delete(known);
+    await Promise.all(
+      [...secrets].map((secret) => {
+        const [namespace = '', name = ''] = secret.split('/');
+        return this.load(secret, namespace, name);
+      }),
+    );
+  }
+
+  private load(secret: string, namespace: string, name: string): Promise<void> {
+    let pending = this.inFlight.get(secret);
+    if (pending === undefined) {
+      pending = this.read(namespace, name, 'hmac-key')
+        .then(
+          (value) => {
+            this.secrets.set(secret, value);
+          },
+          () => undefined,
+        )
+        .finally(() => this.inFlight.delete(secret));
+      this.inFlight.set(secret, pending);
+    }
+    return pending;
+  }
 }

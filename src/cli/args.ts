@@ -11,11 +11,16 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** The parsed values of `O`'s options: booleans for boolean flags, strings otherwise. */
+export type CommandValues<O extends Options> = {
+  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : string;
+} & { help?: boolean };
+
 /**
  * `args` parsed against `options` (plus `--help`); parseArgs' own errors become UsageErrors.
  * Resolves `help: true` when asked for help.
  */
-export function parseCommand<O extends Options>(args: string[], options: O) {
+export function parseCommand<O extends Options>(args: string[], options: O): CommandValues<O> {
   try {
     return parseArgs({
       args,

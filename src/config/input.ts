@@ -22,6 +22,7 @@ export interface JwtInput {
   jwksUrl?: string;
   publicKeys?: SecretSource[];
   clockToleranceSeconds?: number;
+  maxTokenAgeSeconds?: number;
 }
 
 /** A webhook endpoint as written in the file. */
@@ -132,7 +133,7 @@ export interface CheckedInput {
   management: With<NonNullable<ConfigInput['management']>, 'name'>;
   pipelineNamespaces: string[];
   clusters: With<ClusterInput, 'hmacKeys' | 'jwtSubjects'>[];
-  jwt?: With<JwtInput, 'clockToleranceSeconds'>;
+  jwt?: With<JwtInput, 'clockToleranceSeconds' | 'maxTokenAgeSeconds'>;
   hints: Required<NonNullable<ConfigInput['hints']>>;
   resync: Required<NonNullable<ConfigInput['resync']>>;
   leaderElection: With<

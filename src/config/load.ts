@@ -191,6 +191,7 @@ function buildJwt(
     ...(jwt.jwksUrl === undefined ? {} : { jwksUrl: jwt.jwksUrl }),
     publicKeys,
     clockToleranceSeconds: jwt.clockToleranceSeconds,
+    maxTokenAgeSeconds: jwt.maxTokenAgeSeconds,
   };
 }
 

@@ -28,6 +28,8 @@ export interface JwtConfig {
   /** Static verification keys as PEM (SPKI) or JWK JSON text. */
   publicKeys: readonly string[];
   clockToleranceSeconds: number;
+  /** `iat` is required; older tokens, and tokens valid (exp - iat) for longer, are refused. */
+  maxTokenAgeSeconds: number;
 }
 
 /** A named outbound endpoint for the `webhook` promotion strategy. */

@@ -182,18 +182,19 @@ function registerLegacyApproval(app: Scope, options: AuthorizationRouteOptions):
     schema: { params: { $ref: SchemaRefs.legacyApprovalParams } },
     attachValidation: true,
     config: {
-      authenticate: async (request) => {
+      authenticate: (request) => {
         const { namespace, name } = request.params as LegacyParams;
         const valid = isPipelineRef(namespace, name);
-        const key = valid ? await options.legacyKeys(pipelineId({ namespace, name })) : undefined;
+        const key = valid ? options.legacyKeys(pipelineId({ namespace, name })) : undefined;
         const identity = authenticateLegacy(
           request.headers,
           rawBodyOf(request),
           { namespace, name },
           key,
         );
-        if (identity === undefined) return undefined;
-        return { ...identity, principal: { name: 'legacy-hmac', kind: 'legacy', groups: [] } };
+        if (identity === undefined) return Promise.resolve(undefined);
+        const principal = { name: 'legacy-hmac', kind: 'legacy' as const, groups: [] };
+        return Promise.resolve({ ...identity, principal });
       },
     },
     handler: async (request, reply) => {

@@ -7,7 +7,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes, GatewayError, errorBody } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
-import type { GatewayLogger } from '../log.js';
+import { failureSummary } from '../kube/errors.js';
+import { logFailure, type GatewayLogger } from '../log.js';
 
 /** fastify error codes with a precise registry equivalent. */
 const FASTIFY_CODES: ReadonlyMap<string, ErrorCode> = new Map<string, ErrorCode>([
@@ -67,17 +68,37 @@ export function sendError(reply: FastifyReply, error: GatewayError): FastifyRepl
 function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const mapped = toGatewayError(error);
   if (mapped.status >= 500 && mapped.code === 'Internal') {
-    request.log.error({ err: error }, 'request failed');
+    const fields = { route: request.routeOptions.url, subject: request.identity?.subject };
+    const summary = failureSummary(error);
+    logFailure(request.log as GatewayLogger, 'error', 'request failed', fields, {
+      summary,
+      err: error,
+    });
   } else {
     request.log.debug({ code: mapped.code }, 'request rejected');
   }
   return sendError(reply, mapped);
 }
 
-/** Installs the global error and not-found handlers on the root instance. */
+/**
+ * HTTP/1.1 requires Host (RFC 9112 3.2); Node would refuse its absence itself, with an empty
+ * body, so the server lets it through (requireHostHeader: false) and this refuses it with the
+ * registry's body. Callback style: it runs on every request.
+ */
+function requireHost(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) {
+  const { raw } = request;
+  const http11 =
+    raw.httpVersionMajor > 1 || (raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1);
+  if (http11 && raw.headers.host === undefined)
+    done(new GatewayError('BadRequest', 'The request has no Host header.'));
+  else done();
+}
+
+/** Installs the global error and not-found handlers and the Host check on the root instance. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => sendError(reply, new GatewayError('NotFound')));
+  app.addHook('onRequest', requireHost);
 }
 
 /** fastify's `frameworkErrors` option: malformed URLs and the like answer 400 from the registry. */

@@ -1,23 +1,27 @@
 /**
  * POST /promotion/{namespace}/{name}/{env}: the weave pipeline-controller webhook, kept as a
- * hint only. It is signed like Flux generic-hmac with the Pipeline's `hmac-key` Secret, checked
- * in constant time; no key means 401, never "open". The env segment and body are not trusted.
+ * hint only. It is signed like Flux generic-hmac with the Pipeline's `hmac-key` Secret (read
+ * ahead, never at request time), checked in constant time; no key means 401, never "open".
+ * The env segment and body are not trusted: every target of the Pipeline gets a hint.
  */
 import type { FastifyPluginCallback } from 'fastify';
 import { authenticateLegacy } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import { GatewayError } from '../errors.js';
-import type { PipelineTrigger } from '../hints/types.js';
-import { pipelineId } from '../pipeline/id.js';
+import type { RecheckResult } from '../hints/types.js';
+import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
 import { rawBodyOf } from './context.js';
 import { QUEUE_FULL_RETRY_AFTER_SECONDS } from './events.js';
 import { SchemaRefs } from './schemas.js';
 
+/** Offers a hint for every target of a Pipeline; 'unknown' when it is not loaded. */
+export type PipelineHinter = (id: PipelineId) => RecheckResult;
+
 /** What the legacy route needs. */
 export interface LegacyRouteOptions {
   legacyKeys: LegacyKeyResolver;
-  pipelines: PipelineTrigger;
+  hintPipeline: PipelineHinter;
 }
 
 interface Params {
@@ -37,23 +41,26 @@ export function isPipelineRef(namespace: string, name: string): boolean {
 
 /** Registers POST /promotion/:namespace/:name/:env; needs installAuthentication on its scope. */
 export const legacyRoutes: FastifyPluginCallback<LegacyRouteOptions> = (app, options, done) => {
-  const { legacyKeys, pipelines } = options;
+  const { legacyKeys, hintPipeline } = options;
 
   app.post<{ Params: Params }>('/promotion/:namespace/:name/:env', {
     schema: { params: { $ref: SchemaRefs.environmentParams } },
     attachValidation: true,
     config: {
-      authenticate: async (request) => {
+      authenticate: (request) => {
         const { namespace, name } = request.params as Params;
         // Invalid names skip the Secret lookup but not the HMAC work: they fail like a bad signature.
         const valid = isPipelineRef(namespace, name);
-        const key = valid ? await legacyKeys(pipelineId({ namespace, name })) : undefined;
-        return authenticateLegacy(request.headers, rawBodyOf(request), { namespace, name }, key);
+        const key = valid ? legacyKeys(pipelineId({ namespace, name })) : undefined;
+        return Promise.resolve(
+          authenticateLegacy(request.headers, rawBodyOf(request), { namespace, name }, key),
+        );
       },
     },
     handler: async (request, reply) => {
       const { subject } = callerOf(request);
-      const result = pipelines.requestPipeline(pipelineId(request.params), 'legacy-webhook');
+      // A hint per target, like events: coalesced and spaced, so a burst costs a few reads.
+      const result = hintPipeline(pipelineId(request.params));
       if (result === 'full') {
         request.log.warn({ subject }, 'pipeline queue full');
         throw new GatewayError('QueueFull', undefined, {

@@ -82,3 +82,14 @@ export function isConflict(err: unknown): boolean {
 export function isNotFound(err: unknown): boolean {
   return err instanceof ApiException && err.code === 404;
 }
+
+/**
+ * A one-line, secret-free summary of any failure, for logs: a Kubernetes answer or transport
+ * failure classified as above; anything else (a bug) by its error name only.
+ */
+export function failureSummary(err: unknown): { reason: string; message: string; status?: number } {
+  const kube = err instanceof ApiException || errorCode(err) !== undefined;
+  const name = err instanceof Error ? err.name : typeof err;
+  if (kube || name === 'AbortError' || name === 'TimeoutError') return classifyKubeError(err);
+  return { reason: 'Internal', message: name };
+}

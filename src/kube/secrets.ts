@@ -4,30 +4,19 @@ import { isNotFound } from './errors.js';
 import type { KubeCalls } from './request-options.js';
 
 /**
- * A SecretKeyReader on one cluster that caches answers for `ttlMs`, so a flood of signed-looking
- * requests cannot turn into a flood of Secret reads.
+ * A SecretKeyReader on one cluster: one GET of the Secret per call; a missing Secret or key is
+ * undefined, any other failure rejects (callers decide whether to keep what they knew).
  */
-export function cachedSecretKeyReader(
-  kubeConfig: KubeConfig,
-  calls: KubeCalls,
-  ttlMs: number,
-  now: () => number,
-): SecretKeyReader {
+export function secretKeyReader(kubeConfig: KubeConfig, calls: KubeCalls): SecretKeyReader {
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const cache = new Map<string, { value: Buffer | undefined; at: number }>();
   return async (namespace, name, key) => {
-    const id = `${namespace}/${name}/${key}`;
-    const hit = cache.get(id);
-    if (hit !== undefined && now() - hit.at < ttlMs) return hit.value;
-    let value: Buffer | undefined;
     try {
       const secret = await core.readNamespacedSecret({ namespace, name }, calls.options());
       const encoded = secret.data?.[key];
-      value = encoded === undefined ? undefined : Buffer.from(encoded, 'base64');
+      return encoded === undefined ? undefined : Buffer.from(encoded, 'base64');
     } catch (err) {
-      if (!isNotFound(err)) throw err;
+      if (isNotFound(err)) return undefined;
+      throw err;
     }
-    cache.set(id, { value, at: now() });
-    return value;
   };
 }

@@ -3,6 +3,7 @@
  * Pipeline whose references changed is read in full, after any cluster it newly names has been
  * resolved; one that does not match the CRD schema is dropped with a warning, never evaluated.
  */
+import type { LegacyKeyStore } from '../auth/legacy-keys.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { PipelineTrigger } from '../hints/types.js';
 import type { KubeObject } from '../kube/types.js';
@@ -22,6 +23,8 @@ export interface PipelineEventsDeps {
   logger: GatewayLogger;
   /** False until start-up has resolved clusters: before that, the first resync checks all. */
   started: () => boolean;
+  /** The legacy webhook's keys, read ahead for every Pipeline that names a Secret. */
+  legacyKeys: Pick<LegacyKeyStore, 'track' | 'forget'>;
 }
 
 /** The watch handler that keeps the catalog and the re-checks in step with the API server. */
@@ -37,8 +40,10 @@ export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
       if (!checked.ok) {
         logger.warn({ pipeline: id, problem: checked.problem }, 'pipeline ignored: invalid');
         catalog.remove(id);
+        deps.legacyKeys.forget(id);
         return;
       }
+      void deps.legacyKeys.track(id, checked.pipeline);
       const changed = catalog.upsert(checked.pipeline);
       if (changed) deps.requireFullRead(id);
       if (!deps.started()) return;
@@ -48,7 +53,9 @@ export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
       else request();
     },
     remove: (namespace, name) => {
-      catalog.remove(pipelineId({ namespace, name }));
+      const id = pipelineId({ namespace, name });
+      catalog.remove(id);
+      deps.legacyKeys.forget(id);
     },
     error: (message, retryInMs) => {
       logger.warn({ retryInMs }, `pipeline ${message}; restarting`);

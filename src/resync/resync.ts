@@ -6,7 +6,8 @@
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { Scheduler } from '../clock.js';
 import type { PipelineTrigger } from '../hints/types.js';
-import type { GatewayLogger } from '../log.js';
+import { failureSummary } from '../kube/errors.js';
+import { logFailure, type GatewayLogger } from '../log.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 
 /** About the shortest wait between two passes (it is jittered too), whatever the interval. */
@@ -32,8 +33,8 @@ export interface ResyncDeps {
   intervalMs: number;
   /** Fraction of the interval by which each period is randomly shortened or lengthened. */
   jitter: number;
-  /** Re-resolves cluster credentials (GitopsCluster Secrets) before reading. */
-  refreshClusters: () => Promise<void>;
+  /** Re-reads credentials (GitopsCluster kubeconfig Secrets, legacy webhook keys) first. */
+  refreshCredentials: () => Promise<void>;
   /** The queue every re-check goes through, hints' and the resync's alike. */
   pipelines: PipelineTrigger;
   onReport?: (report: ResyncReport) => void;
@@ -97,7 +98,16 @@ export class Resync {
     if (this.stopped) return;
     this.runOnce()
       .catch((err: unknown) => {
-        this.deps.logger.error({ err }, 'resync pass failed');
+        logFailure(
+          this.deps.logger,
+          'error',
+          'resync pass failed',
+          {},
+          {
+            summary: failureSummary(err),
+            err,
+          },
+        );
       })
       .finally(() => {
         if (!this.stopped && this.periodic) this.scheduleNext();
@@ -127,7 +137,7 @@ export class Resync {
   private async pass(): Promise<ResyncReport> {
     const { catalog, verified, scheduler } = this.deps;
     const started = scheduler.now();
-    await this.deps.refreshClusters();
+    await this.deps.refreshCredentials();
     const plan = catalog.listPlan();
     const unknown = await verified.readScopes(plan);
     verified.retain((id) => catalog.referencesId(id));

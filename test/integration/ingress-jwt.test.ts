@@ -123,6 +123,7 @@ describe('bearer JWT verified against a remote JWKS', () => {
           jwksUrl: `http://127.0.0.1:${address.port}/jwks.json`,
           publicKeys: [],
           clockToleranceSeconds: 0,
+          maxTokenAgeSeconds: 86_400,
         },
       },
     });
@@ -131,6 +132,7 @@ describe('bearer JWT verified against a remote JWKS', () => {
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
         .setIssuer(ISSUER)
         .setAudience(AUDIENCE)
+        .setIssuedAt()
         .setExpirationTime('5m')
         .sign(privateKey);
   });

@@ -19,7 +19,7 @@ describe('POST /promotion/:namespace/:name/:env (legacy webhook)', () => {
       legacyKeys: (id) => {
         lookups.push(id);
         const known = ['flux-system/podinfo', 'busy/p'].includes(id);
-        return Promise.resolve(known ? PIPELINE_KEY : undefined);
+        return known ? PIPELINE_KEY : undefined;
       },
       requestPipeline: (namespace) => (namespace === 'busy' ? 'full' : 'queued'),
     });

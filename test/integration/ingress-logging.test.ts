@@ -19,7 +19,7 @@ describe('logging never reveals credentials', () => {
     keys = await jwtFixture();
     gw = await startGateway({
       config: testConfig(keys.publicPem),
-      legacyKeys: () => Promise.resolve(legacyKey),
+      legacyKeys: () => legacyKey,
     });
   });
   afterAll(async () => {

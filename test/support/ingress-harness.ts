@@ -8,7 +8,7 @@ import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { CryptoKey, JWTPayload } from 'jose';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import type { GatewayConfig } from '../../src/config/types.js';
-import type { EnqueueResult, HintSource, RecheckSource } from '../../src/hints/types.js';
+import type { EnqueueResult, HintSource } from '../../src/hints/types.js';
 import { pipelineRef } from '../../src/pipeline/id.js';
 import type { ObjectKey } from '../../src/pipeline/object-key.js';
 import type { PipelineView } from '../../src/reconcile/view.js';
@@ -95,6 +95,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
             algorithms: ['RS256'],
             publicKeys: [publicPem],
             clockToleranceSeconds: 5,
+            maxTokenAgeSeconds: 86_400,
           },
         }),
     hints: {
@@ -146,7 +147,8 @@ export interface GatewayOptions {
 export interface Gateway {
   url: string;
   offers: { key: ObjectKey; source: HintSource }[];
-  pipelineRequests: { namespace: string; name: string; source: RecheckSource }[];
+  /** Legacy webhook calls that reached the Pipeline (a hint for each of its targets). */
+  pipelineRequests: { namespace: string; name: string; source: 'legacy-webhook' }[];
   logs: string[];
   metricsText(): Promise<string>;
   close(): Promise<void>;
@@ -178,14 +180,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       },
     },
     pipelines: {
-      requestPipeline: (id, source) => {
+      hintPipeline: (id) => {
         const { namespace, name } = pipelineRef(id);
-        pipelineRequests.push({ namespace, name, source });
+        pipelineRequests.push({ namespace, name, source: 'legacy-webhook' });
         return options.requestPipeline?.(namespace, name) ?? 'queued';
       },
       view: (id) => options.views?.[id],
     },
-    legacyKeys: options.legacyKeys ?? (() => Promise.resolve(undefined)),
+    legacyKeys: options.legacyKeys ?? (() => undefined),
     readiness: options.readiness ?? (() => ({ ready: true, reasons: [] })),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -27,6 +27,7 @@ async function settingsWithJwt(): Promise<{
     algorithms: ['RS256'],
     publicKeys: [await exportSPKI(publicKey)],
     clockToleranceSeconds: 0,
+    maxTokenAgeSeconds: 86_400,
   };
   return {
     settings: {
@@ -42,6 +43,7 @@ async function settingsWithJwt(): Promise<{
         .setProtectedHeader({ alg: 'RS256' })
         .setIssuer('iss')
         .setAudience('aud')
+        .setIssuedAt()
         .setExpirationTime('1m')
         .sign(privateKey),
   };

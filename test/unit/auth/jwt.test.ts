@@ -4,13 +4,20 @@ import { describe, expect, it } from 'vitest';
 import { createJwtKeys, parseStaticKeys, verifyJwt } from '../../../src/auth/jwt.js';
 import type { JwtConfig } from '../../../src/config/types.js';
 
-const base = { issuer: 'https://iss', audience: 'aud', clockToleranceSeconds: 0, publicKeys: [] };
+const base = {
+  issuer: 'https://iss',
+  audience: 'aud',
+  clockToleranceSeconds: 0,
+  maxTokenAgeSeconds: 86_400,
+  publicKeys: [],
+};
 
 async function token(privateKey: Parameters<SignJWT['sign']>[0], alg: string): Promise<string> {
   return new SignJWT({ sub: 'me' })
     .setProtectedHeader({ alg })
     .setIssuer(base.issuer)
     .setAudience(base.audience)
+    .setIssuedAt()
     .setExpirationTime('1m')
     .sign(privateKey);
 }
@@ -87,5 +94,54 @@ describe('verifyJwt', () => {
     expect(await verifyJwt('', keys, config)).toBeUndefined();
     expect(await verifyJwt('a.b.c', keys, config)).toBeUndefined();
     expect(await verifyJwt('x'.repeat(20_000), keys, config)).toBeUndefined();
+  });
+});
+
+describe('verifyJwt: token lifetimes', () => {
+  it('refuses a token without iat, one issued in the future, one too old, one valid for too long', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const config: JwtConfig = {
+      ...base,
+      algorithms: ['ES256'],
+      publicKeys: [await exportSPKI(publicKey)],
+      clockToleranceSeconds: 5,
+      maxTokenAgeSeconds: 3600,
+    };
+    const keys = createJwtKeys(config);
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (edit: (jwt: SignJWT) => SignJWT) =>
+      edit(
+        new SignJWT({ sub: 'me' })
+          .setProtectedHeader({ alg: 'ES256' })
+          .setIssuer(base.issuer)
+          .setAudience(base.audience),
+      ).sign(privateKey);
+    const cases: [string, string, boolean][] = [
+      ['fresh', await signed((j) => j.setIssuedAt(now).setExpirationTime(now + 300)), true],
+      ['no iat', await signed((j) => j.setExpirationTime(now + 300)), false],
+      [
+        'iat an hour ahead',
+        await signed((j) => j.setIssuedAt(now + 3600).setExpirationTime(now + 4000)),
+        false,
+      ],
+      [
+        'iat 2 s ahead (within tolerance)',
+        await signed((j) => j.setIssuedAt(now + 2).setExpirationTime(now + 300)),
+        true,
+      ],
+      [
+        'issued two hours ago',
+        await signed((j) => j.setIssuedAt(now - 7200).setExpirationTime(now + 300)),
+        false,
+      ],
+      [
+        'exp in the year 3000',
+        await signed((j) => j.setIssuedAt(now).setExpirationTime(32503680000)),
+        false,
+      ],
+    ];
+    for (const [what, jwt, ok] of cases) {
+      expect([what, (await verifyJwt(jwt, keys, config)) !== undefined]).toEqual([what, ok]);
+    }
   });
 });

@@ -38,6 +38,13 @@ function setup(started = true) {
     },
     logger: createLogger('warn', sink),
     started: () => started,
+    legacyKeys: {
+      track: (id) => {
+        calls.push(`track-key ${id}`);
+        return Promise.resolve();
+      },
+      forget: (id) => calls.push(`forget-key ${id}`),
+    },
   });
   return { catalog, calls, logs, handler };
 }
@@ -51,7 +58,12 @@ describe('pipelineEvents', () => {
     handler.upsert(object());
     await settle();
     expect(catalog.size).toBe(1);
-    expect(calls).toEqual(['full-read apps/app', 'sync-clusters', 'request apps/app spec-change']);
+    expect(calls).toEqual([
+      'track-key apps/app',
+      'full-read apps/app',
+      'sync-clusters',
+      'request apps/app spec-change',
+    ]);
   });
 
   it('re-checks without a full read when only other fields changed', async () => {
@@ -61,7 +73,7 @@ describe('pipelineEvents', () => {
     calls.length = 0;
     handler.upsert({ ...object(), metadata: { ...object().metadata, labels: { a: 'b' } } });
     await settle();
-    expect(calls).toEqual(['request apps/app spec-change']);
+    expect(calls).toEqual(['track-key apps/app', 'request apps/app spec-change']);
   });
 
   it('only loads before start-up: the first resync checks everything', async () => {
@@ -69,7 +81,7 @@ describe('pipelineEvents', () => {
     handler.upsert(object());
     await settle();
     expect(catalog.size).toBe(1);
-    expect(calls).toEqual(['full-read apps/app']);
+    expect(calls).toEqual(['track-key apps/app', 'full-read apps/app']);
   });
 
   it('drops an object that does not match the Pipeline schema, and says why', async () => {
@@ -82,15 +94,16 @@ describe('pipelineEvents', () => {
     handler.upsert(broken);
     await settle();
     expect(catalog.size).toBe(0);
-    expect(calls).toEqual([]);
+    expect(calls).toEqual(['forget-key apps/app']);
     expect(logs.join('')).toContain('pipeline ignored: invalid');
     expect(logs.join('')).toContain('apiVersion');
   });
 
-  it('forgets a deleted Pipeline', () => {
-    const { catalog, handler } = setup();
+  it('forgets a deleted Pipeline, and its legacy key', () => {
+    const { catalog, calls, handler } = setup();
     handler.upsert(object());
     handler.remove('apps', 'app');
     expect(catalog.size).toBe(0);
+    expect(calls.at(-1)).toBe('forget-key apps/app');
   });
 });

@@ -45,7 +45,7 @@ function setup(enabled = true) {
       random: () => 0.5,
       intervalMs: config.resync.intervalMs,
       jitter: config.resync.jitter,
-      refreshClusters: () => Promise.resolve(),
+      refreshCredentials: () => Promise.resolve(),
       pipelines: { requestPipeline: () => 'queued' },
     });
     const view = leases.view();

@@ -53,7 +53,7 @@ function setup() {
     random: () => 0.5,
     intervalMs: 60_000,
     jitter: 0,
-    refreshClusters: () => Promise.resolve(),
+    refreshCredentials: () => Promise.resolve(),
     pipelines: {
       requestPipeline: (id, source) => {
         requests.push([id, source]);
