@@ -21,7 +21,7 @@ import {
 import { authorizationRoutes, type AuthorizationRouteOptions } from './ingress/authorizations.js';
 import { eventsRoutes } from './ingress/events.js';
 import { legacyRoutes, type PipelineHinter } from './ingress/legacy.js';
-import { opsRoutes, type ReadinessProbe } from './ingress/ops.js';
+import { metricsRoute, opsRoutes, type ReadinessProbe } from './ingress/ops.js';
 import { pipelineRoutes, type PipelineViewSource } from './ingress/pipelines.js';
 import { installRateLimit } from './ingress/ratelimit.js';
 import { AJV_OPTIONS, installSchemas } from './ingress/schemas.js';
@@ -63,12 +63,30 @@ const UNMATCHED_ROUTE = '_unmatched';
  * documented bound to be the measured one (its default check runs every 30 s). A request
  * without Host is refused by the app with the registry's body, not by Node with an empty one.
  */
-function serverOptions(requestTimeoutMs: number) {
+function nodeServerOptions(requestTimeoutMs: number) {
   return {
     requestTimeout: requestTimeoutMs,
     headersTimeout: requestTimeoutMs,
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 10))),
     requireHostHeader: false,
+  };
+}
+
+/** The options every listener shares: the logger, timeouts that hold, registry-shaped errors. */
+function hardenedServer(server: GatewayConfig['server'], logger: GatewayLogger) {
+  // Widened on purpose: with pino's own Logger type fastify infers an instance type that its
+  // plugin and hook signatures (typed for FastifyBaseLogger) do not accept.
+  const baseLogger: FastifyBaseLogger = logger;
+  return {
+    loggerInstance: baseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    requestTimeout: server.requestTimeoutMs,
+    connectionTimeout: server.requestTimeoutMs,
+    http: nodeServerOptions(server.requestTimeoutMs),
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    return503OnClosing: true,
+    clientErrorHandler: createClientErrorHandler(logger),
+    frameworkErrors: frameworkErrorHandler,
   };
 }
 
@@ -103,24 +121,13 @@ function observeResponse(metrics: GatewayMetrics) {
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, logger, metrics } = deps;
-  // Widened on purpose: with pino's own Logger type fastify infers an instance type that its
-  // plugin and hook signatures (typed for FastifyBaseLogger) do not accept.
-  const baseLogger: FastifyBaseLogger = logger;
   const app = fastify({
-    loggerInstance: baseLogger,
-    logController: new LogController({ disableRequestLogging: true }),
+    ...hardenedServer(config.server, logger),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: config.server.bodyLimitBytes,
-    requestTimeout: config.server.requestTimeoutMs,
-    connectionTimeout: config.server.requestTimeoutMs,
-    http: serverOptions(config.server.requestTimeoutMs),
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    return503OnClosing: true,
     trustProxy: config.server.trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    clientErrorHandler: createClientErrorHandler(logger),
-    frameworkErrors: frameworkErrorHandler,
     ajv: AJV_OPTIONS,
   });
 
@@ -140,7 +147,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     jwt: config.jwt,
     jwtKeys: deps.jwtKeys ?? (config.jwt === undefined ? undefined : createJwtKeys(config.jwt)),
   };
-  await app.register(opsRoutes, { readiness: deps.readiness, metrics });
+  const ownPort = config.server.metricsPort !== undefined;
+  await app.register(opsRoutes, { readiness: deps.readiness, ...(ownPort ? {} : { metrics }) });
   await app.register(async (scope) => {
     installAuthentication(scope);
     await scope.register(eventsRoutes, { auth, hints: deps.hints, metrics });
@@ -157,5 +165,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
     }
   });
+  return app;
+}
+
+/**
+ * The listener for `server.metricsPort`: GET /metrics only, with the same timeouts and error
+ * shapes as the main app, no rate limit (scrapers must not be throttled) and no other route.
+ */
+export async function buildMetricsApp(
+  deps: Pick<AppDeps, 'config' | 'logger' | 'metrics'>,
+): Promise<FastifyInstance> {
+  const app = fastify(hardenedServer(deps.config.server, deps.logger));
+  installErrorHandling(app);
+  await app.register(metricsRoute, { metrics: deps.metrics });
   return app;
 }

@@ -32,6 +32,8 @@ export interface Gateway {
   start(): Promise<void>;
   /** Listens on config.server host/port (or the override); resolves to the bound address. */
   listen(override?: { host?: string; port?: number }): Promise<string>;
+  /** The metrics listener's address once listening, when `server.metricsPort` is set. */
+  metricsAddress(): string | undefined;
   /** Resolves when no hint or pipeline check is waiting or running. */
   idle(): Promise<void>;
   /** Stops campaigning (releasing a held Lease), watching and listening; waits for runs. */

@@ -2,7 +2,8 @@
  * The composition root's HTTP side: the fastify app over the queues, the verified views and
  * the authorization doors (see gateway.ts for the data flow it feeds).
  */
-import { buildApp } from './app.js';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, buildMetricsApp } from './app.js';
 import { Principals } from './auth/principals.js';
 import { Authorizer } from './authorize/authorizer.js';
 import type { PipelineCatalog } from './catalog/catalog.js';
@@ -65,4 +66,30 @@ function hintAll(catalog: PipelineCatalog, hints: HintSink, id: PipelineId): Rec
   if (targets.length === 0) return 'unknown';
   const results = targets.map((t) => hints.offer(t.key, 'legacy-webhook'));
   return results.includes('full') ? 'full' : 'queued';
+}
+
+/**
+ * The HTTP listeners: the app, and the metrics app when `server.metricsPort` is set; listen()
+ * binds both (the metrics one on the app's host) and close() closes both.
+ */
+export function listeners(rt: Runtime, app: FastifyInstance) {
+  const { config } = rt;
+  const { metricsPort } = config.server;
+  let metricsApp: FastifyInstance | undefined;
+  let metricsAddress: string | undefined;
+  return {
+    listen: async (at?: { host?: string; port?: number }): Promise<string> => {
+      const host = at?.host ?? config.server.host;
+      const address = await app.listen({ host, port: at?.port ?? config.server.port });
+      if (metricsPort !== undefined && metricsApp === undefined) {
+        metricsApp = await buildMetricsApp(rt);
+        metricsAddress = await metricsApp.listen({ host, port: metricsPort });
+      }
+      return address;
+    },
+    metricsAddress: () => metricsAddress,
+    close: async () => {
+      await Promise.all([app.close(), metricsApp?.close()]);
+    },
+  };
 }

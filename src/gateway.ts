@@ -5,7 +5,7 @@
  * resync feeding the same pipeline queue. Nothing here decides anything.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { httpApp } from './gateway-http.js';
+import { httpApp, listeners } from './gateway-http.js';
 import { PipelineCatalog } from './catalog/catalog.js';
 import { wantedClusters } from './catalog/wanted-clusters.js';
 import { realScheduler, type Scheduler } from './clock.js';
@@ -242,15 +242,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop.pipelines);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop);
   const readiness = () =>
-    readinessOf({ pipelinesLoaded: watcher.synced(), resyncPasses: resync.completedPasses });
+    readinessOf({
+      pipelinesLoaded: watcher.synced(),
+      notLoadedBecause: watcher.notLoadedBecause(),
+      resyncPasses: resync.completedPasses,
+    });
   const { hints, pipelines, reconciler } = loop;
   rt.metrics.bindSources({
     hintQueueDepth: () => hints.stats().depth,
     pipelines: () => catalog.size,
     referencedObjects: () => catalog.referencedObjects,
   });
-  const app = await httpApp(rt, catalog, access, loop, readiness);
-  const { server } = rt.config;
+  const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
   return {
     start: async () => {
       await watcher.start();
@@ -258,7 +261,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       lifecycle.started = true;
       leadership.start();
     },
-    listen: (at) => app.listen({ host: at?.host ?? server.host, port: at?.port ?? server.port }),
+    listen: http.listen,
+    metricsAddress: http.metricsAddress,
     idle: async () => {
       // A hinted read queues re-checks, and a re-check can requeue: settle a few rounds.
       for (let i = 0; i < 5; i++) await Promise.all([hints.idle(), pipelines.idle()]);
@@ -266,7 +270,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close: async () => {
       await leadership.stop();
       await watcher.stop();
-      await app.close();
+      await http.close();
       await Promise.all([hints.stop(), pipelines.stop()]);
     },
     resync: () => resync.runOnce(),

@@ -19,7 +19,17 @@ management cluster (--kubeconfig, the config's management.kubeconfig, or the in-
 service account) and serves until SIGINT/SIGTERM. A bad configuration exits with status 2.
 `;
 
+/** The oldest Node.js line supported: 20 is past its end of life, and 22 and 24 are tested. */
+const MIN_NODE_MAJOR = 22;
+
 async function main(argv: string[]): Promise<number> {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < MIN_NODE_MAJOR) {
+    process.stderr.write(
+      `promotion-gateway needs Node.js ${String(MIN_NODE_MAJOR)} or later (this is ${process.version}, past its end of life)\n`,
+    );
+    return 1;
+  }
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':

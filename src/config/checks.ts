@@ -27,7 +27,15 @@ export function checkInput(input: CheckedInput): string[] {
       'backoffMaxMs',
     ),
     ...leaderTimings(input.leaderElection),
+    ...separateMetricsPort(input.server),
   ];
+}
+
+// One port cannot serve two listeners; 0 asks for any free port, so two zeros are fine.
+function separateMetricsPort(server: CheckedInput['server']): string[] {
+  const { port, metricsPort } = server;
+  if (metricsPort !== port || port === 0) return [];
+  return [problem('/server/metricsPort', 'must differ from /server/port')];
 }
 
 // A leader must give up before anyone may take the Lease over (renewDeadline < leaseDuration),

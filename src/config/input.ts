@@ -76,6 +76,7 @@ export interface ConfigInput {
     port?: number;
     bodyLimitBytes?: number;
     requestTimeoutMs?: number;
+    metricsPort?: number;
     trustProxy?: boolean;
   };
   rateLimit?: { max?: number; timeWindowMs?: number };

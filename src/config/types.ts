@@ -105,6 +105,8 @@ export interface GatewayConfig {
     port: number;
     bodyLimitBytes: number;
     requestTimeoutMs: number;
+    /** When set, /metrics is served on this port only, not beside the ingress routes. */
+    metricsPort?: number;
     trustProxy: boolean;
   };
   rateLimit: { max: number; timeWindowMs: number };

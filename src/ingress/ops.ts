@@ -13,13 +13,16 @@ export type ReadinessProbe = () => { ready: boolean; reasons: string[] };
 /** What the operational routes need. */
 export interface OpsRouteOptions {
   readiness: ReadinessProbe;
-  metrics: GatewayMetrics;
+  /** The registry to serve at /metrics; absent when metrics have a port of their own. */
+  metrics?: GatewayMetrics;
 }
 
 /** What readiness is judged on. */
 export interface ReadinessFacts {
   /** Every Pipeline watch has completed its first list. */
   pipelinesLoaded: boolean;
+  /** Why the Pipelines are not loaded (what the management cluster answered), when known. */
+  notLoadedBecause?: string | undefined;
   /** Full resync passes completed (the first fills the verified view). */
   resyncPasses: number;
 }
@@ -27,7 +30,12 @@ export interface ReadinessFacts {
 /** Ready once Pipelines are loaded and the first resync pass is done; else why not. */
 export function readinessOf(facts: ReadinessFacts): { ready: boolean; reasons: string[] } {
   const reasons: string[] = [];
-  if (!facts.pipelinesLoaded) reasons.push('Pipelines are not loaded yet');
+  if (!facts.pipelinesLoaded)
+    reasons.push(
+      facts.notLoadedBecause === undefined
+        ? 'Pipelines are not loaded yet'
+        : `Pipelines are not loaded: ${facts.notLoadedBecause}`,
+    );
   if (facts.resyncPasses === 0) reasons.push('the first resync has not completed');
   return { ready: reasons.length === 0, reasons };
 }
@@ -35,7 +43,7 @@ export function readinessOf(facts: ReadinessFacts): { ready: boolean; reasons: s
 /** Route config shared by the ops routes: no rate limit. */
 const EXEMPT = { rateLimit: false } as const;
 
-/** Registers GET /healthz, /readyz and /metrics. */
+/** Registers GET /healthz, /readyz and, when given a registry, /metrics. */
 export const opsRoutes: FastifyPluginCallback<OpsRouteOptions> = (app, options, done) => {
   const { readiness, metrics } = options;
 
@@ -47,6 +55,16 @@ export const opsRoutes: FastifyPluginCallback<OpsRouteOptions> = (app, options, 
     return reply.code(503).send({ ...errorBody('NotReady'), reasons: state.reasons });
   });
 
+  if (metrics !== undefined) app.register(metricsRoute, { metrics });
+  done();
+};
+
+/** Registers GET /metrics: the Prometheus text of `metrics`' registry. */
+export const metricsRoute: FastifyPluginCallback<{ metrics: GatewayMetrics }> = (
+  app,
+  { metrics },
+  done,
+) => {
   app.get('/metrics', { config: EXEMPT }, async (_request, reply) => {
     const text = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(text);

@@ -1,4 +1,5 @@
 import {
+  ApiException,
   CustomObjectsApi,
   makeInformer,
   type Informer,
@@ -7,6 +8,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { realScheduler, type Scheduler } from '../clock.js';
+import { failureSummary } from './errors.js';
 import type { KubeCalls } from './request-options.js';
 import { PIPELINE } from './resources.js';
 import type { KubeObject } from './types.js';
@@ -27,6 +29,9 @@ export class PipelineWatcher {
   private readonly informers: Informer<KubernetesObject>[] = [];
   private readonly pendingRestarts = new Set<() => void>();
   private readonly syncedInformers = new Set<Informer<KubernetesObject>>();
+  /** Informers whose latest list succeeded (a started informer may have failed its list). */
+  private readonly listed = new Set<Informer<KubernetesObject>>();
+  private problem: string | undefined;
   private stopped = false;
 
   constructor(
@@ -43,9 +48,14 @@ export class PipelineWatcher {
     await Promise.all(scopes.map((ns) => this.startOne(ns)));
   }
 
-  /** True once every informer has completed an initial list. */
+  /** True once every informer's latest list succeeded and its watch has not failed since. */
   synced(): boolean {
     return this.informers.length > 0 && this.syncedInformers.size === this.informers.length;
+  }
+
+  /** Why the Pipelines are not loaded (secret-free), or undefined once they are. */
+  notLoadedBecause(): string | undefined {
+    return this.synced() ? undefined : this.problem;
   }
 
   /** Stops all informers and pending restarts. */
@@ -61,12 +71,16 @@ export class PipelineWatcher {
       namespace === undefined
         ? `/apis/${PIPELINE.group}/${PIPELINE.version}/${PIPELINE.plural}`
         : `/apis/${PIPELINE.group}/${PIPELINE.version}/namespaces/${namespace}/${PIPELINE.plural}`;
+    // The informer reports 'connect' before it lists and its start() resolves even when the
+    // list failed, so "loaded" is only what a successful list says.
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
+      this.listed.delete(informer);
       const options = this.calls.options();
       const result: unknown =
         namespace === undefined
           ? await api.listClusterCustomObject({ ...PIPELINE }, options)
           : await api.listNamespacedCustomObject({ ...PIPELINE, namespace }, options);
+      this.listed.add(informer);
       return result as KubernetesListObject<KubernetesObject>;
     };
     const informer = makeInformer(this.kubeConfig, path, list);
@@ -79,7 +93,6 @@ export class PipelineWatcher {
     informer.on('delete', (obj) => {
       this.handler.remove(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
     });
-    informer.on('connect', () => this.syncedInformers.add(informer));
     let failures = 0;
     informer.on('error', (err: unknown) => {
       this.syncedInformers.delete(informer);
@@ -87,16 +100,28 @@ export class PipelineWatcher {
       if (this.stopped) return;
       failures += 1;
       const retryIn = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
-      this.handler.error(describe(err), retryIn);
+      this.failed(err, retryIn);
       this.restartLater(informer, retryIn, () => (failures = 0));
     });
     try {
       await informer.start();
-      this.syncedInformers.add(informer);
+      this.markListed(informer);
     } catch (err) {
-      this.handler.error(describe(err), 1000);
+      this.failed(err, 1000);
       this.restartLater(informer, 1000, () => undefined);
     }
+  }
+
+  private markListed(informer: Informer<KubernetesObject>): boolean {
+    if (!this.listed.has(informer)) return false;
+    this.syncedInformers.add(informer);
+    if (this.synced()) this.problem = undefined;
+    return true;
+  }
+
+  private failed(err: unknown, retryInMs: number): void {
+    this.problem = describe(err);
+    this.handler.error(this.problem, retryInMs);
   }
 
   private restartLater(informer: Informer<KubernetesObject>, ms: number, onOk: () => void): void {
@@ -106,11 +131,11 @@ export class PipelineWatcher {
       if (this.stopped) return;
       informer.start().then(
         () => {
-          this.syncedInformers.add(informer);
-          onOk();
+          // A failed list was reported through 'error', which scheduled its own restart.
+          if (this.markListed(informer)) onOk();
         },
         (err: unknown) => {
-          this.handler.error(describe(err), ms);
+          this.failed(err, ms);
           this.restartLater(informer, Math.min(30_000, ms * 2), onOk);
         },
       );
@@ -127,13 +152,13 @@ function withKind(obj: KubernetesObject): KubeObject {
   } as KubeObject;
 }
 
+/** One secret-free sentence: what failed, what the cluster said, and its classified reason. */
 function describe(err: unknown): string {
-  if (typeof err === 'object' && err !== null) {
-    const code =
-      (err as { code?: unknown; statusCode?: unknown }).statusCode ??
-      (err as { code?: unknown }).code;
-    if (typeof code === 'number' || typeof code === 'string')
-      return `watch failed (${String(code)})`;
-  }
-  return 'watch failed';
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  const summary =
+    typeof status === 'number' && status >= 400
+      ? { ...failureSummary(new ApiException(status, '', undefined, {})), status }
+      : failureSummary(err);
+  const answered = summary.status === undefined ? '' : ` (HTTP ${String(summary.status)})`;
+  return `listing or watching Pipelines in the management cluster failed: ${summary.message}${answered}, reason ${summary.reason}`;
 }

@@ -58,7 +58,7 @@ export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
       deps.legacyKeys.forget(id);
     },
     error: (message, retryInMs) => {
-      logger.warn({ retryInMs }, `pipeline ${message}; restarting`);
+      logger.warn({ retryInMs }, `${message}; retrying`);
     },
   };
 }

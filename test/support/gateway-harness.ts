@@ -142,11 +142,19 @@ export interface RunningGateway {
  * (and JWT subject `flux-<env>`), the management kubeconfig of the least-privilege gateway
  * user, a resync interval so long that only runOnce() resyncs, and the instance id as its
  * leader-election identity. `config` is merged over that;
- * `start: false` only listens (readiness tests).
+ * `start: false` only listens (readiness tests); `managementKubeconfig` replaces the credentials.
  */
 export async function launchGateway(
   fleet: TestFleet,
-  options: { instanceId?: string; config?: ConfigInput; start?: boolean } = {},
+  options: {
+    instanceId?: string;
+    config?: ConfigInput;
+    start?: boolean;
+    /** The management kubeconfig's text; the least-privilege gateway user's by default. */
+    managementKubeconfig?: string;
+    /** Receives the gateway's log lines at info level (otherwise the log is silent). */
+    logLines?: string[];
+  } = {},
 ): Promise<RunningGateway> {
   const overrides = options.config ?? {};
   const config = defaultConfig({
@@ -173,7 +181,9 @@ export async function launchGateway(
     },
   });
   const managementKubeConfig = new KubeConfig();
-  managementKubeConfig.loadFromString(fleet.management.kubeconfig(GATEWAY_USER));
+  managementKubeConfig.loadFromString(
+    options.managementKubeconfig ?? fleet.management.kubeconfig(GATEWAY_USER),
+  );
   let offset = 0;
   const scheduler: Scheduler = {
     // advanceClock moves the wall clock only, as an NTP step would; durations stay real.
@@ -184,8 +194,7 @@ export async function launchGateway(
   const gateway = await createGateway({
     config,
     managementKubeConfig,
-    // GW_LOG=1 shows the gateway's debug log when a test needs explaining.
-    logger: createLogger(process.env.GW_LOG === undefined ? 'silent' : 'debug'),
+    logger: testLogger(options.logLines),
     scheduler,
     kubeTimeoutMs: 5_000,
   });
@@ -203,6 +212,13 @@ export async function launchGateway(
     },
     close: () => gateway.close(),
   };
+}
+
+/** GW_LOG=1 shows the gateway's debug log when a test needs explaining; `lines` captures info. */
+function testLogger(lines: string[] | undefined) {
+  if (lines !== undefined)
+    return createLogger('info', { write: (line: string) => void lines.push(line) });
+  return createLogger(process.env.GW_LOG === undefined ? 'silent' : 'debug');
 }
 
 /**

@@ -3,7 +3,8 @@ import { tempDir } from '../support/temp-dirs.js';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runServe } from '../../src/serve.js';
+import { defaultConfig } from '../../src/config/load.js';
+import { managementKubeConfig, runServe } from '../../src/serve.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -41,5 +42,45 @@ describe('promotion-gateway serve', () => {
     const out = capture();
     expect(await runServe([], {}, out.stream)).toBe(2);
     expect(out.text()).toContain('--config');
+  });
+
+  it('answers --help with its usage and exit 0, and an unknown option with exit 2', async () => {
+    const help = capture();
+    expect(await runServe(['--help'], {}, help.stream)).toBe(0);
+    expect(help.text()).toContain('Usage: promotion-gateway serve --config FILE');
+    const bad = capture();
+    expect(await runServe(['--bogus'], {}, bad.stream)).toBe(2);
+    expect(bad.text()).toContain("Unknown option '--bogus'");
+  });
+
+  it('exits 2 saying what is missing when there is neither a kubeconfig nor a pod identity', async () => {
+    const dir = tempDir('pg-serve-');
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, 'server:\n  port: 0\n');
+    const out = capture();
+    expect(await runServe(['--config', file], {}, out.stream)).toBe(2);
+    expect(out.text()).toContain('no management cluster credentials: not running in a cluster');
+    expect(out.text()).toContain('--kubeconfig');
+  });
+});
+
+describe('managementKubeConfig', () => {
+  const config = defaultConfig({});
+  const inCluster = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+
+  it('names the missing service account token inside a pod without one', () => {
+    const missing = join(tempDir('pg-serve-'), 'token');
+    const answer = managementKubeConfig(config, undefined, undefined, inCluster, missing);
+    expect(answer).toBe(
+      `no management cluster credentials: no service account token at ${missing}; give --kubeconfig PATH or management.kubeconfig in the configuration, or run in a pod with a service account`,
+    );
+  });
+
+  it('uses the pod identity when the environment and the token are there', () => {
+    const token = join(tempDir('pg-serve-'), 'token');
+    writeFileSync(token, 'pod-token');
+    const answer = managementKubeConfig(config, undefined, undefined, inCluster, token);
+    if (typeof answer === 'string') throw new Error(answer);
+    expect(answer.getCurrentCluster()?.server).toBe('https://10.0.0.1:443');
   });
 });

@@ -195,6 +195,16 @@ describe('rules checked in code', () => {
       'config /leaderElection/leaseDurationMs: must be multiple of 1000',
     ]);
   });
+
+  it('rejects a metrics port equal to the main port, but not two "any free port" zeros', () => {
+    expect(problemsOf({ server: { port: 8080, metricsPort: 8080 } })).toEqual([
+      'config /server/metricsPort: must differ from /server/port',
+    ]);
+    const zeros = loadConfig({ object: { server: { port: 0, metricsPort: 0 } }, env: {} });
+    expect(zeros.server.metricsPort).toBe(0);
+    const apart = loadConfig({ object: { server: { metricsPort: 9090 } }, env: {} });
+    expect(apart.server).toMatchObject({ port: 8080, metricsPort: 9090 });
+  });
 });
 
 describe('file parsing', () => {
