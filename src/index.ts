@@ -17,3 +17,5 @@ export type { PipelineView } from './reconcile/view.js';
 export type { ResyncReport } from './resync/resync.js';
 export type { Pipeline, PromotionRecord } from './pipeline/types.js';
 export { EventAnnotations, PromoteEventReason } from './promote/strategies/notification.js';
+export { signStatement, STATEMENT_ALGORITHMS } from './auth/statement.js';
+export type { StatementClaims } from './auth/statement.js';

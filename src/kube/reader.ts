@@ -2,7 +2,18 @@ import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError } from './errors.js';
 import type { KubeCalls } from './request-options.js';
 import { coordinatesFor } from './resources.js';
-import type { KubeObject, ObjectReader, ObjectRef, ReadResult } from './types.js';
+import type { KubeObject, ObjectReader, ObjectRef, PageVisitor, ReadResult } from './types.js';
+
+/**
+ * Objects per LIST page: a page is a few hundred KiB of JSON, so a pass holds at most one page
+ * per LIST in flight, whatever the size of a namespace or cluster.
+ */
+export const LIST_PAGE_SIZE = 250;
+
+interface ListPage {
+  items?: KubeObject[];
+  metadata?: { continue?: string };
+}
 
 /** Reads app objects from one cluster with client-node, each call bounded by a timeout. */
 export class KubeObjectReader implements ObjectReader {
@@ -30,22 +41,33 @@ export class KubeObjectReader implements ObjectReader {
     }
   }
 
-  /** One LIST of the kind in a namespace; failures are classified, never thrown. */
+  /** A paged LIST (see ObjectReader.list); failures are classified, never thrown. */
   async list(
     apiVersion: string,
     kind: string,
-    namespace: string,
-  ): Promise<ReadResult<KubeObject[]>> {
+    namespace: string | undefined,
+    visit: PageVisitor,
+  ): Promise<ReadResult<number>> {
     const coords = coordinatesFor(apiVersion, kind);
     if (coords === undefined) return unsupported(kind);
+    let listed = 0;
+    let token: string | undefined;
     try {
-      const list = (await this.api.listNamespacedCustomObject(
-        { ...coords, namespace },
-        this.calls.options(),
-      )) as { items?: KubeObject[] };
-      // LIST items carry no apiVersion/kind on the wire; restore them for the readers above.
-      const items = (list.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
-      return { ok: true, value: items };
+      do {
+        const query = { ...coords, limit: LIST_PAGE_SIZE, _continue: token };
+        const page = (await (namespace === undefined
+          ? this.api.listClusterCustomObject(query, this.calls.options())
+          : this.api.listNamespacedCustomObject(
+              { ...query, namespace },
+              this.calls.options(),
+            ))) as ListPage;
+        // LIST items carry no apiVersion/kind on the wire; restore them for the readers above.
+        const items = (page.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
+        visit(items);
+        listed += items.length;
+        token = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
+      } while (token !== undefined);
+      return { ok: true, value: listed };
     } catch (err) {
       return { ok: false, ...classifyKubeError(err) };
     }

@@ -50,9 +50,21 @@ export type ReadResult<T = KubeObject> =
 export interface ObjectReader {
   /** One GET of the named object. */
   get(ref: ObjectRef): Promise<ReadResult>;
-  /** One LIST of every object of apiVersion/kind in a namespace. */
-  list(apiVersion: string, kind: string, namespace: string): Promise<ReadResult<KubeObject[]>>;
+  /**
+   * One LIST of every object of apiVersion/kind in `namespace` (every namespace when undefined),
+   * read in pages that `visit` sees as they arrive and may then drop. Resolves to the number of
+   * objects listed, or the failure (after which the pages already visited must be ignored).
+   */
+  list(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    visit: PageVisitor,
+  ): Promise<ReadResult<number>>;
 }
+
+/** Sees one page of a LIST (apiVersion and kind restored on every item). */
+export type PageVisitor = (items: readonly KubeObject[]) => void;
 
 /** Resolves a cluster name to a reader built from that cluster's own credentials. */
 export interface ClusterDirectory {

@@ -45,8 +45,10 @@ export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
       }
       void deps.legacyKeys.track(id, checked.pipeline);
       const changed = catalog.upsert(checked.pipeline);
-      if (changed) deps.requireFullRead(id);
+      // Before start-up completes the start-up pass LISTs every target: marking the Pipelines
+      // loaded now for a full read would GET each target again right after.
       if (!deps.started()) return;
+      if (changed) deps.requireFullRead(id);
       const request = () => deps.pipelines.requestPipeline(id, 'spec-change');
       // New references may name a new cluster: resolve it first, or the check reads nothing.
       if (changed) void deps.syncClusters().then(request, request);

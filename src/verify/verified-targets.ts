@@ -6,7 +6,18 @@
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetStatus } from '../evaluate/types.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
+import { Limiter } from '../queue/limiter.js';
+import { isClusterWide, widenScopes } from './scope-plan.js';
 import type { Verifier } from './verifier.js';
+
+/**
+ * LISTs in flight per cluster: a handful keeps one API server busy without queueing requests
+ * behind each other until they time out, and matches the idle sockets kept per cluster
+ * (maxFreeSockets in kube/agent-pool.ts), so a pass reuses its connections.
+ */
+export const LISTS_PER_CLUSTER = 4;
+/** LISTs in flight in all: with one page each, this bounds what a pass holds in memory. */
+export const LISTS_IN_FLIGHT = 32;
 
 /** A verified status and when it was read (ms since the epoch). */
 export interface StoredStatus {
@@ -17,6 +28,10 @@ export interface StoredStatus {
 /** Verified state of app objects, and the reads that refresh it. */
 export class VerifiedTargets {
   private readonly entries = new Map<string, StoredStatus>();
+  private readonly clusterLimiters = new Map<string, Limiter>();
+  private readonly inFlight = new Limiter(LISTS_IN_FLIGHT);
+  /** Clusters whose RBAC refused a cluster-wide LIST: read per namespace from then on. */
+  private readonly perNamespaceOnly = new Set<string>();
 
   constructor(
     private readonly verifier: Verifier,
@@ -47,20 +62,46 @@ export class VerifiedTargets {
   }
 
   /**
-   * One LIST per scope, every scope at once; each target's status is stored. Resolves to the
-   * number of targets found Unknown.
+   * One paged LIST per scope (widened to one per cluster and kind where a cluster holds many
+   * namespaces, see scope-plan.ts), at most LISTS_PER_CLUSTER at once per cluster and
+   * LISTS_IN_FLIGHT in all; each target's status is stored as its LIST completes. A cluster
+   * that refuses a cluster-wide LIST is read per namespace, now and in later passes. Resolves to
+   * the number of targets found Unknown.
    */
   async readScopes(scopes: ReadonlyMap<ListScope, readonly CatalogTarget[]>): Promise<number> {
-    const results = await Promise.all(
-      [...scopes].map(([scope, targets]) => this.verifier.readScope(scope, targets)),
+    const plan = widenScopes(scopes, (cluster) => this.perNamespaceOnly.has(cluster));
+    const counts = await Promise.all(
+      [...plan].map(async ([scope, targets]) => {
+        const statuses = await this.listLimited(scope, targets);
+        if (isClusterWide(scope) && refusedWide(statuses)) {
+          this.perNamespaceOnly.add(scope.cluster);
+          return this.readScopes(narrowed(scopes, scope.cluster));
+        }
+        return this.store(statuses);
+      }),
     );
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
+  private listLimited(
+    scope: ListScope,
+    targets: readonly CatalogTarget[],
+  ): Promise<Map<CatalogTarget, TargetStatus>> {
+    let limiter = this.clusterLimiters.get(scope.cluster);
+    if (limiter === undefined) {
+      limiter = new Limiter(LISTS_PER_CLUSTER);
+      this.clusterLimiters.set(scope.cluster, limiter);
+    }
+    const perCluster = limiter;
+    return perCluster.run(() => this.inFlight.run(() => this.verifier.readScope(scope, targets)));
+  }
+
+  private store(statuses: ReadonlyMap<CatalogTarget, TargetStatus>): number {
     const readAt = this.now();
     let unknown = 0;
-    for (const statuses of results) {
-      for (const [target, status] of statuses) {
-        this.entries.set(objectKeyId(target.key), { status, readAt });
-        if (status.health === 'Unknown') unknown += 1;
-      }
+    for (const [target, status] of statuses) {
+      this.entries.set(objectKeyId(target.key), { status, readAt });
+      if (status.health === 'Unknown') unknown += 1;
     }
     return unknown;
   }
@@ -69,4 +110,18 @@ export class VerifiedTargets {
   retain(isReferenced: (id: string) => boolean): void {
     for (const id of this.entries.keys()) if (!isReferenced(id)) this.entries.delete(id);
   }
+}
+
+/** True when a cluster-wide LIST was refused by RBAC (every target Forbidden). */
+function refusedWide(statuses: ReadonlyMap<CatalogTarget, TargetStatus>): boolean {
+  const all = [...statuses.values()];
+  return all.length > 0 && all.every((s) => s.health === 'Unknown' && s.reason === 'Forbidden');
+}
+
+/** The per-namespace scopes of one cluster from the catalog's plan. */
+function narrowed(
+  scopes: ReadonlyMap<ListScope, readonly CatalogTarget[]>,
+  cluster: string,
+): Map<ListScope, readonly CatalogTarget[]> {
+  return new Map([...scopes].filter(([scope]) => scope.cluster === cluster));
 }

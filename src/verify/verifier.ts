@@ -1,15 +1,10 @@
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
-import type {
-  ClusterDirectory,
-  KubeObject,
-  ObjectRef,
-  ReadFailureReason,
-  ReadResult,
-} from '../kube/types.js';
+import type { ClusterDirectory, ObjectRef, ReadFailureReason, ReadResult } from '../kube/types.js';
 import { parseApiVersion } from '../pipeline/api-version.js';
 import { apiVersionCandidates } from '../pipeline/flux-kinds.js';
 import type { ObjectKey } from '../pipeline/object-key.js';
+import { isClusterWide } from './scope-plan.js';
 import { targetStatusFromFailure, targetStatusFromObject } from './target-status.js';
 
 /** Sees every read by cluster and result ('ok' or the failure reason), for metrics and refreshes. */
@@ -77,8 +72,9 @@ export class Verifier {
   }
 
   /**
-   * One LIST for a scope; returns the status of each requested target in it (absent from the
-   * list = NotFound; a failed list = every target Unknown with the failure).
+   * One paged LIST for a scope (a namespace, or the whole cluster): returns the status of each
+   * requested target in it (absent from the list = NotFound; a failed list = every target
+   * Unknown with the failure). Only the targets' statuses are kept, never the listed objects.
    */
   async readScope(
     scope: ListScope,
@@ -86,22 +82,33 @@ export class Verifier {
   ): Promise<Map<CatalogTarget, TargetStatus>> {
     const out = new Map<CatalogTarget, TargetStatus>();
     const reader = this.clusters.reader(scope.cluster);
-    const location = { cluster: scope.cluster, namespace: scope.namespace };
     if (reader === undefined) {
-      for (const t of targets) out.set(t, this.noReader(location));
+      for (const t of targets) out.set(t, this.noReader(locationOf(t)));
       return out;
     }
-    const result = await this.withServedVersion(scope.cluster, scope.apiVersion, scope.kind, (v) =>
-      reader.list(v, scope.kind, scope.namespace),
+    const wanted = new Map(targets.map((t) => [`${t.key.namespace}/${t.key.name}`, t]));
+    const namespace = isClusterWide(scope) ? undefined : scope.namespace;
+    const result = await this.withServedVersion(
+      scope.cluster,
+      scope.apiVersion,
+      scope.kind,
+      (v) => {
+        out.clear();
+        return reader.list(v, scope.kind, namespace, (items) => {
+          for (const object of items) {
+            const target = wanted.get(`${object.metadata.namespace ?? ''}/${object.metadata.name}`);
+            if (target !== undefined)
+              out.set(target, targetStatusFromObject(object, locationOf(target)));
+          }
+        });
+      },
     );
     this.observe(scope.cluster, 'list', result.ok ? 'ok' : result.reason);
-    if (!result.ok) {
-      for (const t of targets)
-        out.set(t, targetStatusFromFailure(result.reason, result.message, location));
-      return out;
+    for (const t of targets) {
+      if (!result.ok)
+        out.set(t, targetStatusFromFailure(result.reason, result.message, locationOf(t)));
+      else if (!out.has(t)) out.set(t, notListed(t));
     }
-    const byName = new Map(result.value.map((o) => [o.metadata.name, o]));
-    for (const t of targets) out.set(t, statusOfListed(byName.get(t.key.name), t, location));
     return out;
   }
 
@@ -118,14 +125,15 @@ function toStatus(result: ReadResult, location: TargetLocation): TargetStatus {
     : targetStatusFromFailure(result.reason, result.message, location);
 }
 
-function statusOfListed(
-  object: KubeObject | undefined,
-  target: CatalogTarget,
-  location: TargetLocation,
-): TargetStatus {
-  if (object === undefined) {
-    const { kind, namespace, name } = target.ref;
-    return targetStatusFromFailure('NotFound', `${kind} ${namespace}/${name} not found`, location);
-  }
-  return targetStatusFromObject(object, location);
+function locationOf(target: CatalogTarget): TargetLocation {
+  return { cluster: target.key.cluster, namespace: target.key.namespace };
+}
+
+function notListed(target: CatalogTarget): TargetStatus {
+  const { kind, namespace, name } = target.ref;
+  return targetStatusFromFailure(
+    'NotFound',
+    `${kind} ${namespace}/${name} not found`,
+    locationOf(target),
+  );
 }

@@ -8,6 +8,7 @@ import type {
   KubeObject,
   ObjectReader,
   ObjectRef,
+  PageVisitor,
   ReadFailureReason,
   ReadResult,
 } from '../../src/kube/types.js';
@@ -28,6 +29,11 @@ export class FakeCluster implements ObjectReader {
     this.objects.set(`${namespace}/${name}`, object);
   }
 
+  /** Deletes the object `namespace/name`. */
+  remove(namespace: string, name: string): void {
+    this.objects.delete(`${namespace}/${name}`);
+  }
+
   get(ref: ObjectRef): Promise<ReadResult> {
     this.gets++;
     if (this.failure !== undefined) return Promise.resolve(this.failed());
@@ -38,13 +44,30 @@ export class FakeCluster implements ObjectReader {
     return Promise.resolve({ ok: true, value: structuredClone(found) });
   }
 
-  list(apiVersion: string, kind: string, namespace: string): Promise<ReadResult<KubeObject[]>> {
+  /** Namespaces of the LISTs made, in order ('*' for a cluster-wide one). */
+  readonly listedNamespaces: string[] = [];
+  /** When set, a cluster-wide LIST fails Forbidden (RBAC granted per namespace only). */
+  clusterWideForbidden = false;
+  /** Objects per page of a LIST. */
+  pageSize = 2;
+
+  list(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    visit: PageVisitor,
+  ): Promise<ReadResult<number>> {
     this.lists++;
+    this.listedNamespaces.push(namespace ?? '*');
     if (this.failure !== undefined) return Promise.resolve(this.failed());
+    if (namespace === undefined && this.clusterWideForbidden)
+      return Promise.resolve({ ok: false, reason: 'Forbidden', message: 'cluster-wide list' });
     const items = [...this.objects.values()].filter(
-      (o) => o.kind === kind && o.metadata.namespace === namespace,
+      (o) => o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace),
     );
-    return Promise.resolve({ ok: true, value: items.map((o) => ({ ...o, apiVersion })) });
+    for (let i = 0; i < items.length; i += this.pageSize)
+      visit(items.slice(i, i + this.pageSize).map((o) => ({ ...o, apiVersion })));
+    return Promise.resolve({ ok: true, value: items.length });
   }
 
   private failed(): { ok: false; reason: ReadFailureReason; message: string } {

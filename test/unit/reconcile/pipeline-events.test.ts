@@ -76,12 +76,12 @@ describe('pipelineEvents', () => {
     expect(calls).toEqual(['track-key apps/app', 'request apps/app spec-change']);
   });
 
-  it('only loads before start-up: the first resync checks everything', async () => {
+  it('only loads before start-up: the start-up pass LISTs every target, so no full read', async () => {
     const { catalog, calls, handler } = setup(false);
     handler.upsert(object());
     await settle();
     expect(catalog.size).toBe(1);
-    expect(calls).toEqual(['track-key apps/app', 'full-read apps/app']);
+    expect(calls).toEqual(['track-key apps/app']);
   });
 
   it('drops an object that does not match the Pipeline schema, and says why', async () => {

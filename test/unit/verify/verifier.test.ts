@@ -5,6 +5,7 @@ import type {
   KubeObject,
   ObjectReader,
   ObjectRef,
+  PageVisitor,
   ReadResult,
 } from '../../../src/kube/types.js';
 import { Verifier } from '../../../src/verify/verifier.js';
@@ -24,11 +25,17 @@ class FakeReader implements ObjectReader {
     }
     return Promise.resolve({ ok: true, value: { ...found, apiVersion: ref.apiVersion } });
   }
-  list(apiVersion: string): Promise<ReadResult<KubeObject[]>> {
+  list(
+    apiVersion: string,
+    _kind: string,
+    _namespace: string | undefined,
+    visit: PageVisitor,
+  ): Promise<ReadResult<number>> {
     this.calls.push(`list ${apiVersion}`);
     if (!this.served.includes(apiVersion))
       return Promise.resolve({ ok: false, reason: 'NotFound', message: 'no such resource' });
-    return Promise.resolve({ ok: true, value: this.objects.map((o) => ({ ...o, apiVersion })) });
+    visit(this.objects.map((o) => ({ ...o, apiVersion })));
+    return Promise.resolve({ ok: true, value: this.objects.length });
   }
 }
 

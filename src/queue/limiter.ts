@@ -1,0 +1,27 @@
+/**
+ * A counting semaphore for promises: at most `slots` tasks run at once, the rest wait in
+ * arrival order. Bounds LISTs in flight (memory, sockets) without a dependency.
+ */
+export class Limiter {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly slots: number) {}
+
+  /** Runs `task` once a slot is free; resolves or rejects as the task does. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.slots) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.running += 1;
+    }
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next waiter, so `running` only drops when none waits.
+      const next = this.waiting.shift();
+      if (next === undefined) this.running -= 1;
+      else next();
+    }
+  }
+}
