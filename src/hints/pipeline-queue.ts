@@ -41,7 +41,9 @@ export class PipelineQueue extends QueueFront<PipelineId> implements PipelineTri
 
   /** Queues a re-check: 'unknown' for a Pipeline not loaded, 'full' at capacity. */
   requestPipeline(id: PipelineId, source: RecheckSource): RecheckResult {
-    const result = this.options.has(id) ? queuedOrFull(this.queue.offer(id)) : 'unknown';
+    // Anything but the resync is someone waiting (an event, an approval): it goes first.
+    const urgent = source !== 'resync';
+    const result = this.options.has(id) ? queuedOrFull(this.queue.offer(id, urgent)) : 'unknown';
     this.options.onRequest?.(id, source, result);
     return result;
   }

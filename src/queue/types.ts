@@ -76,6 +76,8 @@ export interface Base<K> {
   group: string;
   /** Consecutive 'retry' results. */
   failures: number;
+  /** Runs ahead of every non-urgent ready key (an event's re-check ahead of a resync's). */
+  urgent: boolean;
 }
 
 /** Waiting to run now. */
@@ -112,4 +114,6 @@ export interface Group<K> {
   running: number;
   /** Ready entries in arrival order (Map keeps insertion order). */
   ready: Map<string, ReadyEntry<K>>;
+  /** Urgent ready entries, in arrival order: picked before any of `ready`. */
+  urgent: Map<string, ReadyEntry<K>>;
 }

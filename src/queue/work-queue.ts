@@ -53,11 +53,12 @@ export class WorkQueue<K> {
   }
 
   /**
-   * Asks for `key` to be processed as soon as possible. 'coalesced' when a run is already
-   * pending (a key in retry backoff keeps its backoff); 'full' when at capacity or stopped.
+   * Asks for `key` to be processed as soon as possible (`urgent`: ahead of every non-urgent
+   * key). 'coalesced' when a run is already pending (a key in retry backoff keeps its
+   * backoff); 'full' when at capacity or stopped.
    */
-  offer(key: K): OfferResult {
-    return this.request(key, this.scheduler.now(), true);
+  offer(key: K, urgent = false): OfferResult {
+    return this.request(key, this.scheduler.now(), true, urgent);
   }
 
   /**
@@ -96,7 +97,7 @@ export class WorkQueue<K> {
     return this.idle();
   }
 
-  private request(key: K, requestedAt: number, isOffer: boolean): OfferResult {
+  private request(key: K, requestedAt: number, isOffer: boolean, urgent = false): OfferResult {
     if (this.stopped) return this.reject(key);
     const id = this.options.keyOf(key);
     const at = this.spacing.notBefore(id, requestedAt);
@@ -104,9 +105,11 @@ export class WorkQueue<K> {
     if (entry === undefined) {
       if (this.ready.size + this.scheduledCount >= this.options.capacity) return this.reject(key);
       const group = this.options.groupOf?.(key) ?? '';
-      this.place({ key, id, group, failures: 0 }, at, false);
+      this.place({ key, id, group, failures: 0, urgent }, at, false);
       return this.count('queued');
     }
+    if (urgent && entry.state === 'ready') this.ready.hurry(entry, this.seq++);
+    else if (urgent) entry.urgent = true;
     switch (entry.state) {
       case 'ready':
         return this.count('coalesced');
@@ -129,18 +132,17 @@ export class WorkQueue<K> {
 
   /** Files a key as ready (when `at` has come, then dispatches) or scheduled for `at`. */
   private place(base: Base<K>, requestedAt: number, backoff: boolean): void {
-    const { key, id, group, failures } = base;
+    const { key, id, group, failures, urgent } = base;
     const at = this.spacing.notBefore(id, requestedAt);
     const now = this.scheduler.now();
+    const core = { key, id, group, failures, urgent };
     if (at <= now) {
-      const core = { key, id, group, failures };
       const ready: ReadyEntry<K> = { ...core, state: 'ready', seq: this.seq++, readyAt: now };
       this.entries.set(id, ready);
       this.ready.add(ready);
       this.dispatch();
       return;
     }
-    const core = { key, id, group, failures };
     const scheduled: ScheduledEntry<K> = {
       ...core,
       state: 'scheduled',
@@ -179,12 +181,9 @@ export class WorkQueue<K> {
 
   private start(ready: ReadyEntry<K>): void {
     this.detach(ready);
-    const { key, id, group, failures } = ready;
+    const { key, id, group, failures, urgent } = ready;
     const running: RunningEntry<K> = {
-      key,
-      id,
-      group,
-      failures,
+      ...{ key, id, group, failures, urgent },
       state: 'running',
       dirty: false,
       laterAt: undefined,

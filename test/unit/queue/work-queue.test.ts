@@ -31,6 +31,19 @@ describe('WorkQueue coalescing', () => {
     expect(h.queue.stats().coalesced).toBe(2);
   });
 
+  it('runs urgent keys ahead of every waiting non-urgent key, oldest urgent first', async () => {
+    const h = harness({ perGroupConcurrency: 1, globalConcurrency: 1 });
+    h.queue.offer('a:busy');
+    for (const key of ['a:r1', 'b:r2', 'a:r3']) h.queue.offer(key);
+    h.queue.offer('b:event', true);
+    // A waiting key offered again as urgent moves ahead too, behind the earlier urgent one.
+    expect(h.queue.offer('a:r3', true)).toBe('coalesced');
+    await flush();
+    for (const key of ['a:busy', 'b:event', 'a:r3', 'a:r1', 'b:r2']) await h.finish(key);
+    await h.queue.idle();
+    expect(h.calls).toEqual(['a:busy', 'b:event', 'a:r3', 'a:r1', 'b:r2']);
+  });
+
   it('runs a key offered while in flight exactly once more, after the current run', async () => {
     const h = harness();
     h.queue.offer('a:1');
