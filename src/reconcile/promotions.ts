@@ -110,7 +110,7 @@ async function confirmInputs(
     const stored = deps.verified.get(t.key);
     return stored === undefined || now - stored.readAt > deps.freshnessMs;
   });
-  await deps.verified.readAll(stale);
+  await deps.verified.reread(stale);
 }
 
 function evaluateOn(

@@ -19,10 +19,27 @@ export const LISTS_PER_CLUSTER = 4;
 /** LISTs in flight in all: with one page each, this bounds what a pass holds in memory. */
 export const LISTS_IN_FLIGHT = 32;
 
-/** A verified status and when it was read (ms since the epoch). */
+/**
+ * Stale targets of one scope at or above this many, and confirming them re-LISTs the scope
+ * (one request refreshes all its targets for every confirmation that follows) instead of
+ * GETting each: after a pass, its promotion wave then costs a LIST per scope, not a GET per
+ * target.
+ */
+export const RELIST_FROM = 4;
+
+/** One scope as a pass LISTed it: what a confirmation re-LISTs to refresh a target of it. */
+export interface ScopeRead {
+  readonly scope: ListScope;
+  readonly targets: readonly CatalogTarget[];
+  /** The re-LIST in flight, shared by every confirmation that needs it. */
+  relisting?: Promise<void> | undefined;
+}
+
+/** A verified status, when it was read (ms since the epoch), and the LIST that read it last. */
 export interface StoredStatus {
   status: TargetStatus;
   readAt: number;
+  scope?: ScopeRead | undefined;
 }
 
 /** Verified state of app objects, and the reads that refresh it. */
@@ -51,8 +68,41 @@ export class VerifiedTargets {
   /** One GET of the target's object; the status is stored and returned. */
   async read(target: CatalogTarget): Promise<TargetStatus> {
     const status = await this.verifier.readOne(target.key, target.ref);
-    this.entries.set(objectKeyId(target.key), { status, readAt: this.now() });
+    const id = objectKeyId(target.key);
+    this.entries.set(id, { status, readAt: this.now(), scope: this.entries.get(id)?.scope });
     return status;
+  }
+
+  /**
+   * Reads `targets` again (the confirmation before a promotion): by one shared re-LIST of
+   * their scope where the last pass listed at least RELIST_FROM of them together, else by GET.
+   */
+  async reread(targets: readonly CatalogTarget[]): Promise<void> {
+    const gets: CatalogTarget[] = [];
+    const relists = new Set<ScopeRead>();
+    for (const t of targets) {
+      const read = this.entries.get(objectKeyId(t.key))?.scope;
+      if (read !== undefined && read.targets.length >= RELIST_FROM) relists.add(read);
+      else gets.push(t);
+    }
+    await Promise.all([this.readAll(gets), ...[...relists].map((r) => this.relist(r, targets))]);
+  }
+
+  private relist(read: ScopeRead, wanted: readonly CatalogTarget[]): Promise<void> {
+    read.relisting ??= this.listLimited(read.scope, read.targets)
+      .then(async (statuses) => {
+        if (!isClusterWide(read.scope) || !refusedWide(statuses)) {
+          this.store(statuses, read);
+          return;
+        }
+        // RBAC changed since the pass: from now on per namespace; for now, GET what is needed.
+        this.perNamespaceOnly.add(read.scope.cluster);
+        await this.readAll(wanted.filter((t) => read.targets.includes(t)));
+      })
+      .finally(() => {
+        read.relisting = undefined;
+      });
+    return read.relisting;
   }
 
   /** One GET per distinct object among `targets`, at once; resolves when all are stored. */
@@ -77,7 +127,7 @@ export class VerifiedTargets {
           this.perNamespaceOnly.add(scope.cluster);
           return this.readScopes(narrowed(scopes, scope.cluster));
         }
-        return this.store(statuses);
+        return this.store(statuses, { scope, targets });
       }),
     );
     return counts.reduce((sum, n) => sum + n, 0);
@@ -96,11 +146,11 @@ export class VerifiedTargets {
     return perCluster.run(() => this.inFlight.run(() => this.verifier.readScope(scope, targets)));
   }
 
-  private store(statuses: ReadonlyMap<CatalogTarget, TargetStatus>): number {
+  private store(statuses: ReadonlyMap<CatalogTarget, TargetStatus>, scope: ScopeRead): number {
     const readAt = this.now();
     let unknown = 0;
     for (const [target, status] of statuses) {
-      this.entries.set(objectKeyId(target.key), { status, readAt });
+      this.entries.set(objectKeyId(target.key), { status, readAt, scope });
       if (status.health === 'Unknown') unknown += 1;
     }
     return unknown;

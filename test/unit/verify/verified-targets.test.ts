@@ -8,7 +8,7 @@ import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { defaultConfig } from '../../../src/config/load.js';
 import type { Pipeline } from '../../../src/pipeline/types.js';
 import { CLUSTER_WIDE_ABOVE } from '../../../src/verify/scope-plan.js';
-import { VerifiedTargets } from '../../../src/verify/verified-targets.js';
+import { RELIST_FROM, VerifiedTargets } from '../../../src/verify/verified-targets.js';
 import { Verifier } from '../../../src/verify/verifier.js';
 import { FakeClusters } from '../../support/fake-clusters.js';
 
@@ -46,8 +46,9 @@ function setup(apps: number) {
     eu.release(name, `${name}-other`, '1.0.0');
     catalog.upsert(pipeline(name));
   }
-  const verified = new VerifiedTargets(new Verifier(clusters), () => 0);
-  return { catalog, eu, verified };
+  const clock = { now: 0 };
+  const verified = new VerifiedTargets(new Verifier(clusters), () => clock.now);
+  return { catalog, eu, verified, clock };
 }
 
 function healthyCount(s: ReturnType<typeof setup>): number {
@@ -109,5 +110,29 @@ describe('VerifiedTargets.readScopes', () => {
     });
     s.eu.failure = 'Unavailable';
     expect(await s.verified.readScopes(s.catalog.listPlan())).toBe(CLUSTER_WIDE_ABOVE * 2);
+  });
+
+  it('confirms targets of a listed scope with one shared re-LIST, not a GET each', async () => {
+    const s = setup(CLUSTER_WIDE_ABOVE * 2);
+    await s.verified.readScopes(s.catalog.listPlan());
+    const targets = s.catalog.ids().flatMap((id) => s.catalog.targetsOf(id));
+    s.eu.lists = 0;
+    s.clock.now = 60_000;
+    // Five confirmations at once, as a promotion wave makes them: one LIST serves them all.
+    await Promise.all(targets.slice(0, 5).map((t) => s.verified.reread([t])));
+    expect(s.eu.lists).toBe(1);
+    expect(s.eu.gets).toBe(0);
+    for (const t of targets) expect(s.verified.get(t.key)?.readAt).toBe(60_000);
+  });
+
+  it('confirms targets of a small scope by GET', async () => {
+    const s = setup(RELIST_FROM - 1);
+    await s.verified.readScopes(s.catalog.listPlan());
+    const [target] = s.catalog.ids().flatMap((id) => s.catalog.targetsOf(id));
+    if (target === undefined) throw new Error('no target');
+    s.eu.lists = 0;
+    await s.verified.reread([target]);
+    expect(s.eu.lists).toBe(0);
+    expect(s.eu.gets).toBe(1);
   });
 });
