@@ -19,3 +19,5 @@ export type { Pipeline, PromotionRecord } from './pipeline/types.js';
 export { EventAnnotations, PromoteEventReason } from './promote/strategies/notification.js';
 export { signStatement, STATEMENT_ALGORITHMS } from './auth/statement.js';
 export type { StatementClaims } from './auth/statement.js';
+export { managementAccess, TARGET_ACCESS } from './kube/access.js';
+export type { AccessRule } from './kube/access.js';
