@@ -53,7 +53,7 @@ function isFlowScalar(token: CST.Token): token is CST.FlowScalar {
 
 /** The scalar's current value, as YAML reads it. */
 function valueOf(token: CST.FlowScalar): unknown {
-  return CST.resolveAsScalar(token)?.value;
+  return CST.resolveAsScalar(token).value;
 }
 
 /**
@@ -63,21 +63,21 @@ function valueOf(token: CST.FlowScalar): unknown {
  */
 export function setMarkedValues(text: string, marker: string, value: string): MarkerEdit {
   const tokens = [...new Parser().parse(text)];
-  let markers = 0;
-  let changed = false;
+  // Counted inside the visitor's callback, so kept in an object the type checker follows.
+  const found = { markers: 0, changed: false };
   for (const token of tokens) {
     if (token.type !== 'document') continue;
     CST.visit(token, (item) => {
       const scalar = item.value;
       if (scalar === undefined || !isFlowScalar(scalar) || !isMarked(scalar, marker)) return;
-      markers += 1;
+      found.markers += 1;
       if (valueOf(scalar) === value) return;
-      changed = true;
+      found.changed = true;
       const plainSafe = scalar.type === 'scalar' && parse(value) === value;
       const type = scalar.type === 'scalar' && !plainSafe ? 'QUOTE_DOUBLE' : undefined;
       CST.setScalarValue(scalar, value, type === undefined ? {} : { type });
     });
   }
-  if (!changed) return { text, markers, changed };
-  return { text: tokens.map((t) => CST.stringify(t)).join(''), markers, changed };
+  if (!found.changed) return { text, ...found };
+  return { text: tokens.map((t) => CST.stringify(t)).join(''), ...found };
 }
