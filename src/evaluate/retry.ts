@@ -111,7 +111,9 @@ function decideFailed(ctx: RecordContext, abandoned: boolean): EnvironmentDecisi
   }
   const attemptedAt = parseTimestamp(ctx.record.lastAttemptedTime);
   if (attemptedAt === undefined) return invalidTime(ctx);
-  const retryAt = attemptedAt + backoffDelay(ctx.policy, attempts);
+  // The remote's own "not before" (a rate limit's reset) wins over a shorter backoff.
+  const asked = parseTimestamp(ctx.record.retryAfterTime) ?? 0;
+  const retryAt = Math.max(attemptedAt + backoffDelay(ctx.policy, attempts), asked);
   if (!(ctx.now >= retryAt)) {
     return decision(ctx, 'Waiting', Reasons.RetryBackoff, {
       retryAt,

@@ -89,6 +89,8 @@ export interface PromotionRecord {
   message?: string;
   /** ours: false on a Failed attempt that retrying cannot fix; no further attempt at this revision. */
   retryable?: boolean;
+  /** ours: no retry before this time (RFC 3339), as the remote asked (e.g. a forge's rate limit). */
+  retryAfterTime?: string;
 }
 
 /** status.environments[env].targets[i]. */

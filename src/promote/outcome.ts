@@ -5,6 +5,7 @@
 import type { PipelineWriter } from '../kube/types.js';
 import { readPipeline, replacePipelineStatus } from '../pipeline/status-write.js';
 import { truncate } from '../pipeline/text.js';
+import { rfc3339 } from '../pipeline/time.js';
 import type { Pipeline, PromotionRecord } from '../pipeline/types.js';
 import { withPromotion } from './claim.js';
 import type { StrategyResult } from './strategies/types.js';
@@ -85,6 +86,9 @@ export function outcomeRecord(claim: PromotionRecord, result: StrategyResult): P
     message: truncate(`${result.reason}: ${result.message}`, MaxRecordMessage),
     // Only a refusal is recorded: absent means retryable, as in records written before this field.
     ...(result.retryable ? {} : { retryable: false }),
+    ...(result.retryable && result.retryNotBefore !== undefined
+      ? { retryAfterTime: rfc3339(result.retryNotBefore) }
+      : {}),
   };
 }
 

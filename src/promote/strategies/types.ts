@@ -24,7 +24,14 @@ export interface StrategyDetails {
  */
 export type StrategyResult =
   | { ok: true; message: string; details?: StrategyDetails }
-  | { ok: false; reason: string; message: string; retryable: boolean };
+  | {
+      ok: false;
+      reason: string;
+      message: string;
+      retryable: boolean;
+      /** Epoch ms before which the remote asked not to be called again (rate limits). */
+      retryNotBefore?: number;
+    };
 
 /** One way of carrying out a promotion; `name` appears in logs and messages. */
 export interface PromotionStrategy {

@@ -117,6 +117,21 @@ const records: Case[] = [
     want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + MINUTE, revision: '1.0.1' },
   },
   {
+    name: 'Failed attempt 1 that the remote asked to hold for 10 minutes: its time wins',
+    input: withRecord(
+      { phase: 'Failed', attempt: 1, retryAfterTime: at(10 * MINUTE) },
+      NOW + 5 * MINUTE,
+    ),
+    env: 'prod',
+    want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + 10 * MINUTE },
+  },
+  {
+    name: 'Failed attempt 1 with a remote hold shorter than the backoff: the backoff wins',
+    input: withRecord({ phase: 'Failed', attempt: 1, retryAfterTime: at(1000) }, NOW + MINUTE - 1),
+    env: 'prod',
+    want: { outcome: 'Waiting', reason: 'RetryBackoff', retryAt: NOW + MINUTE },
+  },
+  {
     name: 'Failed attempt 1, exactly at retryAt',
     input: withRecord({ phase: 'Failed', attempt: 1 }, NOW + MINUTE),
     env: 'prod',

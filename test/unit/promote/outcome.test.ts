@@ -86,6 +86,15 @@ describe('recordOutcome', () => {
       retryable: true,
     });
     expect(retryable).not.toHaveProperty('retryable');
+    expect(retryable).not.toHaveProperty('retryAfterTime');
+    const held = outcomeRecord(claim, {
+      ok: false,
+      reason: 'RateLimited',
+      message: 'm',
+      retryable: true,
+      retryNotBefore: Date.UTC(2026, 10, 24, 12, 30, 0),
+    });
+    expect(held.retryAfterTime).toBe('2026-11-24T12:30:00Z');
   });
 
   it('re-reads and re-applies after a conflict while the record is still ours', async () => {

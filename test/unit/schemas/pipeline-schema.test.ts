@@ -356,6 +356,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.phase;
   delete record.claimedBy;
   delete record.retryable;
+  delete record.retryAfterTime;
   delete record.message;
   delete dig(
     openApiOf(copy),
