@@ -7,7 +7,8 @@
  */
 import type { Scheduler } from '../clock.js';
 import type { LeaseObject, LeaseSpec, LeaseStore, LeaseWriteResult } from '../kube/types.js';
-import type { GatewayLogger } from '../log.js';
+import { failureSummary } from '../kube/errors.js';
+import { logFailure, type GatewayLogger } from '../log.js';
 import { microTime } from '../pipeline/time.js';
 
 /** What a LeaderElector needs; timings default to client-go's (15 s, 10 s, 2 s). */
@@ -127,9 +128,12 @@ export class LeaderElector {
     if (this.stopped) return;
     this.inFlight = this.attempt()
       .catch((err: unknown) => {
-        this.options.logger.error(
-          { err, identity: this.identity },
+        logFailure(
+          this.options.logger,
+          'error',
           'resync leader election failed',
+          { identity: this.identity },
+          { summary: failureSummary(err), err },
         );
       })
       .finally(() => {
