@@ -11,7 +11,7 @@ import { decodeProtobuf } from './protobuf.js';
 import type { ResourceRequest, Verb } from './request-info.js';
 import type { ResourceType } from './resources.js';
 import type { KubeStatus } from './status-errors.js';
-import { badRequest, pathNotFound, unsupportedBodyType } from './status-errors.js';
+import { badRequest, invalid, pathNotFound, unsupportedBodyType } from './status-errors.js';
 import type { ObjectStore } from './store.js';
 import { getOne, list, watch } from './verbs-read.js';
 import { create, deleteCollection, deleteOne, patch, update } from './verbs-write.js';
@@ -27,10 +27,11 @@ export interface ResourceCall {
   raw: Buffer;
 }
 
-/** How a write treats the status subresource and unknown fields. */
+/** How a write treats the status subresource and unknown fields, and whether it is a dry run. */
 export interface WriteOptions {
   subresource?: 'status';
   fieldValidation?: FieldValidation;
+  dryRun?: boolean;
 }
 
 /** What the verb handlers need from their cluster. */
@@ -92,6 +93,32 @@ function fieldValidationOf(q: URLSearchParams): FieldValidation | undefined {
   throw badRequest(`fieldValidation must be one of "Ignore", "Warn", "Strict"; got "${v}"`);
 }
 
+/**
+ * The dryRun query parameter: `All` (validate, store nothing) or absent; anything else is
+ * refused as the real server refuses it, before any check of the object.
+ */
+function dryRunOf(q: URLSearchParams, verb: Verb): boolean {
+  const values = q.getAll('dryRun');
+  if (values.length === 0) return false;
+  if (values.every((v) => v === 'All')) return true;
+  const kind =
+    verb === 'create'
+      ? 'Create'
+      : verb === 'patch'
+        ? 'Patch'
+        : verb.startsWith('delete')
+          ? 'Delete'
+          : 'Update';
+  const given = values.map((v) => JSON.stringify(v)).join(', ');
+  throw invalid(`${kind}Options`, 'meta.k8s.io', '', [
+    {
+      reason: 'FieldValueNotSupported',
+      field: 'dryRun',
+      message: `Unsupported value: []string{${given}}: supported values: "All"`,
+    },
+  ]);
+}
+
 /** The handler of each verb. */
 const VERBS: Readonly<Record<Verb, (call: ResourceCall, opts: WriteOptions) => void>> = {
   get: getOne,
@@ -114,6 +141,7 @@ export function handleResource(call: ResourceCall): void {
       ? {}
       : { fieldValidation: fieldValidationOf(r.query) }),
     ...(r.subresource === 'status' ? { subresource: 'status' as const } : {}),
+    ...(dryRunOf(r.query, r.verb) ? { dryRun: true } : {}),
   };
   VERBS[r.verb](call, opts);
 }

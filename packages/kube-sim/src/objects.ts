@@ -38,6 +38,8 @@ export interface WriteOptions {
   subresource?: 'status';
   fieldValidation?: FieldValidation;
   fromCode?: boolean;
+  /** dryRun=All: everything a write checks, then nothing stored, no event, no new version. */
+  dryRun?: boolean;
 }
 
 /** What a write produced: the stored object (as served) and warnings for the Warning header. */
@@ -115,6 +117,7 @@ export class ObjectService {
     if (this.store.get(groupResource(type), ns, name) !== undefined) {
       throw alreadyExists({ group: type.group, resource: type.resource, name });
     }
+    if (opts.dryRun === true) return { object: asServed(type, object), warnings };
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
       this.registry.registerCrd(name, crdToTypes(object));
     }
@@ -181,6 +184,7 @@ export class ObjectService {
     namespace: string,
     name: string,
     preconditions: { uid?: string; resourceVersion?: string } = {},
+    dryRun = false,
   ): SimObject {
     const existing = this.existing(type, namespace, name);
     const ref = { group: type.group, resource: type.resource, name };
@@ -192,6 +196,7 @@ export class ObjectService {
     ) {
       throw conflict(ref);
     }
+    if (dryRun) return asServed(type, existing);
     const gr = groupResource(type);
     if (gr === NS_GR) this.deleteNamespaceContents(name);
     if (gr === CRD_GR) this.unregisterCrd(existing);
@@ -268,6 +273,7 @@ export class ObjectService {
     }
     const final: SimObject = { ...object, metadata: meta };
     if (sameObject(final, existing)) return { object: asServed(type, existing), warnings };
+    if (opts.dryRun === true) return { object: asServed(type, final), warnings };
     if (groupResource(type) === CRD_GR && opts.subresource !== 'status') {
       this.registry.registerCrd(metaString(existing, 'name'), crdToTypes(final));
     }

@@ -95,6 +95,30 @@ export function builtinTypes(): ResourceType[] {
     builtin('v1', 'configmaps', 'ConfigMap', { shortNames: ['cm'] }),
     builtin('v1', 'events', 'Event', { shortNames: ['ev'] }),
     builtin('coordination.k8s.io/v1', 'leases', 'Lease'),
+    // Stored, not run: what a deployment's manifests hold (no controller acts on them).
+    builtin('v1', 'serviceaccounts', 'ServiceAccount', { shortNames: ['sa'] }),
+    builtin('v1', 'services', 'Service', { shortNames: ['svc'], statusSubresource: true }),
+    builtin('apps/v1', 'deployments', 'Deployment', {
+      shortNames: ['deploy'],
+      statusSubresource: true,
+      tracksGeneration: true,
+      categories: ['all'],
+    }),
+    builtin('policy/v1', 'poddisruptionbudgets', 'PodDisruptionBudget', {
+      shortNames: ['pdb'],
+      statusSubresource: true,
+      tracksGeneration: true,
+    }),
+    builtin('networking.k8s.io/v1', 'networkpolicies', 'NetworkPolicy', {
+      shortNames: ['netpol'],
+      tracksGeneration: true,
+    }),
+    builtin('networking.k8s.io/v1', 'ingresses', 'Ingress', {
+      shortNames: ['ing'],
+      statusSubresource: true,
+      tracksGeneration: true,
+    }),
+    ...rbacTypes(),
     builtin('apiextensions.k8s.io/v1', 'customresourcedefinitions', 'CustomResourceDefinition', {
       namespaced: false,
       shortNames: ['crd', 'crds'],
@@ -102,6 +126,17 @@ export function builtinTypes(): ResourceType[] {
       tracksGeneration: true,
       categories: ['api-extensions'],
     }),
+  ];
+}
+
+/** rbac.authorization.k8s.io/v1: Roles and their bindings, namespaced and cluster-wide. */
+function rbacTypes(): ResourceType[] {
+  const rbac = 'rbac.authorization.k8s.io/v1';
+  return [
+    builtin(rbac, 'roles', 'Role'),
+    builtin(rbac, 'rolebindings', 'RoleBinding'),
+    builtin(rbac, 'clusterroles', 'ClusterRole', { namespaced: false }),
+    builtin(rbac, 'clusterrolebindings', 'ClusterRoleBinding', { namespaced: false }),
   ];
 }
 

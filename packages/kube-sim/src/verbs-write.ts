@@ -69,6 +69,7 @@ export function deleteOne({ ctx, type, r, req, res, raw }: ResourceCall, opts: W
     r.namespace,
     r.name,
     deletePreconditions(decodeBody(req, raw)),
+    opts.dryRun === true,
   );
   const answerWithObject =
     !type.builtin ||
@@ -84,11 +85,11 @@ export function deleteOne({ ctx, type, r, req, res, raw }: ResourceCall, opts: W
 }
 
 /** DELETECOLLECTION: every selected object, answered as a list of them. */
-export function deleteCollection(call: ResourceCall): void {
+export function deleteCollection(call: ResourceCall, opts: WriteOptions): void {
   const { ctx, type, res } = call;
   const victims = selected(call);
   for (const o of victims)
-    ctx.objects.delete(type, metaString(o, 'namespace'), metaString(o, 'name'));
+    ctx.objects.delete(type, metaString(o, 'namespace'), metaString(o, 'name'), {}, opts.dryRun);
   sendJson(res, 200, {
     apiVersion: apiVersionOf(type),
     kind: type.listKind,

@@ -17,7 +17,7 @@ const fixtures = fileURLToPath(new URL('../../../test/fixtures/flux/', import.me
 const kubectlFound =
   spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
 if (!kubectlFound && process.env.CI !== undefined) {
-  throw new Error('kubectl is required on CI for test/integration/sim-kubectl.test.ts');
+  throw new Error('kubectl is required on CI for packages/kube-sim/test/kubectl.test.ts');
 }
 
 interface Run {
