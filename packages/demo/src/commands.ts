@@ -1,180 +1,168 @@
 /**
- * The demo's commands: `demo` runs the whole story on one machine (a simulated fleet of
- * management, dev, staging and prod, the gateway wired to it on 127.0.0.1:8080, and a Flux
- * stand-in that rolls an environment out when the gateway promotes it); `demo deploy` plays
- * Flux for one environment; `demo status` prints the gateway's verified view.
+ * The demo's commands: `demo` (or `npm start`) runs the embedded demo; `deploy`, `status`,
+ * `approve` and `promote` talk to a running one from another terminal. Every command answers
+ * `--help`; a mistake prints the usage and exits 2, a failure one line and exits 1.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import {
-  createGateway,
-  createLogger,
-  defaultConfig,
-  untilSignal,
-  type Env,
-} from 'promotion-gateway';
-import { autoRollOut } from './auto-rollout.js';
-import { startDemoFleet, GATEWAY_USER } from './fleet.js';
-import { notify, rollOut } from './flux.js';
-import { APP_NAME, APP_NAMESPACE, DEMO_ENVIRONMENTS, FLUX_NAMESPACE } from './objects.js';
-import { defaultStatePath, readState, writeState } from './state.js';
+import type { Env } from 'promotion-gateway';
+import { helped, parse, portOf, runCommand, UsageError } from './args.js';
+import { approve, deploy, promote, status, type Target } from './client.js';
+import { runDemo } from './run.js';
+import { stateDir } from './state.js';
 
-const ISSUER = 'promotion-gateway-demo';
-const AUDIENCE = 'promotion-gateway';
+const USAGE = `promotion-gateway demo: the gateway on a simulated fleet, with a Flux stand-in.
 
-/** Runs the demo until SIGINT/SIGTERM; resolves to the exit code. */
-export async function runDemo(
-  args: string[],
-  env: Env,
-  out: NodeJS.WritableStream,
-): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string', default: '8080' },
-      state: { type: 'string' },
-      'no-banner': { type: 'boolean', default: false },
-      'no-auto-rollout': { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  const statePath = values.state ?? defaultStatePath();
-  const demo = await startDemoFleet();
-  const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const config = defaultConfig(
-    {
-      server: { host: '127.0.0.1', port: Number(values.port) },
-      management: { name: 'management' },
-      clusters: DEMO_ENVIRONMENTS.map((name) => ({
-        name,
-        gitopsCluster: { namespace: FLUX_NAMESPACE, name },
-        hmacKeys: [{ value: demo.hmacKeys[name] ?? '' }],
-        jwtSubjects: [],
-      })),
-      jwt: {
-        issuer: ISSUER,
-        audience: AUDIENCE,
-        algorithms: ['ES256'],
-        publicKeys: [{ value: await exportSPKI(publicKey) }],
-      },
-      resync: { intervalMs: 30_000 },
-      logLevel: env.LOG_LEVEL === undefined ? 'info' : (env.LOG_LEVEL as 'info'),
-    },
-    { env },
-  );
-  const management = new KubeConfig();
-  management.loadFromString(demo.fleet.cluster('management').kubeconfig(GATEWAY_USER));
-  const logger = createLogger(config.logLevel);
-  const gateway = await createGateway({ config, managementKubeConfig: management, logger });
-  await gateway.start();
-  const address = await gateway.listen();
-  logger.info({ address }, 'gateway listening');
-  const kubeconfig = join(dirname(statePath), 'fleet.kubeconfig');
-  await mkdir(dirname(statePath), { recursive: true, mode: 0o700 });
-  await demo.fleet.writeKubeconfig(kubeconfig);
-  const viewerToken = await new SignJWT({ pipelines: ['*'] })
-    .setProtectedHeader({ alg: 'ES256' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setSubject('demo-viewer')
-    .setIssuedAt()
-    .setExpirationTime('12h')
-    .sign(privateKey);
-  await writeState(statePath, {
-    gatewayUrl: address,
-    adminUrl: demo.fleet.adminUrl,
-    kubeconfig,
-    hmacKeys: demo.hmacKeys,
-    viewerToken,
-  });
-  const stopRollouts = values['no-auto-rollout']
-    ? () => Promise.resolve()
-    : await autoRollOut({
-        fleet: demo.fleet,
-        gatewayUrl: address,
-        hmacKeys: demo.hmacKeys,
-        logger,
-      });
-  if (!values['no-banner']) out.write(banner(address, kubeconfig, statePath, values.state));
-  await untilSignal();
-  await stopRollouts();
-  await gateway.close();
-  await demo.fleet.close();
-  return 0;
-}
+Usage:
+  demo [--port 8080] [--log pretty|json] [--no-banner] [--no-auto-rollout]
+  demo deploy --env ENV --version X [--fail] [--port 8080]
+  demo status [--json] [--port 8080]
+  demo approve --env ENV --revision X [--reject] [--port 8080]
+  demo promote --env ENV --revision X [--port 8080]
+  demo COMMAND --help
 
-/** `demo deploy --env dev --version X`: what Flux does on a release, then its event. */
-export async function runDemoDeploy(
-  args: string[],
-  _env: Env,
-  out: NodeJS.WritableStream,
-): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      env: { type: 'string', default: 'dev' },
-      version: { type: 'string' },
-      state: { type: 'string' },
-    },
-    strict: true,
-  });
-  if (values.version === undefined) {
-    out.write('demo deploy: --version X is required\n');
-    return 2;
-  }
-  const state = await readState(values.state ?? defaultStatePath());
-  const key = state.hmacKeys[values.env];
-  if (key === undefined) {
-    out.write(
-      `demo deploy: unknown environment ${values.env} (one of ${Object.keys(state.hmacKeys).join(', ')})\n`,
-    );
-    return 2;
-  }
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(state.kubeconfig);
-  kubeConfig.setCurrentContext(values.env);
-  const object = await rollOut(kubeConfig, values.version);
-  const status = await notify(state.gatewayUrl, values.env, key, object, values.version);
-  out.write(
-    `${values.env}: HelmRelease ${APP_NAMESPACE}/${APP_NAME} now runs ${values.version}; event sent, gateway answered ${status}\n`,
-  );
-  return status === 202 ? 0 : 1;
-}
-
-/** `demo status`: the gateway's verified view of the demo pipeline. */
-export async function runDemoStatus(args: string[], out: NodeJS.WritableStream): Promise<number> {
-  const { values } = parseArgs({ args, options: { state: { type: 'string' } }, strict: true });
-  const state = await readState(values.state ?? defaultStatePath());
-  const response = await fetch(`${state.gatewayUrl}/v1/pipelines/${APP_NAMESPACE}/${APP_NAME}`, {
-    headers: { authorization: `Bearer ${state.viewerToken}` },
-  });
-  out.write(`${JSON.stringify(await response.json(), null, 2)}\n`);
-  return response.ok ? 0 : 1;
-}
-
-function banner(
-  address: string,
-  kubeconfig: string,
-  statePath: string,
-  customState: string | undefined,
-): string {
-  const stateFlag = customState === undefined ? '' : ` --state ${statePath}`;
-  return `
-promotion-gateway demo is running.
-  gateway:    ${address}  (Flux Provider address: ${address}/v1/events/<cluster>)
-  fleet:      management, ${DEMO_ENVIRONMENTS.join(', ')}  (kubeconfig: ${kubeconfig})
-  pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}
-
-Next, in another terminal:
-  npm run demo -- deploy --env dev --version 6.6.0${stateFlag}
-      plays Flux: rolls dev to 6.6.0 and posts the signed event; watch this log for the hint,
-      the read, the decision and the promotions to staging, then prod.
-  npm run demo -- status${stateFlag}
-      the verified state of every target and each environment's reason.
-  kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get pipelines.pipelines.weave.works ${APP_NAME} -o yaml
-Stop with Ctrl-C.
+From the repository: npm start, then npm run demo -- deploy --env dev --version 6.6.0
 `;
+
+const COMMAND_USAGE: Readonly<Record<string, string>> = {
+  run: `Usage: demo [--port 8080] [--log pretty|json] [--no-banner] [--no-auto-rollout]
+
+Starts a simulated fleet (management, dev, staging, prod) and the gateway on 127.0.0.1:PORT,
+with a Flux stand-in that rolls out what the gateway promotes; runs until Ctrl-C. Logs are
+readable lines on a terminal, JSON otherwise (--log chooses).
+`,
+  deploy: `Usage: demo deploy --env ENV --version X [--fail] [--port 8080]
+
+Plays Flux: rolls ENV's HelmRelease to X (with --fail, the upgrade fails: Ready=False) and
+sends its signed event to the demo's gateway.
+`,
+  status: `Usage: demo status [--json] [--port 8080]
+
+The gateway's verified view of the demo pipeline: what each environment runs and why it
+waits, as a table (--json: the API's answer as it is).
+`,
+  approve: `Usage: demo approve --env ENV --revision X [--reject] [--port 8080]
+
+Signs an approval (or rejection) of X for ENV with the demo approver's key and sends it.
+`,
+  promote: `Usage: demo promote --env ENV --revision X [--port 8080]
+
+Asks for the promotion of X to ENV as the demo CI job, with a token from the demo's issuer.
+`,
+};
+
+function target(port: string | undefined): Target {
+  const number = portOf(port);
+  return { port: number, stateDir: stateDir(number) };
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+const PORT = { port: { type: 'string' } } as const;
+
+async function command(name: string, args: string[], io: DemoIo): Promise<number> {
+  const { out } = io;
+  const usage = COMMAND_USAGE[name] ?? USAGE;
+  switch (name) {
+    case 'deploy': {
+      const v = parse(args, {
+        ...PORT,
+        env: { type: 'string' },
+        version: { type: 'string' },
+        fail: { type: 'boolean' },
+      });
+      if (helped(v, usage, out)) return 0;
+      const spec = {
+        env: v.env ?? 'dev',
+        version: required(v.version, '--version'),
+        fail: v.fail === true,
+      };
+      return deploy(target(v.port), spec, out);
+    }
+    case 'status': {
+      const v = parse(args, { ...PORT, json: { type: 'boolean' } });
+      if (helped(v, usage, out)) return 0;
+      return status(target(v.port), v.json === true, out);
+    }
+    case 'approve': {
+      const v = parse(args, {
+        ...PORT,
+        env: { type: 'string' },
+        revision: { type: 'string' },
+        reject: { type: 'boolean' },
+      });
+      if (helped(v, usage, out)) return 0;
+      const spec = {
+        env: required(v.env, '--env'),
+        revision: required(v.revision, '--revision'),
+        reject: v.reject === true,
+      };
+      return approve(target(v.port), spec, out);
+    }
+    case 'promote': {
+      const v = parse(args, { ...PORT, env: { type: 'string' }, revision: { type: 'string' } });
+      if (helped(v, usage, out)) return 0;
+      return promote(
+        target(v.port),
+        { env: required(v.env, '--env'), revision: required(v.revision, '--revision') },
+        out,
+      );
+    }
+    default:
+      return run(args, io);
+  }
+}
+
+async function run(args: string[], io: DemoIo): Promise<number> {
+  const v = parse(args, {
+    ...PORT,
+    log: { type: 'string' },
+    'no-banner': { type: 'boolean' },
+    'no-auto-rollout': { type: 'boolean' },
+  });
+  if (helped(v, COMMAND_USAGE.run ?? USAGE, io.out)) return 0;
+  if (v.log !== undefined && v.log !== 'pretty' && v.log !== 'json')
+    throw new UsageError('--log must be pretty or json');
+  const where = target(v.port);
+  return runDemo(
+    {
+      ...where,
+      banner: v['no-banner'] !== true,
+      autoRollout: v['no-auto-rollout'] !== true,
+      log: v.log ?? (io.tty ? 'pretty' : 'json'),
+      ...(io.until === undefined ? {} : { until: io.until }),
+    },
+    io.env,
+    io.out,
+  );
+}
+
+const COMMANDS = new Set(['deploy', 'status', 'approve', 'promote']);
+
+/** What the commands read and write; the process's own in cli.ts, fakes in tests. */
+export interface DemoIo {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream;
+  env: Env;
+  /** Whether `out` is a terminal (readable logs by default). */
+  tty: boolean;
+  /** Ends a running demo (default: SIGINT or SIGTERM). */
+  until?: Promise<unknown>;
+}
+
+/** Runs the command `argv` names; resolves to its exit status. */
+export async function main(argv: string[], io: DemoIo): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === 'help' || ((first === '--help' || first === '-h') && rest.length === 0)) {
+    io.out.write(USAGE);
+    return 0;
+  }
+  const name = first !== undefined && COMMANDS.has(first) ? first : 'run';
+  const args = name === 'run' ? argv : rest;
+  if (name === 'run' && first !== undefined && !first.startsWith('-'))
+    return runCommand(USAGE, io.err, () =>
+      Promise.reject(new UsageError(`unknown command: ${first}`)),
+    );
+  return runCommand(COMMAND_USAGE[name] ?? USAGE, io.err, () => command(name, args, io));
 }

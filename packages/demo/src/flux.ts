@@ -10,14 +10,27 @@ import {
   setHeaderOptions,
   type KubeConfig,
 } from '@kubernetes/client-node';
-import { releasedStatus, upgradeEvent, type PreviousStatus } from 'kube-sim/flux';
+import {
+  failedUpgradeStatus,
+  releasedStatus,
+  upgradeEvent,
+  type PreviousStatus,
+} from 'kube-sim/flux';
 import type { KubeObject } from 'promotion-gateway';
 import { APP_NAME, APP_NAMESPACE, APP_RELEASE } from './objects.js';
 
 const HR = { group: 'helm.toolkit.fluxcd.io', version: 'v2', plural: 'helmreleases' };
 
-/** Rolls the environment's HelmRelease to `version`; resolves to the stored object. */
-export async function rollOut(kubeConfig: KubeConfig, version: string): Promise<KubeObject> {
+/**
+ * Rolls the environment's HelmRelease to `version` (or, with `fail`, has the upgrade fail the
+ * way helm-controller reports it: Ready=False, the previous release still deployed); resolves
+ * to the stored object.
+ */
+export async function rollOut(
+  kubeConfig: KubeConfig,
+  version: string,
+  fail = false,
+): Promise<KubeObject> {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   const where = { ...HR, namespace: APP_NAMESPACE, name: APP_NAME };
   const patched = (await api.patchNamespacedCustomObject(
@@ -25,7 +38,8 @@ export async function rollOut(kubeConfig: KubeConfig, version: string): Promise<
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   )) as KubeObject & { status?: PreviousStatus };
   const generation = patched.metadata.generation ?? 1;
-  const status = releasedStatus(APP_RELEASE, patched.status, version, generation, new Date());
+  const write = fail ? failedUpgradeStatus : releasedStatus;
+  const status = write(APP_RELEASE, patched.status, version, generation, new Date());
   return (await api.replaceNamespacedCustomObjectStatus({
     ...where,
     body: { ...patched, status },

@@ -19,10 +19,18 @@ export const APP_RELEASE: ReleaseRef = {
   name: APP_NAME,
   chart: 'podinfo',
 };
+/** The demo's one approver (its key pair is made at start). */
+export const DEMO_APPROVER = 'demo-approver';
+/** The CI policy whose tokens may promote prod in the demo. */
+export const DEMO_CI_POLICY = 'demo-e2e';
+
 /** The revision every environment starts at. */
 export const INITIAL_VERSION = '6.5.0';
 
-/** The demo Pipeline: dev -> staging -> prod, notification strategy, one target each. */
+/**
+ * The demo Pipeline: dev -> staging -> prod, notification strategy, one target each; prod
+ * waits for an approval (or a CI trigger) of the revision staging runs.
+ */
 export function demoPipeline(): KubeObject {
   return {
     apiVersion: 'pipelines.weave.works/v1alpha1',
@@ -39,6 +47,15 @@ export function demoPipeline(): KubeObject {
             clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
           },
         ],
+        // prod waits for one authorization: the demo approver's, or the demo CI job's.
+        ...(env === 'prod'
+          ? {
+              promotion: {
+                strategy: { notification: {} },
+                approval: { minApprovals: 1, approvers: [DEMO_APPROVER, `ci:${DEMO_CI_POLICY}`] },
+              },
+            }
+          : {}),
       })),
     },
   };

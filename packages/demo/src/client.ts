@@ -1,0 +1,192 @@
+/**
+ * The commands that talk to a running demo from another terminal: `deploy` (play Flux),
+ * `status` (the gateway's verified view, as a table), `approve` (the demo approver signs) and
+ * `promote` (the demo CI job asks). Each finds the demo by its port.
+ */
+import { randomUUID } from 'node:crypto';
+import { KubeConfig } from '@kubernetes/client-node';
+import { importPKCS8 } from 'jose';
+import { signStatement } from 'promotion-gateway';
+import { DemoError, UsageError } from './args.js';
+import { mintCiToken } from './ci-issuer.js';
+import { notify, rollOut } from './flux.js';
+import { APP_NAME, APP_NAMESPACE } from './objects.js';
+import { notRunning, readState, type DemoState } from './state.js';
+
+/** Where the running demo is. */
+export interface Target {
+  port: number;
+  stateDir: string;
+}
+
+const PIPELINE_PATH = `/v1/pipelines/${APP_NAMESPACE}/${APP_NAME}`;
+
+/** fetch, with "no demo is running" for a gateway that does not answer. */
+async function call(target: Target, url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch {
+    throw notRunning(target.port);
+  }
+}
+
+function environmentOf(state: DemoState, env: string): string {
+  const key = state.hmacKeys[env];
+  if (key === undefined)
+    throw new UsageError(
+      `unknown environment ${env} (one of ${Object.keys(state.hmacKeys).join(', ')})`,
+    );
+  return key;
+}
+
+/** `deploy --env E --version X [--fail]`: what Flux does on a release, then its event. */
+export async function deploy(
+  target: Target,
+  args: { env: string; version: string; fail: boolean },
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const state = await readState(target.stateDir, target.port);
+  const key = environmentOf(state, args.env);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(state.kubeconfig);
+  kubeConfig.setCurrentContext(args.env);
+  const object = await rollOut(kubeConfig, args.version, args.fail).catch(() => {
+    throw notRunning(target.port);
+  });
+  const status = await notify(state.gatewayUrl, args.env, key, object, args.version).catch(() => {
+    throw notRunning(target.port);
+  });
+  const what = args.fail
+    ? `failed to upgrade to ${args.version} (Ready=False)`
+    : `now runs ${args.version}`;
+  out.write(
+    `${args.env}: HelmRelease ${APP_NAMESPACE}/${APP_NAME} ${what}; event sent, gateway answered ${String(status)}\n`,
+  );
+  return status === 202 ? 0 : 1;
+}
+
+interface View {
+  targets: Record<string, { health: string; revision?: string; reason: string }[]>;
+  decisions: {
+    environment: string;
+    outcome: string;
+    revision?: string;
+    reason: string;
+    gate?: { summary?: string };
+  }[];
+}
+
+/** `status [--json]`: the gateway's verified view of the demo pipeline. */
+export async function status(
+  target: Target,
+  json: boolean,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const state = await readState(target.stateDir, target.port);
+  const response = await call(target, `${state.gatewayUrl}${PIPELINE_PATH}`, {
+    headers: { authorization: `Bearer ${state.viewerToken}` },
+  });
+  const body = (await response.json()) as View;
+  if (!response.ok)
+    throw new DemoError(`the gateway answered ${String(response.status)}: ${JSON.stringify(body)}`);
+  out.write(json ? `${JSON.stringify(body, null, 2)}\n` : table(body));
+  return 0;
+}
+
+/** The view as a table a person reads: one row per environment. */
+export function table(view: View): string {
+  const rows = view.decisions.map((d) => {
+    const running = (view.targets[d.environment] ?? [])
+      .map((t) => `${t.revision ?? '?'} (${t.health})`)
+      .join(', ');
+    const gate = d.gate?.summary === undefined ? '' : `, ${d.gate.summary}`;
+    return [
+      d.environment,
+      running,
+      `${d.outcome}${d.revision === undefined ? '' : ` ${d.revision}`}`,
+      `${d.reason}${gate}`,
+    ];
+  });
+  const all = [['ENVIRONMENT', 'RUNNING', 'DECISION', 'REASON'], ...rows];
+  const widths = [0, 1, 2].map((i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  return (
+    all
+      .map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  '))
+      .join('\n') + '\n'
+  );
+}
+
+/** `approve --env E --revision X [--reject]`: the demo approver's signed statement. */
+export async function approve(
+  target: Target,
+  args: { env: string; revision: string; reject: boolean },
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const state = await readState(target.stateDir, target.port);
+  const now = Math.floor(Date.now() / 1000);
+  const key = await importPKCS8(state.approver.privateKeyPem, 'EdDSA');
+  const jws = await signStatement(
+    {
+      sub: state.approver.name,
+      pipeline: `${APP_NAMESPACE}/${APP_NAME}`,
+      environment: args.env,
+      revision: args.revision,
+      decision: args.reject ? 'reject' : 'approve',
+      iat: now,
+      exp: now + 300,
+      jti: randomUUID(),
+    },
+    key,
+    'EdDSA',
+  );
+  const response = await call(
+    target,
+    `${state.gatewayUrl}${PIPELINE_PATH}/environments/${args.env}/approvals`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/jose' },
+      body: jws,
+    },
+  );
+  return answered(
+    response,
+    `${state.approver.name} ${args.reject ? 'rejected' : 'approved'} ${args.revision} for ${args.env}`,
+    out,
+  );
+}
+
+/** `promote --env E --revision X`: the demo CI job's token asks for the promotion. */
+export async function promote(
+  target: Target,
+  args: { env: string; revision: string },
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const state = await readState(target.stateDir, target.port);
+  const token = await mintCiToken(state.ci);
+  const response = await call(
+    target,
+    `${state.gatewayUrl}${PIPELINE_PATH}/environments/${args.env}/promotions`,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ revision: args.revision }),
+    },
+  );
+  return answered(
+    response,
+    `CI (${state.ci.repository}) asked to promote ${args.revision} to ${args.env}`,
+    out,
+  );
+}
+
+async function answered(
+  response: Response,
+  what: string,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const body = (await response.json()) as { message?: string; code?: string };
+  out.write(
+    `${what}: ${String(response.status)} ${body.code ?? ''} ${body.message ?? ''}`.trimEnd() + '\n',
+  );
+  return response.status === 202 ? 0 : 1;
+}

@@ -1,0 +1,231 @@
+/**
+ * `demo` (and `npm start`): a simulated fleet (management, dev, staging, prod), the gateway
+ * wired to it on 127.0.0.1:<port>, a Flux stand-in that rolls out what the gateway promotes, a
+ * demo approver and a demo CI issuer, until Ctrl-C. Everything it starts is stopped, and its
+ * state directory removed, however it ends.
+ */
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { SignJWT, exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
+import {
+  createGateway,
+  createLogger,
+  defaultConfig,
+  untilSignal,
+  type Env,
+} from 'promotion-gateway';
+import { DemoError } from './args.js';
+import { autoRollOut } from './auto-rollout.js';
+import { DEMO_CI, startIssuer, type DemoIssuer } from './ci-issuer.js';
+import { startDemoFleet, GATEWAY_USER, type DemoFleet } from './fleet.js';
+import {
+  APP_NAME,
+  APP_NAMESPACE,
+  DEMO_APPROVER,
+  DEMO_ENVIRONMENTS,
+  FLUX_NAMESPACE,
+} from './objects.js';
+import { prettyDestination } from './pretty-log.js';
+import { removeState, writeState } from './state.js';
+
+/** How the demo runs. */
+export interface DemoOptions {
+  port: number;
+  stateDir: string;
+  banner: boolean;
+  autoRollout: boolean;
+  /** Readable lines, or the gateway's JSON lines. */
+  log: 'pretty' | 'json';
+  /** Ends the demo; SIGINT or SIGTERM when absent. */
+  until?: Promise<unknown>;
+  /** Where the log goes (stdout when absent). */
+  logTo?: NodeJS.WritableStream;
+}
+
+const VIEWER = { issuer: 'promotion-gateway-demo', audience: 'promotion-gateway' };
+
+/** Resolves when `port` on 127.0.0.1 can be listened on; a DemoError when it is taken. */
+export function ensurePortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      const taken = err.code === 'EADDRINUSE' || err.code === 'EACCES';
+      reject(taken ? portTaken(port) : err);
+    });
+    probe.listen(port, '127.0.0.1', () => {
+      probe.close(() => {
+        resolve();
+      });
+    });
+  });
+}
+
+function portTaken(port: number): DemoError {
+  return new DemoError(
+    `port ${String(port)} is in use: is a demo already running? Stop it, or start this one with \`npm start -- --port ${String(port + 1)}\``,
+  );
+}
+
+/** Runs the demo until SIGINT/SIGTERM; resolves to the exit code. */
+export async function runDemo(
+  options: DemoOptions,
+  env: Env,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  await ensurePortFree(options.port);
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const demo = await startDemoFleet();
+    stops.push(() => demo.fleet.close());
+    const issuer = await startIssuer();
+    stops.push(() => issuer.close());
+    const started = await startGateway(options, env, demo, issuer);
+    stops.push(() => started.gateway.close());
+    stops.push(() => removeState(options.stateDir));
+    await writeState(options.stateDir, started.state);
+    if (options.autoRollout) {
+      const stop = await autoRollOut({ ...started, fleet: demo.fleet, hmacKeys: demo.hmacKeys });
+      stops.push(stop);
+    }
+    if (options.banner)
+      out.write(banner(started.state.gatewayUrl, started.state.kubeconfig, options.port));
+    await (options.until ?? untilSignal());
+    return 0;
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  }
+}
+
+async function startGateway(options: DemoOptions, env: Env, demo: DemoFleet, issuer: DemoIssuer) {
+  const viewerKeys = await generateKeyPair('ES256');
+  const approverKeys = await generateKeyPair('EdDSA', { extractable: true });
+  const config = demoConfig(options, env, demo, issuer, {
+    viewer: await exportSPKI(viewerKeys.publicKey),
+    approver: await exportSPKI(approverKeys.publicKey),
+  });
+  const management = new KubeConfig();
+  management.loadFromString(demo.fleet.cluster('management').kubeconfig(GATEWAY_USER));
+  const logger = createLogger(config.logLevel, logDestination(options));
+  const gateway = await createGateway({ config, managementKubeConfig: management, logger });
+  await gateway.start();
+  const gatewayUrl = await gateway.listen().catch(async (err: unknown) => {
+    await gateway.close();
+    throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(options.port) : err;
+  });
+  logger.info({ address: gatewayUrl }, 'gateway listening');
+  const kubeconfig = join(options.stateDir, 'fleet.kubeconfig');
+  await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
+  await demo.fleet.writeKubeconfig(kubeconfig);
+  const viewerToken = await new SignJWT({ pipelines: ['*'] })
+    .setProtectedHeader({ alg: 'ES256' })
+    .setIssuer(VIEWER.issuer)
+    .setAudience(VIEWER.audience)
+    .setSubject('demo-viewer')
+    .setIssuedAt()
+    .setExpirationTime('12h')
+    .sign(viewerKeys.privateKey);
+  const state = {
+    gatewayUrl,
+    adminUrl: demo.fleet.adminUrl,
+    kubeconfig,
+    hmacKeys: demo.hmacKeys,
+    viewerToken,
+    approver: { name: DEMO_APPROVER, privateKeyPem: await exportPKCS8(approverKeys.privateKey) },
+    ci: {
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      privateKeyPem: issuer.privateKeyPem,
+      repository: DEMO_CI.repository,
+    },
+  };
+  return { gateway, logger, gatewayUrl, state };
+}
+
+/** The gateway's configuration for the demo: its clusters, viewer JWT, approver and CI issuer. */
+function demoConfig(
+  options: DemoOptions,
+  env: Env,
+  demo: DemoFleet,
+  issuer: DemoIssuer,
+  keys: { viewer: string; approver: string },
+) {
+  return defaultConfig(
+    {
+      server: { host: '127.0.0.1', port: options.port },
+      management: { name: 'management' },
+      clusters: DEMO_ENVIRONMENTS.map((name) => ({
+        name,
+        gitopsCluster: { namespace: FLUX_NAMESPACE, name },
+        hmacKeys: [{ value: demo.hmacKeys[name] ?? '' }],
+      })),
+      jwt: {
+        ...VIEWER,
+        algorithms: ['ES256'],
+        publicKeys: [{ value: keys.viewer }],
+      },
+      approvals: {
+        approvers: [
+          {
+            name: DEMO_APPROVER,
+            publicKeys: [{ value: keys.approver }],
+          },
+        ],
+      },
+      ci: {
+        issuers: [
+          {
+            name: 'demo-ci',
+            issuer: issuer.issuer,
+            audience: issuer.audience,
+            jwksUrl: issuer.jwksUrl,
+          },
+        ],
+        policies: [
+          {
+            name: DEMO_CI.policy,
+            issuer: 'demo-ci',
+            claims: {
+              repository: DEMO_CI.repository,
+              workflow_ref: `${DEMO_CI.repository}/.github/workflows/e2e.yml@*`,
+            },
+            pipelines: [`${APP_NAMESPACE}/${APP_NAME}`],
+            environments: ['prod'],
+          },
+        ],
+      },
+      resync: { intervalMs: 30_000 },
+      logLevel: env.LOG_LEVEL === undefined ? 'info' : (env.LOG_LEVEL as 'info'),
+    },
+    { env },
+  );
+}
+
+function logDestination(options: DemoOptions) {
+  const out = options.logTo ?? process.stdout;
+  if (options.log === 'pretty') return prettyDestination(out);
+  return options.logTo === undefined
+    ? undefined
+    : { write: (line: string) => void out.write(line) };
+}
+
+function banner(address: string, kubeconfig: string, port: number): string {
+  const flag = port === 8080 ? '' : ` --port ${String(port)}`;
+  return `
+promotion-gateway demo is running.
+  gateway:    ${address}  (Flux Provider address: ${address}/v1/events/<cluster>)
+  fleet:      management, ${DEMO_ENVIRONMENTS.join(', ')}  (kubeconfig: ${kubeconfig})
+  pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}; prod waits for an approval
+
+Next, in another terminal:
+  npm run demo -- deploy --env dev --version 6.6.0${flag}
+      plays Flux: rolls dev to 6.6.0 and sends its signed event; this log shows the verified
+      read, the promotion of staging, the stand-in rolling staging out, and prod waiting.
+  npm run demo -- status${flag}
+  npm run demo -- approve --env prod --revision 6.6.0${flag}      (or: promote, as a CI job)
+  npm run demo -- deploy --env dev --version 6.7.0 --fail${flag}  (a failed rollout: nothing moves)
+  kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get pipelines.pipelines.weave.works ${APP_NAME} -o yaml
+Stop with Ctrl-C.
+`;
+}

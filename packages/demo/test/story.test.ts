@@ -1,0 +1,130 @@
+/**
+ * The README's story, through the demo's own commands over real sockets: dev rolls out, staging
+ * is promoted and rolled out by the Flux stand-in, prod waits for an approval; the approval
+ * promotes it; a failed rollout moves nothing; a CI trigger promotes the next revision; and
+ * stopping the demo removes its state.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/commands.js';
+import { runDemo } from '../src/run.js';
+import { capture, freePort, io } from './io.js';
+import { stateDir } from '../src/state.js';
+
+let port: number;
+let stop: () => void;
+let running: Promise<number>;
+const log = capture();
+
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function demo(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const t = io();
+  const code = await main([...argv, '--port', String(port)], t.io);
+  return { code, out: t.out(), err: t.err() };
+}
+
+/** The status table's row for `env`, split on runs of spaces. */
+async function row(env: string): Promise<string> {
+  const { out } = await demo('status');
+  const line = out.split('\n').find((l) => l.startsWith(env));
+  if (line === undefined) throw new Error(`no row for ${env} in\n${out}`);
+  return line.replace(/\s{2,}/g, ' | ');
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  const until = new Promise<void>((resolve) => (stop = resolve));
+  running = runDemo(
+    {
+      port,
+      stateDir: stateDir(port),
+      banner: false,
+      autoRollout: true,
+      log: 'json',
+      until,
+      logTo: log.stream,
+    },
+    {},
+    capture().stream,
+  );
+  await eventually(async () => {
+    if (!existsSync(join(stateDir(port), 'state.json'))) throw new Error('not started');
+    return Promise.resolve();
+  });
+});
+afterAll(async () => {
+  stop();
+  await running;
+});
+
+describe('the demo story', () => {
+  it('promotes staging by itself and holds prod for an approval', async () => {
+    const deployed = await demo('deploy', '--env', 'dev', '--version', '6.6.0');
+    expect(deployed).toMatchObject({ code: 0, err: '' });
+    expect(deployed.out).toContain(
+      'dev: HelmRelease podinfo/podinfo now runs 6.6.0; event sent, gateway answered 202',
+    );
+    await eventually(async () => {
+      expect(await row('prod')).toBe(
+        'prod | 6.5.0 (Healthy) | WaitingApproval 6.6.0 | ApprovalRequired, 0 of 1 approval',
+      );
+    });
+    expect(await row('staging')).toBe('staging | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
+  });
+
+  it('promotes prod once the demo approver approves', async () => {
+    const approved = await demo('approve', '--env', 'prod', '--revision', '6.6.0');
+    expect(approved.code).toBe(0);
+    expect(approved.out).toContain('demo-approver approved 6.6.0 for prod: 202');
+    await eventually(async () => {
+      expect(await row('prod')).toBe('prod | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
+    });
+  });
+
+  it('moves nothing after a failed rollout, whatever the event says', async () => {
+    const failed = await demo('deploy', '--env', 'dev', '--version', '6.7.0', '--fail');
+    expect(failed.out).toContain('failed to upgrade to 6.7.0 (Ready=False)');
+    await eventually(async () => {
+      expect(await row('dev')).toMatch(/^dev \| 6\.6\.0 \(Unhealthy\) \| Source \| /);
+    });
+    expect(await row('staging')).toMatch(
+      /^staging \| 6\.6\.0 \(Healthy\) \| Waiting \| UpstreamNotReady$/,
+    );
+    expect(log.text()).not.toContain('"revision":"6.7.0","attempt"');
+  });
+
+  it('promotes prod on a CI trigger from the demo issuer', async () => {
+    await demo('deploy', '--env', 'dev', '--version', '6.8.0');
+    await eventually(async () => {
+      expect(await row('prod')).toContain('WaitingApproval 6.8.0');
+    });
+    const ci = await demo('promote', '--env', 'prod', '--revision', '6.8.0');
+    expect(ci.out).toContain('CI (example/podinfo-deploy) asked to promote 6.8.0 to prod: 202');
+    await eventually(async () => {
+      expect(await row('prod')).toBe('prod | 6.8.0 (Healthy) | UpToDate 6.8.0 | Deployed');
+    });
+    const json = await demo('status', '--json');
+    expect(JSON.parse(json.out)).toMatchObject({ namespace: 'podinfo', name: 'podinfo' });
+  });
+
+  it('stops cleanly and removes its state', async () => {
+    stop();
+    expect(await running).toBe(0);
+    expect(existsSync(stateDir(port))).toBe(false);
+    const after = await demo('status');
+    expect(after.code).toBe(1);
+    expect(after.err).toContain('no demo is running');
+  });
+});
