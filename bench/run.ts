@@ -4,7 +4,8 @@
  *       route (median ratio of alternating rounds) and the ingress's p50/p99 latency, with the
  *       issue's minimal reference route measured in the same rounds to calibrate the harness;
  *   (b) reads of the named object per burst of identical events (and 0 for unreferenced);
- *   (c) the largest resident set size through the run.
+ *   (c) the largest resident set size through the run;
+ *   (d) the round trip of a signed approval against kube-sim (p50/p99; reported, not barred).
  * Prints a table and writes bench/results/latest.json. Exit code 0 even when a bar fails,
  * unless --strict. BENCH_QUICK=1 (or --quick) runs the short CI version. See docs/benchmarks.md.
  */
@@ -15,6 +16,7 @@ import { parseArgs } from 'node:util';
 import type { Level } from 'pino';
 import { APP_NAME } from '@promotion-gateway/demo';
 import { repoRoot } from './paths.js';
+import { approvalLine, measureApprovals } from './approvals.js';
 import { measureBurst } from './burst.js';
 import type { BurstResult } from './burst.js';
 import { FleetHandle } from './fleet.js';
@@ -49,6 +51,8 @@ interface Mode {
   name: 'quick' | 'full';
   throughput: ThroughputOptions;
   burstSizes: number[];
+  /** Approvals sent one after another in part (d). */
+  approvals: number;
 }
 
 const MODES: Record<Mode['name'], Mode> = {
@@ -56,11 +60,13 @@ const MODES: Record<Mode['name'], Mode> = {
     name: 'quick',
     throughput: { connections: 32, warmupMs: 1_500, roundMs: 3_000, rounds: 2 },
     burstSizes: [100, 1000],
+    approvals: 50,
   },
   full: {
     name: 'full',
     throughput: { connections: 32, warmupMs: 3_000, roundMs: 10_000, rounds: 5 },
     burstSizes: [100, 1000],
+    approvals: 200,
   },
 };
 
@@ -167,7 +173,9 @@ async function main(): Promise<number> {
     }
     const memory = await gateway.memoryReport();
     fleetRss = Math.max(fleetRss, await fleet.rss());
-    const bars = evaluateBars(throughput, bursts, memory);
+    // Part (d) runs its own fleet and gateway in this process, after the measured ones.
+    const approvals = await measureApprovals(mode.approvals);
+    const bars = evaluateBars(throughput, bursts, memory, memoryContext);
     const pass = bars.every((b) => b.pass);
 
     log('');
@@ -187,6 +195,8 @@ async function main(): Promise<number> {
     log(
       `other processes (not part of the bar): kube-sim fleet ${mib(fleetRss)}, load client ${mib(throughput.clientRssMaxBytes)}`,
     );
+    log('');
+    log(approvalLine(approvals));
     log('');
 
     const results = {
@@ -208,6 +218,7 @@ async function main(): Promise<number> {
         gatewayToReference: throughput.ratios.gatewayToReference.median,
       },
       bursts,
+      approvals,
       memory,
       memoryContext,
       otherProcesses: {
