@@ -84,6 +84,22 @@ describe('the demo story', () => {
     expect(await row('staging')).toBe('staging | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
   });
 
+  it('tells that story in its log at the default level, as the README says', () => {
+    const lines = log
+      .text()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
+    const info = new Set(lines.filter((l) => l.level === 30).map((l) => l.msg));
+    for (const msg of [
+      'hinted object verified',
+      'pipeline evaluated',
+      'promotion succeeded',
+      'demo flux: rolled out the promoted version',
+    ])
+      expect(info).toContain(msg);
+  });
+
   it('promotes prod once the demo approver approves', async () => {
     const approved = await demo('approve', '--env', 'prod', '--revision', '6.6.0');
     expect(approved.code).toBe(0);
@@ -91,6 +107,7 @@ describe('the demo story', () => {
     await eventually(async () => {
       expect(await row('prod')).toBe('prod | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
     });
+    expect(log.text()).toContain('"msg":"authorization recorded"');
   });
 
   it('moves nothing after a failed rollout, whatever the event says', async () => {
