@@ -70,7 +70,14 @@ const purity = {
 
 /** Import boundaries, as pattern sets combined per folder below. */
 const noSimOrDemo = {
-  group: ['**/packages/**', 'kube-sim', 'kube-sim/*', '@promotion-gateway/*'],
+  group: [
+    '**/packages/**',
+    'kube-sim',
+    'kube-sim/*',
+    'forge-sim',
+    'forge-sim/*',
+    '@promotion-gateway/*',
+  ],
   message: 'The gateway never imports the simulator or the demo.',
 };
 const noHttpOrRoot = {
@@ -117,7 +124,7 @@ const boundaries = [
   },
   { files: ['src/promote/**'], patterns: [noSimOrDemo, noHttpOrRoot, noStatus] },
   { files: ['src/queue/**', 'src/clock.ts'], patterns: [noSimOrDemo, standalone] },
-  { files: ['packages/kube-sim/src/**'], patterns: [noGateway] },
+  { files: ['packages/kube-sim/src/**', 'packages/forge-sim/src/**'], patterns: [noGateway] },
 ];
 
 /**

@@ -46,6 +46,11 @@ export class MemorySampler {
     this.timer.unref();
   }
 
+  /** The largest RSS sampled so far. */
+  peakRss(): number {
+    return this.rssMax;
+  }
+
   /** Takes one sample now. */
   sample(): void {
     const { rss, heapUsed } = process.memoryUsage();

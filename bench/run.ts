@@ -5,7 +5,8 @@
  *       issue's minimal reference route measured in the same rounds to calibrate the harness;
  *   (b) reads of the named object per burst of identical events (and 0 for unreferenced);
  *   (c) the largest resident set size through the run;
- *   (d) the round trip of a signed approval against kube-sim (p50/p99; reported, not barred).
+ *   (d) the round trip of a signed approval against kube-sim (p50/p99; reported, not barred);
+ *   (e) scale: N pipelines x 3 environments x 2 targets over C clusters (scale.ts).
  * Prints a table and writes bench/results/latest.json. Exit code 0 even when a bar fails,
  * unless --strict. BENCH_QUICK=1 (or --quick) runs the short CI version. See docs/benchmarks.md.
  */
@@ -18,6 +19,9 @@ import { APP_NAME } from '@promotion-gateway/demo';
 import { repoRoot } from './paths.js';
 import { approvalLine, measureApprovals } from './approvals.js';
 import { measureBurst } from './burst.js';
+import { scaleSizes } from './scale.js';
+import { scaleGoals, scaleTable } from './scale-report.js';
+import { runScale } from './scale-run.js';
 import type { BurstResult } from './burst.js';
 import { FleetHandle } from './fleet.js';
 import { LoadClient } from './load.js';
@@ -70,8 +74,9 @@ const MODES: Record<Mode['name'], Mode> = {
   },
 };
 
-/** Whole-run watchdog: the benchmark ends by itself even if something hangs. */
-const WATCHDOG_MS = 10 * 60_000;
+/** Whole-run watchdog: the benchmark ends by itself even if something hangs (the full run's
+ * scale section builds a 10,000-pipeline fleet twice). */
+const WATCHDOG_MS = 40 * 60_000;
 
 function options(): { mode: Mode; strict: boolean; logLevel: Level } {
   const { values } = parseArgs({
@@ -175,8 +180,11 @@ async function main(): Promise<number> {
     fleetRss = Math.max(fleetRss, await fleet.rss());
     // Part (d) runs its own fleet and gateway in this process, after the measured ones.
     const approvals = await measureApprovals(mode.approvals);
+    log('(e) scale:');
+    const scale = await runScale(scaleSizes(mode.name === 'quick'), log);
+    const goals = scaleGoals(scale);
     const bars = evaluateBars(throughput, bursts, memory, memoryContext);
-    const pass = bars.every((b) => b.pass);
+    const pass = bars.every((b) => b.pass) && goals.every((g) => g.pass);
 
     log('');
     log(throughputTable(throughput));
@@ -197,6 +205,10 @@ async function main(): Promise<number> {
     );
     log('');
     log(approvalLine(approvals));
+    log('');
+    log(scaleTable(scale));
+    log('');
+    log(barsTable(goals));
     log('');
 
     const results = {
@@ -219,6 +231,8 @@ async function main(): Promise<number> {
       },
       bursts,
       approvals,
+      scale,
+      scaleGoals: goals,
       memory,
       memoryContext,
       otherProcesses: {

@@ -1,0 +1,115 @@
+/**
+ * The scale benchmark's gateway, alone in its process as in production: createGateway against
+ * the scale fleet, every target cluster named by its GitopsCluster, logs to /dev/null at warn,
+ * no periodic resync (the benchmark asks for passes). It reports when /readyz first says ready
+ * and when every Pipeline has been evaluated, then answers the benchmark's requests.
+ */
+import { once } from 'node:events';
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { createGateway, createLogger, defaultConfig, type Gateway } from 'promotion-gateway';
+import { MemorySampler } from './memory.js';
+import type {
+  GatewaySample,
+  ScaleFleetInfo,
+  ScaleGatewayMessage,
+  ScaleSpec,
+  ToScaleGateway,
+} from './scale-types.js';
+
+function send(
+  message: ScaleGatewayMessage | { type: 'at-ready'; readyMs: number; url: string },
+): void {
+  process.send?.(message);
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function promotions(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = /^promotion_gateway_promotions_total\{outcome="Promoted"\} (\d+)/m.exec(text);
+  return Number(line?.[1] ?? 0);
+}
+
+async function sample(sampler: MemorySampler, url: string): Promise<GatewaySample> {
+  sampler.sample();
+  const { rss, heapUsed } = process.memoryUsage();
+  const cpu = process.cpuUsage();
+  return {
+    rssMaxBytes: sampler.peakRss(),
+    rssBytes: rss,
+    heapUsedBytes: heapUsed,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    promotions: await promotions(url),
+  };
+}
+
+async function build(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<Gateway> {
+  const config = defaultConfig({
+    server: { host: '127.0.0.1', port: 0 },
+    management: { name: 'management' },
+    clusters: fleet.clusters.map((name) => ({
+      name,
+      gitopsCluster: { namespace: 'flux-system', name },
+      hmacKeys: name === fleet.probe.cluster ? [{ value: fleet.probe.hmacKey }] : [],
+    })),
+    rateLimit: { max: 1_000_000_000 },
+    hints: { capacity: Math.max(10_000, spec.pipelines * 6) },
+    resync: { intervalMs: 3_600_000 },
+    logLevel: 'warn',
+  });
+  const management = new KubeConfig();
+  management.loadFromString(fleet.managementKubeconfig);
+  const destination = pino.destination({ dest: '/dev/null', sync: false });
+  await once(destination, 'ready');
+  const logger = createLogger(config.logLevel, destination);
+  return createGateway({ config, managementKubeConfig: management, logger });
+}
+
+async function main(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<void> {
+  const sampler = new MemorySampler('scale', 50);
+  const gateway = await build(spec, fleet);
+  const url = await gateway.listen();
+  const started = Date.now();
+  await gateway.start();
+  await until(() => gateway.status().ready, 600_000, 'readiness');
+  const readyMs = Date.now() - started;
+  send({ type: 'at-ready', readyMs, url });
+  await until(() => gateway.status().resyncPasses > 0, 600_000, 'the start-up pass');
+  await gateway.idle();
+  const evaluatedMs = Date.now() - started;
+  process.on('message', (message: ToScaleGateway) => {
+    if (message.type === 'start') return;
+    const reply = (value: unknown) => {
+      send({ type: 'reply', id: message.id, value });
+    };
+    if (message.type === 'resync') void gateway.resync().then(reply);
+    else if (message.type === 'idle')
+      void gateway.idle().then(() => {
+        reply(null);
+      });
+    else void sample(sampler, url).then(reply);
+  });
+  process.on('disconnect', () => {
+    void gateway.close().finally(() => process.exit(0));
+  });
+  send({ type: 'ready', url, startup: { evaluatedMs, readyMs, eventToViewMs: 0 } });
+}
+
+if (process.send !== undefined) {
+  process.once('message', (message: ToScaleGateway) => {
+    if (message.type !== 'start') return;
+    main(message.spec, message.fleet).catch((err: unknown) => {
+      process.stderr.write(
+        `bench scale gateway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
+      process.exit(1);
+    });
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * The scale section's table and issue 11's goals. Size-independent goals (no start-up GET, an
+ * event at readiness read within a second, at most 1.2 reads per promotion in the wave) are
+ * judged at every size; the 10,000 x 50 goals only there.
+ */
+import type { BarResult } from './report.js';
+import { table } from './report.js';
+import type { ScaleResult } from './scale.js';
+
+const MIB = 1024 * 1024;
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** The table of every size and layout measured. */
+export function scaleTable(results: readonly ScaleResult[]): string {
+  const smallest = results[0];
+  return table(
+    [
+      'N x C',
+      'layout',
+      'ready',
+      'all evaluated',
+      'start-up GETs',
+      'event->read',
+      'pass',
+      'LISTs/pass/cluster',
+      'pass CPU',
+      'wave: promotions, reads, time',
+      'gateway peak RSS',
+      'bytes/target',
+      'fleet RSS',
+    ],
+    results.map((r) => [
+      `${r.spec.pipelines.toLocaleString('en')} x ${String(r.spec.clusters)}`,
+      r.spec.layout === 'env' ? 'ns per env' : 'ns per app',
+      s(r.readyMs),
+      s(r.evaluatedMs),
+      String(r.startupGets),
+      `${String(r.eventToReadMs)} ms`,
+      s(r.passMs),
+      String(r.listsPerPassMaxPerCluster),
+      s(r.passCpuMs),
+      `${String(r.wavePromotions)}, ${String(r.waveReads)} (${(r.waveReads / Math.max(1, r.wavePromotions)).toFixed(2)}/promotion), ${s(r.waveMs)}`,
+      `${(r.peakRssBytes / MIB).toFixed(1)} MiB`,
+      smallest === undefined || r === smallest || r.targets === smallest.targets
+        ? '-'
+        : String(
+            Math.round((r.peakRssBytes - smallest.peakRssBytes) / (r.targets - smallest.targets)),
+          ),
+      `${(r.fleetRssBytes / MIB).toFixed(0)} MiB`,
+    ]),
+  );
+}
+
+function goal(name: string, measured: string, bar: string, pass: boolean): BarResult {
+  return { name, measured, bar, pass };
+}
+
+/** Issue 11's goals over `results`. */
+export function scaleGoals(results: readonly ScaleResult[]): BarResult[] {
+  const goals: BarResult[] = [];
+  for (const r of results) {
+    const at = `${String(r.spec.pipelines)}x${String(r.spec.clusters)} ${r.spec.layout}`;
+    const perPromotion = r.waveReads / Math.max(1, r.wavePromotions);
+    goals.push(
+      goal(
+        `${at}: start-up GETs of listed objects`,
+        String(r.startupGets),
+        '= 0',
+        r.startupGets === 0,
+      ),
+      goal(
+        `${at}: event at readiness read within`,
+        `${String(r.eventToReadMs)} ms`,
+        '<= 1000 ms',
+        r.eventToReadMs <= 1000,
+      ),
+      goal(
+        `${at}: wave reads per promotion`,
+        perPromotion.toFixed(2),
+        '<= 1.20',
+        perPromotion <= 1.2 && r.wavePromotions > 0,
+      ),
+    );
+    if (r.spec.pipelines < 10_000) continue;
+    goals.push(
+      goal(`${at}: full pass`, s(r.passMs), '< 5 s', r.passMs < 5000),
+      goal(
+        `${at}: gateway peak RSS`,
+        `${(r.peakRssBytes / 1e6).toFixed(0)} MB`,
+        '< 256 MB',
+        r.peakRssBytes < 256e6,
+      ),
+      goal(
+        `${at}: start-up until every pipeline evaluated`,
+        s(r.evaluatedMs),
+        '< 10 s',
+        r.evaluatedMs < 10_000,
+      ),
+    );
+  }
+  return goals;
+}
