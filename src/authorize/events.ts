@@ -6,6 +6,7 @@ import type { EventRecord } from '../kube/types.js';
 import type { AuthorizationRecord, Pipeline } from '../pipeline/types.js';
 import { display } from '../pipeline/text.js';
 import type { AuthorizationAnswer } from './authorizer.js';
+import { involvedObjectOf } from '../pipeline/involved-object.js';
 
 /** Event reasons, by what was recorded. */
 export const AuthorizationReasons = {
@@ -20,17 +21,10 @@ export function authorizationEvent(
   record: AuthorizationRecord,
   answer: AuthorizationAnswer,
 ): EventRecord {
-  const { metadata, apiVersion, kind } = pipeline;
   const verb = record.decision === 'reject' ? 'rejected' : 'approved';
   const summary = answer.gate === undefined ? '' : ` (${answer.gate.summary})`;
   return {
-    involvedObject: {
-      apiVersion,
-      kind,
-      namespace: metadata.namespace,
-      name: metadata.name,
-      ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
-    },
+    involvedObject: involvedObjectOf(pipeline),
     type: record.decision === 'reject' ? 'Warning' : 'Normal',
     reason:
       record.kind === 'ci' && record.decision === 'approve'

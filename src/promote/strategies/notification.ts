@@ -4,6 +4,7 @@
  */
 import type { PipelineWriter } from '../../kube/types.js';
 import type { PromotionStrategy, StrategyContext, StrategyResult } from './types.js';
+import { involvedObjectOf } from '../../pipeline/involved-object.js';
 
 /** The Event reason pipeline-controller used (`PromoteReason`). */
 export const PromoteEventReason = 'Promote';
@@ -23,17 +24,11 @@ async function emitPromoteEvent(
   writer: PipelineWriter,
   ctx: StrategyContext,
 ): Promise<StrategyResult> {
-  const { metadata, apiVersion, kind } = ctx.pipeline;
+  const { metadata } = ctx.pipeline;
   const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}`;
   try {
     await writer.emitEvent({
-      involvedObject: {
-        apiVersion,
-        kind,
-        namespace: metadata.namespace,
-        name: metadata.name,
-        ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
-      },
+      involvedObject: involvedObjectOf(ctx.pipeline),
       type: 'Normal',
       reason: PromoteEventReason,
       message,
