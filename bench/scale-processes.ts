@@ -18,7 +18,8 @@ export class Child {
     const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
     const child = fork(path, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: process.execArgv,
+      // --expose-gc: the gateway's samples report live memory after a full GC.
+      execArgv: [...process.execArgv, '--expose-gc'],
     });
     child.send(init);
     return new Child(child);

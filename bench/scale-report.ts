@@ -41,6 +41,7 @@ export function scaleTable(results: readonly ScaleResult[]): string {
       s(r.passCpuMs),
       `${String(r.wavePromotions)}, ${String(r.waveReads)} (${(r.waveReads / Math.max(1, r.wavePromotions)).toFixed(2)}/promotion), ${s(r.waveMs)}`,
       `${(r.peakRssBytes / MIB).toFixed(1)} MiB`,
+      `${(r.endHeapUsedBytes / MIB).toFixed(1)} MiB`,
       smallest === undefined || r === smallest || r.targets === smallest.targets
         ? '-'
         : String(

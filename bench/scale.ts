@@ -28,6 +28,9 @@ export interface ScaleResult {
   waveReads: number;
   waveMs: number;
   peakRssBytes: number;
+  /** Heap in use and RSS at the end (after a full GC when run with --expose-gc). */
+  endHeapUsedBytes: number;
+  endRssBytes: number;
   fleetRssBytes: number;
 }
 
@@ -114,6 +117,8 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
         delta(afterWave.lists, afterWavePass.lists).total,
       waveMs,
       peakRssBytes: end.rssMaxBytes,
+      endHeapUsedBytes: end.heapUsedBytes,
+      endRssBytes: end.rssBytes,
       fleetRssBytes: await s.fleet.ask<number>({ type: 'rss' }),
     };
   } finally {
