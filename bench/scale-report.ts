@@ -26,6 +26,7 @@ export function scaleTable(results: readonly ScaleResult[]): string {
       'pass CPU',
       'wave: promotions, reads, time',
       'gateway peak RSS',
+      'live heap at end',
       'bytes/target',
       'fleet RSS',
     ],
