@@ -7,6 +7,20 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ScaleFleetInfo } from './scale-types.js';
 
+/**
+ * The parent's Node flags a child may inherit: not `-e`/`-p` and their script, which would
+ * make every child run the parent's script (and fork again) instead of its own.
+ */
+export function inheritedFlags(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i] ?? '';
+    if (['-e', '--eval', '-p', '--print'].includes(flag)) i += 1;
+    else if (!flag.startsWith('--eval=') && !flag.startsWith('--print=')) out.push(flag);
+  }
+  return out;
+}
+
 /** A child that answers `{ type, id }` requests with `{ type: 'reply', id, value }`. */
 export class Child {
   private nextId = 1;
@@ -19,7 +33,7 @@ export class Child {
     const child = fork(path, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // --expose-gc: the gateway's samples report live memory after a full GC.
-      execArgv: [...process.execArgv, '--expose-gc'],
+      execArgv: [...inheritedFlags(process.execArgv), '--expose-gc'],
     });
     child.send(init);
     return new Child(child);
