@@ -22,6 +22,8 @@ const impureModules = [
   'ajv-formats',
   'kube-sim',
   'kube-sim/*',
+  'sim-kit',
+  'sim-kit/*',
 ];
 
 /** The words every stage shares; pure, so the decision core may use them. */
@@ -76,6 +78,8 @@ const noSimOrDemo = {
     'kube-sim/*',
     'forge-sim',
     'forge-sim/*',
+    'sim-kit',
+    'sim-kit/*',
     '@promotion-gateway/*',
   ],
   message: 'The gateway never imports the simulator or the demo.',
@@ -95,7 +99,11 @@ const standalone = {
 };
 const noGateway = {
   group: ['promotion-gateway', 'promotion-gateway/*', '../../../*'],
-  message: 'kube-sim stands alone: no import from the gateway.',
+  message: 'The simulators stand alone: no import from the gateway.',
+};
+const noSimulators = {
+  group: ['kube-sim', 'kube-sim/*', 'forge-sim', 'forge-sim/*', '../../*'],
+  message: 'sim-kit is what the simulators share: it imports none of them.',
 };
 
 /**
@@ -125,6 +133,7 @@ const boundaries = [
   { files: ['src/promote/**'], patterns: [noSimOrDemo, noHttpOrRoot, noStatus] },
   { files: ['src/queue/**', 'src/clock.ts'], patterns: [noSimOrDemo, standalone] },
   { files: ['packages/kube-sim/src/**', 'packages/forge-sim/src/**'], patterns: [noGateway] },
+  { files: ['packages/sim-kit/src/**'], patterns: [noGateway, noSimulators] },
 ];
 
 /**

@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Workspace packages export their TypeScript sources under this condition (see package.json
-// "exports"), so tests run the sources of the gateway, kube-sim, forge-sim and the demo without a build.
+// "exports"), so tests run the sources of the gateway, the simulators and the demo without a build.
 const SOURCE_CONDITION = '@promotion-gateway/source';
 
 // One project per suite so a developer can run one alone; `npm test` runs them all.
@@ -23,6 +23,14 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'sim-kit',
+          include: ['packages/sim-kit/test/**/*.test.ts'],
+          environment: 'node',
         },
       },
       {

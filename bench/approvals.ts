@@ -11,6 +11,7 @@ import { installRelease } from 'kube-sim/flux';
 import type { SimCluster } from 'kube-sim';
 import {
   APP_NAMESPACE,
+  demoPipeline,
   DEMO_ENVIRONMENTS,
   FLUX_NAMESPACE,
   GATEWAY_USER,
@@ -40,32 +41,7 @@ function addPipelines(management: SimCluster, envs: (env: string) => SimCluster,
   for (const name of names) {
     for (const env of DEMO_ENVIRONMENTS)
       installRelease(envs(env), { namespace: APP_NAMESPACE, name }, env === 'prod' ? FROM : TO);
-    management.apply({
-      apiVersion: PIPELINE_API,
-      kind: 'Pipeline',
-      metadata: { name, namespace: APP_NAMESPACE },
-      spec: {
-        appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name },
-        promotion: { strategy: { notification: {} } },
-        environments: DEMO_ENVIRONMENTS.map((env) => ({
-          name: env,
-          targets: [
-            {
-              namespace: APP_NAMESPACE,
-              clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
-            },
-          ],
-          ...(env === 'prod'
-            ? {
-                promotion: {
-                  strategy: { notification: {} },
-                  approval: { minApprovals: 1, approvers: [APPROVER] },
-                },
-              }
-            : {}),
-        })),
-      },
-    });
+    management.apply(demoPipeline(name, [APPROVER]));
   }
   return names;
 }

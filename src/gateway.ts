@@ -28,10 +28,12 @@ import { logFailure, type GatewayLogger } from './log.js';
 import type { WorkQueueEvent } from './queue/types.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { pipelineId } from './pipeline/id.js';
+import { pullRequestPorts, pullRequestState } from './promote/strategies/pull-request/ports.js';
 import { strategyFor } from './promote/strategies/select.js';
 import type { FetchLike } from './promote/strategies/webhook.js';
 import { hintReader } from './reconcile/on-hint.js';
 import { pipelineEvents } from './reconcile/pipeline-events.js';
+import { PullRequestRefresher } from './reconcile/pull-requests.js';
 import { Reconciler } from './reconcile/reconciler.js';
 import { resyncLeadership } from './resync/leadership.js';
 import { Resync } from './resync/resync.js';
@@ -120,12 +122,19 @@ function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAcc
   const { config, logger, now, metrics, scheduler, random } = rt;
   const { verified, writer } = access;
   const { retry: policy, instanceId, webhooks } = config.promotion;
+  const settings = config.promotion.pullRequest;
+  const readSecret = secretKeyReader(rt.management, rt.calls);
+  const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
   const reconciler = new Reconciler({
     ...{ catalog, verified, writer, policy, instanceId, logger, now },
     floors: config.authorizations.floors,
     freshnessMs: FRESHNESS_MS,
     strategyFor: (pipeline, env) =>
-      strategyFor(pipeline.spec, env, { writer, webhooks, fetch: rt.fetch, now }),
+      strategyFor(pipeline.spec, env, { writer, webhooks, fetch: rt.fetch, now, pullRequest }),
+    pullRequests: new PullRequestRefresher({
+      ...{ writer, logger, now, intervalMs: settings.refreshIntervalMs },
+      state: pullRequestState(pullRequest),
+    }),
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });
     },

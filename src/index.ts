@@ -21,3 +21,13 @@ export { signStatement, STATEMENT_ALGORITHMS } from './auth/statement.js';
 export type { StatementClaims } from './auth/statement.js';
 export { managementAccess, TARGET_ACCESS } from './kube/access.js';
 export type { AccessRule } from './kube/access.js';
+// The command-line conventions, so that the demo's commands parse and answer like the gateway's.
+export {
+  flagOptions,
+  parseOrHelp,
+  required,
+  runCommand,
+  UsageError,
+  valueOptions,
+} from './cli/args.js';
+export type { CommandOptions, CommandValues, FailureLabels } from './cli/args.js';

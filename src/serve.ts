@@ -5,7 +5,13 @@
 import { existsSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parseCommand, runCommand, UsageError } from './cli/args.js';
+import {
+  command,
+  UsageError,
+  valueOptions,
+  type CommandIo,
+  type CommandValues,
+} from './cli/args.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import type { GatewayConfig } from './config/types.js';
 import { createGateway, type Gateway } from './gateway.js';
@@ -21,34 +27,34 @@ cluster (--kubeconfig, the config's management.kubeconfig, or the in-cluster ser
 and serves until SIGINT/SIGTERM. A bad configuration or missing credentials exit with status 2.
 `;
 
+const SERVE_OPTIONS = valueOptions('config', 'kubeconfig', 'context');
+
+async function serve(
+  values: CommandValues<typeof SERVE_OPTIONS>,
+  { env, out }: CommandIo,
+): Promise<number> {
+  if (values.config === undefined) throw new UsageError('serve: --config FILE is required');
+  let config: GatewayConfig;
+  try {
+    config = loadConfig({ file: values.config, env });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    out.write(`invalid configuration ${values.config}:\n${err.message}\n`);
+    return 2;
+  }
+  const kubeConfig = managementKubeConfig(config, values.kubeconfig, values.context, env);
+  if (typeof kubeConfig === 'string') {
+    out.write(`serve: ${kubeConfig}\n`);
+    return 2;
+  }
+  return serveUntilSignal(config, kubeConfig);
+}
+
+const serveCommand = command({ usage: SERVE_USAGE, options: SERVE_OPTIONS, run: serve });
+
 /** Runs `serve`; resolves to the process exit code once the gateway has shut down. */
 export function runServe(args: string[], env: Env, out: NodeJS.WritableStream): Promise<number> {
-  return runCommand(out, SERVE_USAGE, async () => {
-    const values = parseCommand(args, {
-      config: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-    });
-    if (values.help === true) {
-      out.write(SERVE_USAGE);
-      return 0;
-    }
-    if (values.config === undefined) throw new UsageError('serve: --config FILE is required');
-    let config: GatewayConfig;
-    try {
-      config = loadConfig({ file: values.config, env });
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      out.write(`invalid configuration ${values.config}:\n${err.message}\n`);
-      return 2;
-    }
-    const kubeConfig = managementKubeConfig(config, values.kubeconfig, values.context, env);
-    if (typeof kubeConfig === 'string') {
-      out.write(`serve: ${kubeConfig}\n`);
-      return 2;
-    }
-    return serveUntilSignal(config, kubeConfig);
-  });
+  return serveCommand(args, { env, out });
 }
 
 async function serveUntilSignal(config: GatewayConfig, kubeConfig: KubeConfig): Promise<number> {

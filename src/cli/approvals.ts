@@ -9,8 +9,17 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, type CryptoKey } from 'jose';
 import { signStatement, STATEMENT_ALGORITHMS } from '../auth/statement.js';
-import { parseCommand, required, runCommand, UsageError } from './args.js';
-import { runVerify, VERIFY_USAGE } from './verify-approvals.js';
+import {
+  command,
+  flagOptions,
+  required,
+  UsageError,
+  valueOptions,
+  type CommandIo,
+  type CommandRunner,
+  type CommandValues,
+} from './args.js';
+import { verifyCommand, VERIFY_USAGE } from './verify-approvals.js';
 
 type Algorithm = (typeof STATEMENT_ALGORITHMS)[number];
 
@@ -40,23 +49,15 @@ export function runApprovals(
   env: Readonly<Record<string, string | undefined>>,
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const [command, ...rest] = args;
-  switch (command) {
-    case 'keygen':
-      return runCommand(out, KEYGEN_USAGE, () => keygen(rest, out));
-    case 'sign':
-      return runCommand(out, SIGN_USAGE, () => sign(rest, out));
-    case 'verify':
-      return runCommand(out, VERIFY_USAGE, () => runVerify(rest, env, out));
-    case '--help':
-    case '-h':
-    case undefined:
-      out.write(APPROVALS_USAGE);
-      return Promise.resolve(command === undefined ? 2 : 0);
-    default:
-      out.write(`unknown approvals command: ${command}\n\n${APPROVALS_USAGE}`);
-      return Promise.resolve(2);
+  const [name, ...rest] = args;
+  const subcommand = name === undefined ? undefined : SUBCOMMANDS.get(name);
+  if (subcommand !== undefined) return subcommand(rest, { env, out });
+  if (name === undefined || name === '--help' || name === '-h') {
+    out.write(APPROVALS_USAGE);
+    return Promise.resolve(name === undefined ? 2 : 0);
   }
+  out.write(`unknown approvals command: ${name}\n\n${APPROVALS_USAGE}`);
+  return Promise.resolve(2);
 }
 
 function algorithm(value: string | undefined): Algorithm {
@@ -66,16 +67,12 @@ function algorithm(value: string | undefined): Algorithm {
   return alg as Algorithm;
 }
 
-async function keygen(args: string[], out: NodeJS.WritableStream): Promise<number> {
-  const values = parseCommand(args, {
-    name: { type: 'string' },
-    out: { type: 'string' },
-    alg: { type: 'string' },
-  });
-  if (values.help === true) {
-    out.write(KEYGEN_USAGE);
-    return 0;
-  }
+const KEYGEN_OPTIONS = valueOptions('name', 'out', 'alg');
+
+async function keygen(
+  values: CommandValues<typeof KEYGEN_OPTIONS>,
+  { out }: CommandIo,
+): Promise<number> {
   const name = required(values.name, '--name');
   const alg = algorithm(values.alg);
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
@@ -113,22 +110,15 @@ function pipelineOf(value: string | undefined): string {
   return pipeline;
 }
 
-async function sign(args: string[], out: NodeJS.WritableStream): Promise<number> {
-  const values = parseCommand(args, {
-    name: { type: 'string' },
-    key: { type: 'string' },
-    pipeline: { type: 'string' },
-    env: { type: 'string' },
-    revision: { type: 'string' },
-    reject: { type: 'boolean' },
-    comment: { type: 'string' },
-    ttl: { type: 'string' },
-    send: { type: 'string' },
-  });
-  if (values.help === true) {
-    out.write(SIGN_USAGE);
-    return 0;
-  }
+const SIGN_OPTIONS = {
+  ...valueOptions('name', 'key', 'pipeline', 'env', 'revision', 'comment', 'ttl', 'send'),
+  ...flagOptions('reject'),
+};
+
+async function sign(
+  values: CommandValues<typeof SIGN_OPTIONS>,
+  { out }: CommandIo,
+): Promise<number> {
   const { key, alg } = await signingKey(await readFile(required(values.key, '--key'), 'utf8'));
   const ttl = Number(values.ttl ?? '300');
   if (!Number.isInteger(ttl) || ttl < 1)
@@ -172,3 +162,9 @@ async function send(
   out.write(`${response.status} ${await response.text()}\n`);
   return response.status === 202 ? 0 : 1;
 }
+
+const SUBCOMMANDS = new Map<string, CommandRunner>([
+  ['keygen', command({ usage: KEYGEN_USAGE, options: KEYGEN_OPTIONS, run: keygen })],
+  ['sign', command({ usage: SIGN_USAGE, options: SIGN_OPTIONS, run: sign })],
+  ['verify', verifyCommand],
+]);

@@ -12,7 +12,14 @@ import { loadConfig } from '../config/load.js';
 import type { AuthorizationConfig } from '../config/types.js';
 import { parseTimestamp } from '../pipeline/time.js';
 import type { AuthorizationRecord, PipelineStatus } from '../pipeline/types.js';
-import { parseCommand, required, UsageError } from './args.js';
+import {
+  command,
+  required,
+  UsageError,
+  valueOptions,
+  type CommandIo,
+  type CommandValues,
+} from './args.js';
 
 /** The usage of `approvals verify`. */
 export const VERIFY_USAGE = `Usage: promotion-gateway approvals verify --config GATEWAY_CONFIG
@@ -122,23 +129,12 @@ async function readStatus(values: {
   return { pipeline: `${namespace}/${name}`, status: object.status };
 }
 
-/** Runs `approvals verify`; resolves to the exit status. */
-export async function runVerify(
-  args: string[],
-  env: Readonly<Record<string, string | undefined>>,
-  out: NodeJS.WritableStream,
+const VERIFY_OPTIONS = valueOptions('config', 'from', 'pipeline', 'kubeconfig', 'context');
+
+async function verify(
+  values: CommandValues<typeof VERIFY_OPTIONS>,
+  { env, out }: CommandIo,
 ): Promise<number> {
-  const values = parseCommand(args, {
-    config: { type: 'string' },
-    from: { type: 'string' },
-    pipeline: { type: 'string' },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-  });
-  if (values.help === true) {
-    out.write(VERIFY_USAGE);
-    return 0;
-  }
   const config = loadConfig({ file: required(values.config, '--config'), env }).authorizations;
   const { pipeline, status } = await readStatus(values);
   const verdicts = await verifyRecords(pipeline, status, config);
@@ -153,3 +149,6 @@ export async function runVerify(
   );
   return failed === 0 ? 0 : 1;
 }
+
+/** `approvals verify`: exit 0 when every signed statement verifies, 1 otherwise. */
+export const verifyCommand = command({ usage: VERIFY_USAGE, options: VERIFY_OPTIONS, run: verify });

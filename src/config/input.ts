@@ -2,6 +2,7 @@
  * The configuration file's own shape (schemas/config.schema.json), before defaults and secret
  * resolution. Code that builds a config without a file (demo, tests) writes one of these.
  */
+import type { PullRequestSettings } from './types.js';
 
 /** Where a secret comes from: exactly one of an inline value, a file's exact bytes, or an env var. */
 export type SecretSource = { value: string } | { file: string } | { env: string };
@@ -109,6 +110,14 @@ export interface ConfigInput {
       claimTimeoutMs?: number;
     };
     webhooks?: Record<string, WebhookInput>;
+    pullRequest?: {
+      author?: { name?: string; email?: string };
+      allowedHosts?: string[];
+      allowPlainHttp?: boolean;
+      gitTimeoutMs?: number;
+      apiTimeoutMs?: number;
+      refreshIntervalMs?: number;
+    };
     instanceId?: string;
   };
   approvals?: {
@@ -144,6 +153,7 @@ export interface CheckedInput {
   promotion: {
     retry: Required<NonNullable<NonNullable<ConfigInput['promotion']>['retry']>>;
     webhooks: Record<string, With<WebhookInput, 'timeoutMs'>>;
+    pullRequest: PullRequestSettings;
     instanceId?: string;
   };
   approvals: {

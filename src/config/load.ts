@@ -143,6 +143,11 @@ function build(
     promotion: {
       retry: { ...input.promotion.retry },
       webhooks: buildWebhooks(input.promotion.webhooks, context, problems),
+      pullRequest: {
+        ...input.promotion.pullRequest,
+        author: { ...input.promotion.pullRequest.author },
+        allowedHosts: [...input.promotion.pullRequest.allowedHosts],
+      },
       instanceId: input.promotion.instanceId ?? defaultInstanceId(source),
     },
     authorizations: buildAuthorizations(input, context, problems),

@@ -40,6 +40,19 @@ export interface WebhookEndpoint {
   timeoutMs: number;
 }
 
+/** Settings of the `pull-request` promotion strategy; each Pipeline names forge, repository, Secret. */
+export interface PullRequestSettings {
+  author: { name: string; email: string };
+  /** `host` or `host:port` a Pipeline may name; empty = any. */
+  allowedHosts: readonly string[];
+  /** Accept http:// repository URLs (loopback test forges only). */
+  allowPlainHttp: boolean;
+  gitTimeoutMs: number;
+  apiTimeoutMs: number;
+  /** An open pull request's state is read again at most this often. */
+  refreshIntervalMs: number;
+}
+
 /** An OIDC issuer whose tokens are verified against its remote JWKS. */
 export interface OidcIssuerConfig {
   issuer: string;
@@ -144,6 +157,7 @@ export interface GatewayConfig {
   promotion: {
     retry: RetryPolicy;
     webhooks: Readonly<Record<string, WebhookEndpoint>>;
+    pullRequest: PullRequestSettings;
     /** Identifies this replica in promotion claims. */
     instanceId: string;
   };

@@ -11,7 +11,6 @@
  */
 import type { FastifyPluginCallback, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { bearerToken } from '../auth/authenticate.js';
-import { authenticateLegacy } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import type { AuthorizationTarget, Principals } from '../auth/principals.js';
 import type { AuthorizationClaim, Identity } from '../auth/types.js';
@@ -19,8 +18,7 @@ import type { Authorizer } from '../authorize/authorizer.js';
 import { GatewayError } from '../errors.js';
 import { pipelineId } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
-import { rawBodyOf } from './context.js';
-import { isPipelineRef } from './legacy.js';
+import { legacyCaller } from './legacy.js';
 import { SchemaRefs, validationMessage } from './schemas.js';
 
 /** What the authorization routes need. */
@@ -183,15 +181,7 @@ function registerLegacyApproval(app: Scope, options: AuthorizationRouteOptions):
     attachValidation: true,
     config: {
       authenticate: (request) => {
-        const { namespace, name } = request.params as LegacyParams;
-        const valid = isPipelineRef(namespace, name);
-        const key = valid ? options.legacyKeys(pipelineId({ namespace, name })) : undefined;
-        const identity = authenticateLegacy(
-          request.headers,
-          rawBodyOf(request),
-          { namespace, name },
-          key,
-        );
+        const identity = legacyCaller(request, options.legacyKeys);
         if (identity === undefined) return Promise.resolve(undefined);
         const principal = { name: 'legacy-hmac', kind: 'legacy' as const, groups: [] };
         return Promise.resolve({ ...identity, principal });

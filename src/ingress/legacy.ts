@@ -4,9 +4,10 @@
  * ahead, never at request time), checked in constant time; no key means 401, never "open".
  * The env segment and body are not trusted: every target of the Pipeline gets a hint.
  */
-import type { FastifyPluginCallback } from 'fastify';
+import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
 import { authenticateLegacy } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
+import type { Identity } from '../auth/types.js';
 import { GatewayError } from '../errors.js';
 import type { RecheckResult } from '../hints/types.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
@@ -35,8 +36,23 @@ const DNS_SUBDOMAIN =
   /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** True when namespace/name are valid Kubernetes names (anything else cannot exist). */
-export function isPipelineRef(namespace: string, name: string): boolean {
+function isPipelineRef(namespace: string, name: string): boolean {
   return DNS_LABEL.test(namespace) && DNS_SUBDOMAIN.test(name);
+}
+
+/**
+ * The caller of a legacy route (`:namespace/:name` in its path) whose empty-body HMAC verifies
+ * with that Pipeline's hmac-key, or undefined.
+ */
+export function legacyCaller(
+  request: FastifyRequest,
+  legacyKeys: LegacyKeyResolver,
+): Identity | undefined {
+  const { namespace, name } = request.params as { namespace: string; name: string };
+  // Invalid names skip the Secret lookup but not the HMAC work: they fail like a bad signature.
+  const valid = isPipelineRef(namespace, name);
+  const key = valid ? legacyKeys(pipelineId({ namespace, name })) : undefined;
+  return authenticateLegacy(request.headers, rawBodyOf(request), { namespace, name }, key);
 }
 
 /** Registers POST /promotion/:namespace/:name/:env; needs installAuthentication on its scope. */
@@ -47,15 +63,7 @@ export const legacyRoutes: FastifyPluginCallback<LegacyRouteOptions> = (app, opt
     schema: { params: { $ref: SchemaRefs.environmentParams } },
     attachValidation: true,
     config: {
-      authenticate: (request) => {
-        const { namespace, name } = request.params as Params;
-        // Invalid names skip the Secret lookup but not the HMAC work: they fail like a bad signature.
-        const valid = isPipelineRef(namespace, name);
-        const key = valid ? legacyKeys(pipelineId({ namespace, name })) : undefined;
-        return Promise.resolve(
-          authenticateLegacy(request.headers, rawBodyOf(request), { namespace, name }, key),
-        );
-      },
+      authenticate: (request) => Promise.resolve(legacyCaller(request, legacyKeys)),
     },
     handler: async (request, reply) => {
       const { subject } = callerOf(request);

@@ -17,15 +17,18 @@ export interface PipelineTarget {
   clusterRef?: ClusterRef;
 }
 
+/** weave's pull-request strategy: the forge, the repository, its base branch and token Secret. */
+export interface PullRequestStrategySpec {
+  type: 'github' | 'gitlab' | 'bitbucket-server';
+  url: string;
+  baseBranch: string;
+  secretRef: { name: string };
+}
+
 /** How a promotion is carried out. `webhook` is ours: it names an endpoint from the gateway config. */
 export interface StrategySpec {
   notification?: Record<string, never>;
-  'pull-request'?: {
-    type: 'github' | 'gitlab' | 'bitbucket-server';
-    url: string;
-    baseBranch: string;
-    secretRef: { name: string };
-  };
+  'pull-request'?: PullRequestStrategySpec;
   webhook?: { endpoint: string };
   secretRef?: { name: string };
 }

@@ -87,7 +87,8 @@ export function outcomeRecord(claim: PromotionRecord, result: StrategyResult): P
     // Only a refusal is recorded: absent means retryable, as in records written before this field.
     ...(result.retryable ? {} : { retryable: false }),
     ...(result.retryable && result.retryNotBefore !== undefined
-      ? { retryAfterTime: rfc3339(result.retryNotBefore) }
+      ? // Rounded up: second precision must never let a retry start before the remote's time.
+        { retryAfterTime: rfc3339(Math.ceil(result.retryNotBefore / 1000) * 1000) }
       : {}),
   };
 }

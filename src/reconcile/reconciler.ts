@@ -15,12 +15,15 @@ import { rfc3339 } from '../pipeline/time.js';
 import type { ProcessResult } from '../queue/types.js';
 import { evaluatePipeline, statusesFor } from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
+import type { PullRequestRefresher } from './pull-requests.js';
 import { syncStatus } from './status-sync.js';
 import type { PipelineView } from './view.js';
 
 /** What the reconciler needs; all of it injected so tests can use fakes. */
 export interface ReconcilerDeps extends PromotionDeps {
   catalog: PipelineCatalog;
+  /** Reads open pull requests' states again and records changes (pull-request strategy). */
+  pullRequests?: Pick<PullRequestRefresher, 'refresh' | 'forget'>;
 }
 
 /** The reconciler: pipeline re-checks, and the read side for the API. */
@@ -44,6 +47,7 @@ export class Reconciler {
     const pipeline = catalog.get(id);
     if (pipeline === undefined) {
       this.views.delete(id);
+      this.deps.pullRequests?.forget(id);
       return 'done';
     }
     const targets = catalog.targetsOf(id);
@@ -53,7 +57,9 @@ export class Reconciler {
     const promoted = await promoteAll(this.deps, pipeline, targets, evaluation);
     const statuses = this.statusesOf(pipeline, targets);
     this.remember(id, pipeline, statuses, promoted.evaluation);
-    await syncStatus(this.deps, promoted.pipeline ?? pipeline, statuses, promoted.evaluation);
+    const latest = promoted.pipeline ?? pipeline;
+    const refreshed = (await this.deps.pullRequests?.refresh(latest)) ?? latest;
+    await syncStatus(this.deps, refreshed, statuses, promoted.evaluation);
     const unknown = targets.some((t) => verified.get(t.key)?.status.health === 'Unknown');
     if (unknown || promoted.retry) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);

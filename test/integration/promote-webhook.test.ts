@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StrategyContext, StrategyResult } from '../../src/promote/strategies/types.js';
 import { webhookStrategy } from '../../src/promote/strategies/webhook.js';
 import { samplePipeline, T0 } from '../support/pipeline-fixtures.js';
+import { closedPort } from '../support/net.js';
 
 interface Received {
   path: string;
@@ -170,14 +171,7 @@ describe('webhook strategy against a real receiver', () => {
   });
 
   it('treats a refused connection as retryable', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) =>
-      closed.close(() => {
-        resolve();
-      }),
-    );
+    const port = await closedPort();
     const result = await webhookStrategy({
       endpoint: 'ci',
       endpoints: { ci: { url: `http://127.0.0.1:${port}/`, secret, timeoutMs: 2000 } },

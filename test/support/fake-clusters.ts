@@ -25,7 +25,13 @@ export class FakeCluster implements ObjectReader {
   release(namespace: string, name: string, version: string): void {
     const object = helmRelease({ namespace, name }, version) as unknown as KubeObject;
     object.metadata.generation = 1;
-    object.status = releasedStatus({ namespace, name }, undefined, version, 1, new Date(0));
+    object.status = releasedStatus({
+      ref: { namespace, name },
+      previous: undefined,
+      version,
+      generation: 1,
+      now: new Date(0),
+    });
     this.objects.set(`${namespace}/${name}`, object);
   }
 

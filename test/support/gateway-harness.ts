@@ -43,12 +43,18 @@ export const HR_RESOURCE = 'helmreleases.helm.toolkit.fluxcd.io';
  * One isolated app: namespace `ns` on every cluster, a podinfo HelmRelease released at 6.5.0
  * in dev/staging/prod, and Pipeline ns/podinfo (dev -> staging -> prod, notification strategy)
  * in management. `legacyKey`: Secret `legacy-hmac` with that `hmac-key`, named in secretRef.
- * `prodPromotion`: prod's own promotion settings (manual, approval gate).
+ * `prodPromotion`: prod's own promotion settings (manual, approval gate); `prodStrategy`: its
+ * own strategy.
  */
 export function createApp(
   fleet: TestFleet,
   ns: string,
-  options: { legacyKey?: Buffer; prodPromotion?: Omit<PromotionSpec, 'strategy'> } = {},
+  options: {
+    legacyKey?: Buffer;
+    prodPromotion?: Omit<PromotionSpec, 'strategy'>;
+    /** prod's own strategy (e.g. pull-request); the others keep the notification strategy. */
+    prodStrategy?: StrategySpec;
+  } = {},
 ): void {
   for (const name of ENVIRONMENTS) {
     installRelease(fleet.env(name), { namespace: ns, name: APP_NAME }, INITIAL_VERSION);
@@ -81,8 +87,9 @@ export function createApp(
           },
         ],
         // weave requires a strategy beside any environment-level promotion setting.
-        ...(env === 'prod' && options.prodPromotion !== undefined
-          ? { promotion: { strategy, ...options.prodPromotion } }
+        ...(env === 'prod' &&
+        (options.prodPromotion !== undefined || options.prodStrategy !== undefined)
+          ? { promotion: { strategy: options.prodStrategy ?? strategy, ...options.prodPromotion } }
           : {}),
       })),
     },
@@ -152,8 +159,10 @@ export async function launchGateway(
     start?: boolean;
     /** The management kubeconfig's text; the least-privilege gateway user's by default. */
     managementKubeconfig?: string;
-    /** Receives the gateway's log lines at info level (otherwise the log is silent). */
+    /** Receives the gateway's log lines at `logLevel` (otherwise the log is silent). */
     logLines?: string[];
+    /** The level of the lines `logLines` receives; default info. */
+    logLevel?: 'info' | 'debug' | 'trace';
   } = {},
 ): Promise<RunningGateway> {
   const overrides = options.config ?? {};
@@ -194,7 +203,7 @@ export async function launchGateway(
   const gateway = await createGateway({
     config,
     managementKubeConfig,
-    logger: testLogger(options.logLines),
+    logger: testLogger(options.logLines, options.logLevel),
     scheduler,
     kubeTimeoutMs: 5_000,
   });
@@ -215,9 +224,9 @@ export async function launchGateway(
 }
 
 /** GW_LOG=1 shows the gateway's debug log when a test needs explaining; `lines` captures info. */
-function testLogger(lines: string[] | undefined) {
+function testLogger(lines: string[] | undefined, level: 'info' | 'debug' | 'trace' = 'info') {
   if (lines !== undefined)
-    return createLogger('info', { write: (line: string) => void lines.push(line) });
+    return createLogger(level, { write: (line: string) => void lines.push(line) });
   return createLogger(process.env.GW_LOG === undefined ? 'silent' : 'debug');
 }
 

@@ -118,6 +118,14 @@ export function testConfig(publicPem?: string): GatewayConfig {
     promotion: {
       retry: { maxAttempts: 3, backoffBaseMs: 1000, backoffMaxMs: 10_000, claimTimeoutMs: 60_000 },
       webhooks: {},
+      pullRequest: {
+        author: { name: 'promotion-gateway', email: 'promotion-gateway@noreply.invalid' },
+        allowedHosts: [],
+        allowPlainHttp: true,
+        gitTimeoutMs: 10_000,
+        apiTimeoutMs: 5_000,
+        refreshIntervalMs: 0,
+      },
       instanceId: 'test',
     },
     authorizations: {

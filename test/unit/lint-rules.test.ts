@@ -32,6 +32,11 @@ describe('import boundaries', () => {
     ['src/ingress/x.ts', "import { startFleet } from 'kube-sim';"],
     ['src/app.ts', "import { runDemo } from '../packages/demo/src/commands.js';"],
     ['packages/kube-sim/src/x.ts', "import { createGateway } from 'promotion-gateway';"],
+    ['packages/forge-sim/src/x.ts', "import { createGateway } from 'promotion-gateway';"],
+    ['packages/sim-kit/src/x.ts', "import { createGateway } from 'promotion-gateway';"],
+    ['packages/sim-kit/src/x.ts', "import { startFleet } from 'kube-sim';"],
+    ['packages/sim-kit/src/x.ts', "import { startForge } from '../../forge-sim/src/index.js';"],
+    ['src/ingress/x.ts', "import { readBody } from 'sim-kit';"],
   ])('%s may not: %s', async (path, code) => {
     expect(await ruleIds(path, code)).toContain('no-restricted-imports');
   });
@@ -41,6 +46,7 @@ describe('import boundaries', () => {
     ['src/reconcile/x.ts', "import { PipelineQueue } from '../hints/pipeline-queue.js';"],
     ['src/queue/x.ts', "import { realScheduler } from '../clock.js';"],
     ['src/app.ts', "import { eventsRoutes } from './ingress/events.js';"],
+    ['packages/kube-sim/src/x.ts', "import { readBody } from 'sim-kit';"],
   ])('%s may: %s', async (path, code) => {
     expect(await ruleIds(path, code)).toEqual([]);
   });

@@ -1,38 +1,20 @@
 /**
- * Strict option parsing for the demo's commands: `--help` on every command, and a mistake
- * turned into the command's usage and exit status 2.
+ * The demo's command conventions, on the gateway's strict option parsing: `--help` on every
+ * command, a mistake turned into the command's usage and exit status 2, a failure into one line
+ * and exit status 1.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-
-/** A command-line mistake: printed with the command's usage, exit status 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+import {
+  parseOrHelp,
+  runCommand,
+  UsageError,
+  type CommandOptions,
+  type CommandValues,
+  type Env,
+} from 'promotion-gateway';
 
 /** A failure a person can act on (no demo running, say): printed alone, exit status 1. */
 export class DemoError extends Error {
   override readonly name = 'DemoError';
-}
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-/** Parsed values: booleans for boolean options, strings otherwise. */
-export type Values<O extends Options> = {
-  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : string;
-} & { help?: boolean };
-
-/** `args` parsed strictly against `options` plus `--help`/`-h`. */
-export function parse<O extends Options>(args: string[], options: O): Values<O> {
-  try {
-    return parseArgs({
-      args,
-      options: { ...options, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
 }
 
 /** A port number from `--port`, 8080 when absent. */
@@ -43,28 +25,46 @@ export function portOf(value: string | undefined): number {
   return port;
 }
 
-/** Runs a command: usage on --help (0) and on a UsageError (2), one line for any other failure (1). */
-export async function runCommand(
+/** Every line the demo writes about a failure starts `demo: `. */
+const DEMO_LABELS = { mistake: 'demo: ', failure: 'demo: ' };
+
+/** Runs a command: its usage on a UsageError (exit 2), one line on any other failure (exit 1). */
+export function runDemoCommand(
   usage: string,
   err: NodeJS.WritableStream,
   command: () => Promise<number>,
 ): Promise<number> {
-  try {
-    return await command();
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof UsageError) {
-      err.write(`demo: ${message}\n\n${usage}`);
-      return 2;
-    }
-    err.write(`demo: ${message}\n`);
-    return 1;
-  }
+  return runCommand(err, usage, command, DEMO_LABELS);
 }
 
-/** True when `values` asks for help; writes `usage` then. */
-export function helped(values: { help?: boolean }, usage: string, out: NodeJS.WritableStream) {
-  if (values.help !== true) return false;
-  out.write(usage);
-  return true;
+/** What the commands read and write; the process's own in cli.ts, fakes in tests. */
+export interface DemoIo {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream;
+  env: Env;
+  /** Whether `out` is a terminal (readable logs by default). */
+  tty: boolean;
+  /** Ends a running demo (default: SIGINT or SIGTERM). */
+  until?: Promise<unknown>;
+}
+
+/** A demo command: its usage, and what it does with its arguments. */
+export interface DemoCommand {
+  usage: string;
+  run(args: string[], io: DemoIo): Promise<number>;
+}
+
+/** The command that parses `options` (writing `usage` for `--help`), then runs `run`. */
+export function demoCommand<O extends CommandOptions>(
+  usage: string,
+  options: O,
+  run: (values: CommandValues<O>, io: DemoIo) => Promise<number>,
+): DemoCommand {
+  return {
+    usage,
+    run: (args, io) => {
+      const values = parseOrHelp(args, options, usage, io.out);
+      return values === undefined ? Promise.resolve(0) : run(values, io);
+    },
+  };
 }

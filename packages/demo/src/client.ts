@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { importPKCS8 } from 'jose';
-import { signStatement } from 'promotion-gateway';
-import { DemoError, UsageError } from './args.js';
+import { signStatement, UsageError } from 'promotion-gateway';
+import { DemoError } from './args.js';
 import { mintCiToken } from './ci-issuer.js';
 import { notify, rollOut } from './flux.js';
 import { APP_NAME, APP_NAMESPACE } from './objects.js';
@@ -19,14 +19,25 @@ export interface Target {
   stateDir: string;
 }
 
+/** A running demo: its port, and what it left for the commands of other terminals. */
+export interface RunningDemo {
+  port: number;
+  state: DemoState;
+}
+
+/** The demo running at `target`; a DemoError saying how to start one when none runs. */
+export async function connect(target: Target): Promise<RunningDemo> {
+  return { port: target.port, state: await readState(target.stateDir, target.port) };
+}
+
 const PIPELINE_PATH = `/v1/pipelines/${APP_NAMESPACE}/${APP_NAME}`;
 
 /** fetch, with "no demo is running" for a gateway that does not answer. */
-async function call(target: Target, url: string, init?: RequestInit): Promise<Response> {
+async function call(demo: RunningDemo, url: string, init?: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch {
-    throw notRunning(target.port);
+    throw notRunning(demo.port);
   }
 }
 
@@ -41,20 +52,19 @@ function environmentOf(state: DemoState, env: string): string {
 
 /** `deploy --env E --version X [--fail]`: what Flux does on a release, then its event. */
 export async function deploy(
-  target: Target,
+  { port, state }: RunningDemo,
   args: { env: string; version: string; fail: boolean },
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const state = await readState(target.stateDir, target.port);
   const key = environmentOf(state, args.env);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(state.kubeconfig);
   kubeConfig.setCurrentContext(args.env);
   const object = await rollOut(kubeConfig, args.version, args.fail).catch(() => {
-    throw notRunning(target.port);
+    throw notRunning(port);
   });
   const status = await notify(state.gatewayUrl, args.env, key, object, args.version).catch(() => {
-    throw notRunning(target.port);
+    throw notRunning(port);
   });
   const what = args.fail
     ? `failed to upgrade to ${args.version} (Ready=False)`
@@ -78,12 +88,12 @@ interface View {
 
 /** `status [--json]`: the gateway's verified view of the demo pipeline. */
 export async function status(
-  target: Target,
+  demo: RunningDemo,
   json: boolean,
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const state = await readState(target.stateDir, target.port);
-  const response = await call(target, `${state.gatewayUrl}${PIPELINE_PATH}`, {
+  const { state } = demo;
+  const response = await call(demo, `${state.gatewayUrl}${PIPELINE_PATH}`, {
     headers: { authorization: `Bearer ${state.viewerToken}` },
   });
   const body = (await response.json()) as View;
@@ -118,11 +128,11 @@ export function table(view: View): string {
 
 /** `approve --env E --revision X [--reject]`: the demo approver's signed statement. */
 export async function approve(
-  target: Target,
+  demo: RunningDemo,
   args: { env: string; revision: string; reject: boolean },
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const state = await readState(target.stateDir, target.port);
+  const { state } = demo;
   const now = Math.floor(Date.now() / 1000);
   const key = await importPKCS8(state.approver.privateKeyPem, 'EdDSA');
   const jws = await signStatement(
@@ -140,7 +150,7 @@ export async function approve(
     'EdDSA',
   );
   const response = await call(
-    target,
+    demo,
     `${state.gatewayUrl}${PIPELINE_PATH}/environments/${args.env}/approvals`,
     {
       method: 'POST',
@@ -157,14 +167,14 @@ export async function approve(
 
 /** `promote --env E --revision X`: the demo CI job's token asks for the promotion. */
 export async function promote(
-  target: Target,
+  demo: RunningDemo,
   args: { env: string; revision: string },
   out: NodeJS.WritableStream,
 ): Promise<number> {
-  const state = await readState(target.stateDir, target.port);
+  const { state } = demo;
   const token = await mintCiToken(state.ci);
   const response = await call(
-    target,
+    demo,
     `${state.gatewayUrl}${PIPELINE_PATH}/environments/${args.env}/promotions`,
     {
       method: 'POST',

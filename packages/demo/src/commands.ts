@@ -3,11 +3,13 @@
  * `approve` and `promote` talk to a running one from another terminal. Every command answers
  * `--help`; a mistake prints the usage and exits 2, a failure one line and exits 1.
  */
-import type { Env } from 'promotion-gateway';
-import { helped, parse, portOf, runCommand, UsageError } from './args.js';
-import { approve, deploy, promote, status, type Target } from './client.js';
+import { flagOptions, required, UsageError, valueOptions } from 'promotion-gateway';
+import { demoCommand, portOf, runDemoCommand, type DemoCommand, type DemoIo } from './args.js';
+import { approve, connect, deploy, promote, status, type RunningDemo } from './client.js';
 import { runDemo } from './run.js';
 import { stateDir } from './state.js';
+
+export type { DemoIo } from './args.js';
 
 const USAGE = `promotion-gateway demo: the gateway on a simulated fleet, with a Flux stand-in.
 
@@ -22,7 +24,7 @@ Usage:
 From the repository: npm start, then npm run demo -- deploy --env dev --version 6.6.0
 `;
 
-const COMMAND_USAGE: Readonly<Record<string, string>> = {
+const COMMAND_USAGE = {
   run: `Usage: demo [--port 8080] [--log pretty|json] [--no-banner] [--no-auto-rollout]
 
 Starts a simulated fleet (management, dev, staging, prod) and the gateway on 127.0.0.1:PORT,
@@ -49,85 +51,25 @@ Asks for the promotion of X to ENV as the demo CI job, with a token from the dem
 `,
 };
 
-function target(port: string | undefined): Target {
+/** The demo running on `--port` (8080 by default). */
+function demoOn(port: string | undefined): Promise<RunningDemo> {
   const number = portOf(port);
-  return { port: number, stateDir: stateDir(number) };
+  return connect({ port: number, stateDir: stateDir(number) });
 }
 
-function required(value: string | undefined, flag: string): string {
-  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
-  return value;
-}
+const RUN_OPTIONS = {
+  ...valueOptions('port', 'log'),
+  ...flagOptions('no-banner', 'no-auto-rollout'),
+};
 
-const PORT = { port: { type: 'string' } } as const;
-
-async function command(name: string, args: string[], io: DemoIo): Promise<number> {
-  const { out } = io;
-  const usage = COMMAND_USAGE[name] ?? USAGE;
-  switch (name) {
-    case 'deploy': {
-      const v = parse(args, {
-        ...PORT,
-        env: { type: 'string' },
-        version: { type: 'string' },
-        fail: { type: 'boolean' },
-      });
-      if (helped(v, usage, out)) return 0;
-      const spec = {
-        env: v.env ?? 'dev',
-        version: required(v.version, '--version'),
-        fail: v.fail === true,
-      };
-      return deploy(target(v.port), spec, out);
-    }
-    case 'status': {
-      const v = parse(args, { ...PORT, json: { type: 'boolean' } });
-      if (helped(v, usage, out)) return 0;
-      return status(target(v.port), v.json === true, out);
-    }
-    case 'approve': {
-      const v = parse(args, {
-        ...PORT,
-        env: { type: 'string' },
-        revision: { type: 'string' },
-        reject: { type: 'boolean' },
-      });
-      if (helped(v, usage, out)) return 0;
-      const spec = {
-        env: required(v.env, '--env'),
-        revision: required(v.revision, '--revision'),
-        reject: v.reject === true,
-      };
-      return approve(target(v.port), spec, out);
-    }
-    case 'promote': {
-      const v = parse(args, { ...PORT, env: { type: 'string' }, revision: { type: 'string' } });
-      if (helped(v, usage, out)) return 0;
-      return promote(
-        target(v.port),
-        { env: required(v.env, '--env'), revision: required(v.revision, '--revision') },
-        out,
-      );
-    }
-    default:
-      return run(args, io);
-  }
-}
-
-async function run(args: string[], io: DemoIo): Promise<number> {
-  const v = parse(args, {
-    ...PORT,
-    log: { type: 'string' },
-    'no-banner': { type: 'boolean' },
-    'no-auto-rollout': { type: 'boolean' },
-  });
-  if (helped(v, COMMAND_USAGE.run ?? USAGE, io.out)) return 0;
+const RUN = demoCommand(COMMAND_USAGE.run, RUN_OPTIONS, (v, io) => {
   if (v.log !== undefined && v.log !== 'pretty' && v.log !== 'json')
     throw new UsageError('--log must be pretty or json');
-  const where = target(v.port);
+  const port = portOf(v.port);
   return runDemo(
     {
-      ...where,
+      port,
+      stateDir: stateDir(port),
       banner: v['no-banner'] !== true,
       autoRollout: v['no-auto-rollout'] !== true,
       log: v.log ?? (io.tty ? 'pretty' : 'json'),
@@ -136,20 +78,56 @@ async function run(args: string[], io: DemoIo): Promise<number> {
     io.env,
     io.out,
   );
+});
+
+const ENV_REVISION = valueOptions('port', 'env', 'revision');
+
+/** The `--env` and `--revision` that approve and promote require. */
+function envAndRevision(v: { env?: string; revision?: string }): { env: string; revision: string } {
+  return { env: required(v.env, '--env'), revision: required(v.revision, '--revision') };
 }
 
-const COMMANDS = new Set(['deploy', 'status', 'approve', 'promote']);
-
-/** What the commands read and write; the process's own in cli.ts, fakes in tests. */
-export interface DemoIo {
-  out: NodeJS.WritableStream;
-  err: NodeJS.WritableStream;
-  env: Env;
-  /** Whether `out` is a terminal (readable logs by default). */
-  tty: boolean;
-  /** Ends a running demo (default: SIGINT or SIGTERM). */
-  until?: Promise<unknown>;
-}
+/** The commands that talk to a running demo, by name; each checks its options first. */
+const CLIENT_COMMANDS = new Map<string, DemoCommand>([
+  [
+    'deploy',
+    demoCommand(
+      COMMAND_USAGE.deploy,
+      { ...valueOptions('port', 'env', 'version'), ...flagOptions('fail') },
+      async (v, io) => {
+        const version = required(v.version, '--version');
+        const spec = { env: v.env ?? 'dev', version, fail: v.fail === true };
+        return deploy(await demoOn(v.port), spec, io.out);
+      },
+    ),
+  ],
+  [
+    'status',
+    demoCommand(
+      COMMAND_USAGE.status,
+      { ...valueOptions('port'), ...flagOptions('json') },
+      async (v, io) => status(await demoOn(v.port), v.json === true, io.out),
+    ),
+  ],
+  [
+    'approve',
+    demoCommand(
+      COMMAND_USAGE.approve,
+      { ...ENV_REVISION, ...flagOptions('reject') },
+      async (v, io) => {
+        const spec = { ...envAndRevision(v), reject: v.reject === true };
+        return approve(await demoOn(v.port), spec, io.out);
+      },
+    ),
+  ],
+  [
+    'promote',
+    demoCommand(COMMAND_USAGE.promote, ENV_REVISION, async (v, io) => {
+      const spec = envAndRevision(v);
+      return promote(await demoOn(v.port), spec, io.out);
+    }),
+  ],
+]);
 
 /** Runs the command `argv` names; resolves to its exit status. */
 export async function main(argv: string[], io: DemoIo): Promise<number> {
@@ -158,11 +136,11 @@ export async function main(argv: string[], io: DemoIo): Promise<number> {
     io.out.write(USAGE);
     return 0;
   }
-  const name = first !== undefined && COMMANDS.has(first) ? first : 'run';
-  const args = name === 'run' ? argv : rest;
-  if (name === 'run' && first !== undefined && !first.startsWith('-'))
-    return runCommand(USAGE, io.err, () =>
+  const client = first === undefined ? undefined : CLIENT_COMMANDS.get(first);
+  if (client !== undefined) return runDemoCommand(client.usage, io.err, () => client.run(rest, io));
+  if (first !== undefined && !first.startsWith('-'))
+    return runDemoCommand(USAGE, io.err, () =>
       Promise.reject(new UsageError(`unknown command: ${first}`)),
     );
-  return runCommand(COMMAND_USAGE[name] ?? USAGE, io.err, () => command(name, args, io));
+  return runDemoCommand(RUN.usage, io.err, () => RUN.run(argv, io));
 }

@@ -39,7 +39,13 @@ export async function rollOut(
   )) as KubeObject & { status?: PreviousStatus };
   const generation = patched.metadata.generation ?? 1;
   const write = fail ? failedUpgradeStatus : releasedStatus;
-  const status = write(APP_RELEASE, patched.status, version, generation, new Date());
+  const status = write({
+    ref: APP_RELEASE,
+    previous: patched.status,
+    version,
+    generation,
+    now: new Date(),
+  });
   return (await api.replaceNamespacedCustomObjectStatus({
     ...where,
     body: { ...patched, status },

@@ -28,16 +28,20 @@ export const DEMO_CI_POLICY = 'demo-e2e';
 export const INITIAL_VERSION = '6.5.0';
 
 /**
- * The demo Pipeline: dev -> staging -> prod, notification strategy, one target each; prod
- * waits for an approval (or a CI trigger) of the revision staging runs.
+ * The demo Pipeline `name` (of the HelmRelease `name`): dev -> staging -> prod, notification
+ * strategy, one target each; prod waits for one authorization by `approvers` (the demo's: its
+ * approver, or its CI job) of the revision staging runs.
  */
-export function demoPipeline(): KubeObject {
+export function demoPipeline(
+  name = APP_NAME,
+  approvers = [DEMO_APPROVER, `ci:${DEMO_CI_POLICY}`],
+): KubeObject {
   return {
     apiVersion: 'pipelines.weave.works/v1alpha1',
     kind: 'Pipeline',
-    metadata: { name: APP_NAME, namespace: APP_NAMESPACE },
+    metadata: { name, namespace: APP_NAMESPACE },
     spec: {
-      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: APP_NAME },
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name },
       promotion: { strategy: { notification: {} } },
       environments: DEMO_ENVIRONMENTS.map((env) => ({
         name: env,
@@ -47,12 +51,11 @@ export function demoPipeline(): KubeObject {
             clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
           },
         ],
-        // prod waits for one authorization: the demo approver's, or the demo CI job's.
         ...(env === 'prod'
           ? {
               promotion: {
                 strategy: { notification: {} },
-                approval: { minApprovals: 1, approvers: [DEMO_APPROVER, `ci:${DEMO_CI_POLICY}`] },
+                approval: { minApprovals: 1, approvers },
               },
             }
           : {}),

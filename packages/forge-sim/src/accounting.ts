@@ -3,6 +3,7 @@
  * arrival, before authentication and fault injection, by method and route template, so a test
  * can assert "one pull-request creation, two branch pushes" whatever was answered.
  */
+import { ShapeCounter } from 'sim-kit';
 
 /** One counted request shape. */
 export interface RequestRecord {
@@ -25,48 +26,40 @@ export interface RequestSnapshot {
   entries: (RequestRecord & { count: number })[];
 }
 
+const sameOrAny = <V>(wanted: V | undefined, actual: V): boolean =>
+  wanted === undefined || wanted === actual;
+
 /** Counts requests by shape. */
 export class RequestCounter {
-  private readonly counts = new Map<string, { record: RequestRecord; count: number }>();
+  private readonly shapes = new ShapeCounter<RequestRecord>((r) => `${r.scope} ${r.route}`);
 
   /** Counts one request. */
   record(r: RequestRecord): void {
-    const key = `${r.scope} ${r.route}`;
-    const entry = this.counts.get(key);
-    if (entry === undefined) this.counts.set(key, { record: { ...r }, count: 1 });
-    else entry.count++;
+    this.shapes.record(r);
   }
 
   /** How many requests matched `filter` (all when empty). */
   count(filter: RequestFilter = {}): number {
-    let n = 0;
-    for (const { record, count } of this.counts.values()) {
-      const ok =
-        (filter.scope === undefined || filter.scope === record.scope) &&
-        (filter.method === undefined || filter.method === record.method) &&
-        (filter.route === undefined || filter.route === record.route);
-      if (ok) n += count;
-    }
-    return n;
+    return this.shapes.count(
+      (r) =>
+        sameOrAny(filter.scope, r.scope) &&
+        sameOrAny(filter.method, r.method) &&
+        sameOrAny(filter.route, r.route),
+    );
   }
 
   /** Aggregated view of everything counted since the last reset. */
   snapshot(): RequestSnapshot {
-    const byScope = { api: 0, git: 0, admin: 0 };
-    const byRoute: Record<string, number> = {};
-    const entries: (RequestRecord & { count: number })[] = [];
-    let total = 0;
-    for (const { record, count } of this.counts.values()) {
-      total += count;
-      byScope[record.scope] += count;
-      byRoute[record.route] = (byRoute[record.route] ?? 0) + count;
-      entries.push({ ...record, count });
-    }
-    return { total, byScope, byRoute, entries };
+    return {
+      total: this.shapes.count(),
+      byScope: this.shapes.tally((r) => r.scope, { api: 0, git: 0, admin: 0 }),
+      byRoute: this.shapes.tally((r) => r.route),
+      entries: this.shapes.entries(),
+    };
   }
 
   /** Forgets all counts. */
   reset(): void {
-    this.counts.clear();
+    this.shapes.reset();
   }
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Injected } from './faults.js';
 import type { Route } from './http.js';
+import { str } from './http.js';
 import type { MergeMethod, PullRecord } from './pulls.js';
 import { landPull } from './pulls.js';
 import type { RepoRecord } from './repos.js';
@@ -99,4 +100,27 @@ export async function mergeThroughForge(
   state.pulls.markMerged(pull, sha, head, base, opts.by);
   repo.pushedAt = state.now();
   return sha;
+}
+
+/** The `page` and `per_page` query parameters (1-based, at most 100 a page), and that page. */
+export function pageOf(
+  query: URLSearchParams,
+  defaultPerPage: number,
+): { page: number; perPage: number; slice: <T>(items: T[]) => T[] } {
+  const wanted = Number(query.get('per_page') ?? defaultPerPage) || defaultPerPage;
+  const perPage = Math.min(100, Math.max(1, wanted));
+  const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
+  return { page, perPage, slice: (items) => items.slice((page - 1) * perPage, page * perPage) };
+}
+
+/** Opens a pull request from `head` onto `base`, titled and described by the request's body. */
+export function openPull(
+  r: ApiRequest,
+  head: string,
+  base: string,
+  descriptionKey: 'body' | 'description',
+): PullRecord {
+  const title = str(r.body, 'title') ?? '';
+  const body = str(r.body, descriptionKey) ?? '';
+  return r.state.pulls.create(r.repo, { title, body, head, base, author: r.user });
 }

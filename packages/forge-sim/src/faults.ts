@@ -4,6 +4,7 @@
  * by scope (REST API or Git over HTTP), method and counted route, so a test can say "the next
  * pull-request creation is rate-limited" and nothing else changes.
  */
+import { FaultBook, type DelayStats } from 'sim-kit';
 
 /** Which requests a fault applies to; omitted fields match everything. */
 export interface FaultMatch {
@@ -56,13 +57,9 @@ export interface FaultSpec {
 export type FaultKind = keyof FaultSpec;
 
 /** What injection has done so far. */
-export interface FaultStats {
+export interface FaultStats extends DelayStats {
   rateLimited: number;
   injectedErrors: number;
-  delayedRequests: number;
-  injectedDelayMs: number;
-  /** Requests currently held by a hang fault. */
-  hanging: number;
 }
 
 /** The request a fault is matched against. */
@@ -87,76 +84,66 @@ function matches(m: FaultMatch, t: FaultTarget, defaultScope: 'api' | 'all'): bo
 
 /** The fault switchboard of one forge (`forge.faults`). */
 export class FaultController {
-  private spec: FaultSpec = {};
-  private readonly held = new Set<() => void>();
-  private readonly counters = {
-    rateLimited: 0,
-    injectedErrors: 0,
-    delayedRequests: 0,
-    injectedDelayMs: 0,
-  };
+  private readonly book: FaultBook<FaultSpec>;
+  private rateLimited = 0;
+  private injectedErrors = 0;
 
-  constructor(private readonly sleep: (ms: number) => Promise<void>) {}
+  constructor(sleep: (ms: number) => Promise<void>) {
+    this.book = new FaultBook(sleep);
+  }
 
   /** Adds or replaces the given kinds of fault. */
   set(spec: FaultSpec): void {
-    this.spec = { ...this.spec, ...structuredClone(spec) };
-    if ('hang' in spec && spec.hang === undefined) this.release();
+    // A copy, since counted faults are used up in place and the caller may reuse its spec.
+    this.book.set(structuredClone(spec));
   }
 
   /** Removes one kind of fault, or all; hung requests are released. */
   clear(kind?: FaultKind): void {
-    if (kind === undefined) this.spec = {};
-    else this.spec = Object.fromEntries(Object.entries(this.spec).filter(([k]) => k !== kind));
-    if (this.spec.hang === undefined) this.release();
+    this.book.clear(kind);
   }
 
   /** The faults in force (rate limits and counted errors show what is left of their count). */
   current(): FaultSpec {
-    return structuredClone(this.spec);
+    return this.book.current();
   }
 
   /** Counters of what has been injected so far. */
   stats(): FaultStats {
-    return { ...this.counters, hanging: this.held.size };
+    const { rateLimited, injectedErrors } = this;
+    return { rateLimited, injectedErrors, ...this.book.stats() };
   }
 
   /** Applies latency and hangs, then resolves to the answer to inject, if any. */
   async before(t: FaultTarget): Promise<Injected | undefined> {
-    const latency = this.spec.latency;
-    if (latency !== undefined && matches(latency, t, 'all')) {
-      this.counters.delayedRequests++;
-      this.counters.injectedDelayMs += latency.ms;
-      await this.sleep(latency.ms);
-    }
-    const hang = this.spec.hang;
-    if (hang !== undefined && matches(hang, t, 'all'))
-      await new Promise<void>((resolve) => this.held.add(resolve));
+    // Each kind is read when it applies: a fault set while a request waits still meets it.
+    const latency = this.book.spec.latency;
+    if (latency !== undefined && matches(latency, t, 'all')) await this.book.delay(latency.ms);
+    const hang = this.book.spec.hang;
+    if (hang !== undefined && matches(hang, t, 'all')) await this.book.hold();
     return this.rateLimit(t) ?? this.error(t);
   }
 
   /** Releases every hung request (the forge is closing). */
   release(): void {
-    const pending = [...this.held];
-    this.held.clear();
-    for (const resolve of pending) resolve();
+    this.book.release();
   }
 
   private rateLimit(t: FaultTarget): Injected | undefined {
-    const fault = this.spec.rateLimit;
+    const fault = this.book.spec.rateLimit;
     if (fault === undefined || fault.count <= 0 || !matches(fault, t, 'api')) return undefined;
     fault.count--;
-    if (fault.count === 0) delete this.spec.rateLimit;
-    this.counters.rateLimited++;
+    if (fault.count === 0) delete this.book.spec.rateLimit;
+    this.rateLimited++;
     return { kind: 'rateLimit', fault };
   }
 
   private error(t: FaultTarget): Injected | undefined {
-    const errors = this.spec.errors ?? [];
+    const errors = this.book.spec.errors ?? [];
     const fault = errors.find((f) => (f.count ?? 1) > 0 && matches(f, t, 'all'));
     if (fault === undefined) return undefined;
     if (fault.count !== undefined) fault.count--;
-    this.counters.injectedErrors++;
+    this.injectedErrors++;
     return { kind: 'error', fault };
   }
 }

@@ -3,12 +3,13 @@
  * requests (list, create, get, update, merge), under /api/v3 as on GitHub Enterprise Server.
  */
 import type { ApiFront, ApiOperation, ApiRequest, ApiResult } from './api.js';
-import { mergeThroughForge } from './api.js';
+import { mergeThroughForge, openPull, pageOf } from './api.js';
 import { route, str } from './http.js';
 import { MergeError } from './pulls.js';
 import type { PullRecord } from './pulls.js';
 import { branchObject, fullRepository } from './github-shapes.js';
 import { pullRequestFull, pullRequestSimple } from './github-pull.js';
+import { viewPull } from './pull-view.js';
 import {
   githubError,
   githubFault,
@@ -54,16 +55,15 @@ async function listPulls(r: ApiRequest): Promise<ApiResult> {
   const state = r.query.get('state') ?? 'open';
   const head = r.query.get('head');
   const base = r.query.get('base');
-  const perPage = Math.min(100, Math.max(1, Number(r.query.get('per_page') ?? '30') || 30));
-  const page = Math.max(1, Number(r.query.get('page') ?? '1') || 1);
-  const pulls = r.state.pulls
-    .list(r.repo)
-    .filter((p) => state === 'all' || (state === 'open') === (p.state === 'open'))
-    .filter((p) => head === null || `${r.repo.namespace}:${p.head}` === head || p.head === head)
-    .filter((p) => base === null || p.base === base)
-    .reverse()
-    .slice((page - 1) * perPage, page * perPage);
-  const body = await Promise.all(pulls.map((p) => pullRequestSimple(r.state, r.repo, p)));
+  const pulls = pageOf(r.query, 30).slice(
+    r.state.pulls
+      .list(r.repo)
+      .filter((p) => state === 'all' || (state === 'open') === (p.state === 'open'))
+      .filter((p) => head === null || `${r.repo.namespace}:${p.head}` === head || p.head === head)
+      .filter((p) => base === null || p.base === base)
+      .reverse(),
+  );
+  const body = await Promise.all(pulls.map(async (p) => pullRequestSimple(await viewPull(r, p))));
   return { status: 200, body };
 }
 
@@ -88,20 +88,14 @@ async function createPull(r: ApiRequest): Promise<ApiResult> {
       code: 'custom',
       message: `No commits between ${base} and ${head}`,
     });
-  const pull = pulls.create(r.repo, {
-    title: str(r.body, 'title') ?? '',
-    body: str(r.body, 'body') ?? '',
-    head,
-    base,
-    author: r.user,
-  });
-  const body = await pullRequestFull(r.state, r.repo, pull);
+  const pull = openPull(r, head, base, 'body');
+  const body = await pullRequestFull(await viewPull(r, pull));
   return { status: 201, body, headers: { location: String(body.url) } };
 }
 
 async function getPull(r: ApiRequest): Promise<ApiResult> {
   const pull = findPull(r, `${PULLS_DOCS}#get-a-pull-request`);
-  return { status: 200, body: await pullRequestFull(r.state, r.repo, pull) };
+  return { status: 200, body: await pullRequestFull(await viewPull(r, pull)) };
 }
 
 async function updatePull(r: ApiRequest): Promise<ApiResult> {
@@ -117,15 +111,10 @@ async function updatePull(r: ApiRequest): Promise<ApiResult> {
       code: 'custom',
       message: 'state cannot be changed. The pull request cannot be reopened.',
     });
-  const title = str(r.body, 'title');
-  const text = str(r.body, 'body');
-  if (title !== undefined) pull.title = title;
-  if (text !== undefined) pull.body = text;
-  if (base !== undefined) pull.base = base;
-  pull.updatedAt = r.state.now();
+  pulls.edit(pull, { title: str(r.body, 'title'), body: str(r.body, 'body'), base });
   if (state === 'closed') await pulls.close(repos, r.repo, pull, r.user);
   if (state === 'open') pulls.reopen(pull);
-  return { status: 200, body: await pullRequestFull(r.state, r.repo, pull) };
+  return { status: 200, body: await pullRequestFull(await viewPull(r, pull)) };
 }
 
 async function mergePull(r: ApiRequest): Promise<ApiResult> {

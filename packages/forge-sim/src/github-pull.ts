@@ -3,7 +3,7 @@
  * head and base commits read from the repository, and commit and line counts from Git.
  */
 import type { PullRecord } from './pulls.js';
-import { pullShas } from './pulls.js';
+import { pullDiff, pullMergeable, type PullView } from './pull-view.js';
 import type { RepoRecord } from './repos.js';
 import type { ForgeState } from './state.js';
 import { apiBase } from './state.js';
@@ -43,12 +43,8 @@ function hypermedia(l: ReturnType<typeof links>): Record<string, { href: string 
 }
 
 /** `pull-request-simple`: what GET /repos/{owner}/{repo}/pulls lists. */
-export async function pullRequestSimple(
-  state: ForgeState,
-  repo: RepoRecord,
-  pull: PullRecord,
-): Promise<Record<string, unknown>> {
-  const shas = await pullShas(state.repos, repo, pull);
+export function pullRequestSimple(v: PullView): Record<string, unknown> {
+  const { state, repo, pull, shas } = v;
   // A deleted head branch leaves GitHub's last known sha; the simulator has none, so ''.
   const headSha = shas.head ?? '';
   const l = links(state, repo, pull, headSha);
@@ -91,22 +87,12 @@ export async function pullRequestSimple(
 }
 
 /** `pull-request`: GET/PATCH of one pull request and the answer to its creation. */
-export async function pullRequestFull(
-  state: ForgeState,
-  repo: RepoRecord,
-  pull: PullRecord,
-): Promise<Record<string, unknown>> {
-  const simple = await pullRequestSimple(state, repo, pull);
-  const shas = await pullShas(state.repos, repo, pull);
-  let mergeable: boolean | null = null;
-  let stats = { commits: 0, additions: 0, deletions: 0, changedFiles: 0 };
-  if (shas.head !== null && shas.base !== null) {
-    stats = await state.repos.diffStats(repo, shas.base, shas.head);
-    if (pull.state === 'open')
-      mergeable = (await state.repos.mergeTree(repo, shas.base, shas.head)) !== undefined;
-  }
+export async function pullRequestFull(v: PullView): Promise<Record<string, unknown>> {
+  const { state, pull } = v;
+  const mergeable = (await pullMergeable(v)) ?? null;
+  const stats = (await pullDiff(v)) ?? { commits: 0, additions: 0, deletions: 0, changedFiles: 0 };
   return {
-    ...simple,
+    ...pullRequestSimple(v),
     merged: pull.state === 'merged',
     mergeable,
     rebaseable: mergeable,

@@ -3,12 +3,13 @@
  * path) and its merge requests (list, create, get, update, merge).
  */
 import type { ApiFront, ApiOperation, ApiRequest, ApiResult } from './api.js';
-import { mergeThroughForge } from './api.js';
+import { mergeThroughForge, openPull, pageOf } from './api.js';
 import { HttpError, route, str } from './http.js';
 import type { PullRecord } from './pulls.js';
 import { MergeError } from './pulls.js';
 import { gitlabProject } from './gitlab-project.js';
 import { mergeRequestBasic, mergeRequestFull } from './gitlab-mr.js';
+import { viewPull } from './pull-view.js';
 import {
   gitlabError,
   gitlabFault,
@@ -35,7 +36,7 @@ function findMr(r: ApiRequest): PullRecord {
 }
 
 async function full(r: ApiRequest, pull: PullRecord, status = 200): Promise<ApiResult> {
-  const body = await mergeRequestFull(r.state, r.repo, pull, r.grants.has('pulls:write'));
+  const body = await mergeRequestFull(await viewPull(r, pull), r.grants.has('pulls:write'));
   return { status, body };
 }
 
@@ -48,16 +49,16 @@ async function listMrs(r: ApiRequest): Promise<ApiResult> {
   const wanted = r.query.get('state') ?? 'all';
   const source = r.query.get('source_branch');
   const target = r.query.get('target_branch');
-  const perPage = Math.min(100, Math.max(1, Number(r.query.get('per_page') ?? '20') || 20));
-  const page = Math.max(1, Number(r.query.get('page') ?? '1') || 1);
+  const { page, perPage, slice } = pageOf(r.query, 20);
   const all = r.state.pulls
     .list(r.repo)
     .filter((p) => wanted === 'all' || STATES[wanted] === p.state)
     .filter((p) => (source === null || p.head === source) && (target === null || p.base === target))
     .reverse();
   const pages = Math.max(1, Math.ceil(all.length / perPage));
-  const slice = all.slice((page - 1) * perPage, page * perPage);
-  const body = await Promise.all(slice.map((p) => mergeRequestBasic(r.state, r.repo, p)));
+  const body = await Promise.all(
+    slice(all).map(async (p) => mergeRequestBasic(await viewPull(r, p))),
+  );
   const headers = {
     'x-page': String(page),
     'x-per-page': String(perPage),
@@ -90,14 +91,7 @@ async function createMr(r: ApiRequest): Promise<ApiResult> {
       409,
       `Another open merge request already exists for this source branch: !${String(existing.number)}`,
     );
-  const pull = pulls.create(r.repo, {
-    title: str(r.body, 'title') ?? '',
-    body: str(r.body, 'description') ?? '',
-    head,
-    base,
-    author: r.user,
-  });
-  return full(r, pull, 201);
+  return full(r, openPull(r, head, base, 'description'), 201);
 }
 
 async function getMr(r: ApiRequest): Promise<ApiResult> {
@@ -115,12 +109,7 @@ async function updateMr(r: ApiRequest): Promise<ApiResult> {
   const target = str(r.body, 'target_branch');
   if (target !== undefined && (await repos.branchHead(r.repo, target)) === undefined)
     throw rejected(422, `Target branch "${target}" does not exist`);
-  const title = str(r.body, 'title');
-  const description = str(r.body, 'description');
-  if (title !== undefined) pull.title = title;
-  if (description !== undefined) pull.body = description;
-  if (target !== undefined) pull.base = target;
-  pull.updatedAt = r.state.now();
+  pulls.edit(pull, { title: str(r.body, 'title'), body: str(r.body, 'description'), base: target });
   const event = str(r.body, 'state_event');
   if (event === 'close') await pulls.close(repos, r.repo, pull, r.user);
   if (event === 'reopen') pulls.reopen(pull);

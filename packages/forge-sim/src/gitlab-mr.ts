@@ -3,10 +3,7 @@
  * PUT and merge answer with, key for key as the documented examples (less paid-tier keys and
  * keys GitLab shows only for forks or on request; see test/fixtures/gitlab/README.md).
  */
-import type { PullRecord } from './pulls.js';
-import { pullShas } from './pulls.js';
-import type { RepoRecord } from './repos.js';
-import type { ForgeState } from './state.js';
+import { pullDiff, pullMergeable, type PullView } from './pull-view.js';
 import { isoMillis } from './http.js';
 import { gitlabUser } from './gitlab-project.js';
 
@@ -15,17 +12,10 @@ const GITLAB_STATE = { open: 'opened', closed: 'closed', merged: 'merged' } as c
 const timestamp = (ms: number | null): string | null => (ms === null ? null : isoMillis(ms));
 
 /** The basic entity (GET /projects/:id/merge_requests lists these). */
-export async function mergeRequestBasic(
-  state: ForgeState,
-  repo: RepoRecord,
-  pull: PullRecord,
-): Promise<Record<string, unknown>> {
-  const shas = await pullShas(state.repos, repo, pull);
+export async function mergeRequestBasic(v: PullView): Promise<Record<string, unknown>> {
+  const { state, repo, pull, shas } = v;
   const open = pull.state === 'open';
-  const mergeable =
-    open && shas.head !== null && shas.base !== null
-      ? (await state.repos.mergeTree(repo, shas.base, shas.head)) !== undefined
-      : true;
+  const mergeable = (await pullMergeable(v)) ?? true;
   const merger = pull.mergedBy === null ? null : gitlabUser(state, pull.mergedBy);
   const iid = String(pull.number);
   return {
@@ -89,32 +79,22 @@ export async function mergeRequestBasic(
 
 /** The full entity (GET, POST and PUT of one merge request, and the merge answer). */
 export async function mergeRequestFull(
-  state: ForgeState,
-  repo: RepoRecord,
-  pull: PullRecord,
+  v: PullView,
   canMerge: boolean,
 ): Promise<Record<string, unknown>> {
-  const basic = await mergeRequestBasic(state, repo, pull);
-  const shas = await pullShas(state.repos, repo, pull);
-  let changes: string | null = null;
-  let start: string | null = shas.base;
-  if (shas.head !== null && shas.base !== null) {
-    changes = String((await state.repos.diffStats(repo, shas.base, shas.head)).changedFiles);
-    start = shas.base;
-  }
+  const { head, base } = v.shas;
+  const stats = await pullDiff(v);
   return {
-    ...basic,
+    ...(await mergeRequestBasic(v)),
     subscribed: true,
-    changes_count: changes,
+    changes_count: stats === undefined ? null : String(stats.changedFiles),
     latest_build_started_at: null,
     latest_build_finished_at: null,
     first_deployed_to_production_at: null,
     pipeline: null,
     head_pipeline: null,
     diff_refs:
-      shas.head === null || start === null
-        ? null
-        : { base_sha: start, head_sha: shas.head, start_sha: start },
+      head === null || base === null ? null : { base_sha: base, head_sha: head, start_sha: base },
     merge_error: null,
     first_contribution: false,
     user: { can_merge: canMerge },

@@ -3,6 +3,7 @@
  * templates are also the names requests are counted under.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { readBody as readLimited } from 'sim-kit';
 
 /** Largest REST request body accepted (pull-request bodies are small). */
 const MAX_API_BODY = 1024 * 1024;
@@ -21,23 +22,7 @@ export class HttpError extends Error {
 
 /** Reads a whole request body (REST calls only; Git bodies are streamed). */
 export function readBody(req: IncomingMessage, limit = MAX_API_BODY): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(new HttpError(413, { message: 'Request body too large' }));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      resolve(Buffer.concat(chunks));
-    });
-    req.on('error', reject);
-  });
+  return readLimited(req, limit, () => new HttpError(413, { message: 'Request body too large' }));
 }
 
 /** A JSON or form-encoded request body as a flat record (GitLab accepts both). */

@@ -10,16 +10,8 @@ export type { ForgeKind } from './tokens.js';
 export { DEFAULT_SCOPES } from './tokens.js';
 export type { CommitInfo } from './repos.js';
 export type { MergeMethod } from './pulls.js';
-export type {
-  ErrorFault,
-  FaultKind,
-  FaultMatch,
-  FaultSpec,
-  FaultStats,
-  HangFault,
-  LatencyFault,
-  RateLimitFault,
-} from './faults.js';
+// The whole fault vocabulary, the controller's own types included: `forge.faults` is one.
+export type * from './faults.js';
 export type { RequestFilter, RequestRecord, RequestSnapshot } from './accounting.js';
 export { gitAuth } from './git-auth.js';
 export { runForge, FORGE_USAGE } from './run-forge.js';

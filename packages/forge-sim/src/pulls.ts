@@ -110,6 +110,14 @@ export class PullStore {
       );
   }
 
+  /** Changes the fields given (title, body, base branch), and the update time. */
+  edit(pull: PullRecord, changes: Partial<Pick<PullRecord, 'title' | 'body' | 'base'>>): void {
+    if (changes.title !== undefined) pull.title = changes.title;
+    if (changes.body !== undefined) pull.body = changes.body;
+    if (changes.base !== undefined) pull.base = changes.base;
+    pull.updatedAt = this.now();
+  }
+
   /** Marks an open pull request closed without merging. */
   async close(repos: RepoStore, repo: RepoRecord, pull: PullRecord, by: string): Promise<void> {
     if (pull.state !== 'open') return;

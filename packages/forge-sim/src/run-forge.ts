@@ -3,6 +3,7 @@
  * where everything is, and runs until SIGINT/SIGTERM (or the given abort signal).
  */
 import { parseArgs } from 'node:util';
+import { portOption, UsageError, waitForStop } from 'sim-kit';
 import { startForge } from './forge.js';
 import type { ForgeKind } from './tokens.js';
 
@@ -21,38 +22,6 @@ POST /merge and POST /close with {"repo": "...", "number": N}.
 /** Options for tests and embedding: `signal` stops the forge instead of a process signal. */
 export interface RunForgeOptions {
   signal?: AbortSignal;
-}
-
-/** A mistake on the command line (as opposed to a failure while running). */
-export class ForgeUsageError extends Error {
-  override readonly name = 'ForgeUsageError';
-}
-
-/** True for a command-line mistake: ours, or one of Node's parseArgs errors. */
-export function isForgeUsageError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (
-    err instanceof ForgeUsageError ||
-    (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
-  );
-}
-
-function waitForStop(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((done) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      signal?.removeEventListener('abort', stop);
-      done();
-    };
-    if (signal?.aborted === true) {
-      done();
-      return;
-    }
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    signal?.addEventListener('abort', stop);
-  });
 }
 
 interface ForgeArgs {
@@ -77,13 +46,11 @@ function parse(argv: string[]): ForgeArgs {
   });
   const kind = values.kind;
   if (kind !== 'github' && kind !== 'gitlab')
-    throw new ForgeUsageError(`--kind must be github or gitlab, got ${kind}`);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ForgeUsageError(`--port must be a port number, got ${values.port}`);
+    throw new UsageError(`--kind must be github or gitlab, got ${kind}`);
+  const port = portOption(values.port, '--port');
   const protect = values.protect.map((p) => {
     const colon = p.lastIndexOf(':');
-    if (colon <= 0) throw new ForgeUsageError(`--protect takes REPO:BRANCH, got ${p}`);
+    if (colon <= 0) throw new UsageError(`--protect takes REPO:BRANCH, got ${p}`);
     return { repo: p.slice(0, colon), branch: p.slice(colon + 1) };
   });
   return {

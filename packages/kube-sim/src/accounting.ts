@@ -5,6 +5,7 @@
  * connections are counted apart (TLS: completed handshakes), so tests can see whether a client
  * reuses keep-alive connections or opens one per request.
  */
+import { ShapeCounter } from 'sim-kit';
 import type { Verb } from './request-info.js';
 import { VERBS } from './request-info.js';
 
@@ -45,16 +46,13 @@ function keyOf(r: RequestRecord): string {
 
 /** Counts requests by shape; cheap enough for benchmarks (one map update per request). */
 export class RequestCounter {
-  private readonly counts = new Map<string, { record: RequestRecord; count: number }>();
+  private readonly shapes = new ShapeCounter<RequestRecord>(keyOf);
   private nonResourceCount = 0;
   private connectionCount = 0;
 
   /** Counts one resource request. */
   record(r: RequestRecord): void {
-    const key = keyOf(r);
-    const entry = this.counts.get(key);
-    if (entry === undefined) this.counts.set(key, { record: { ...r }, count: 1 });
-    else entry.count++;
+    this.shapes.record(r);
   }
 
   /** Counts one non-resource request (discovery, version, openapi). */
@@ -74,46 +72,29 @@ export class RequestCounter {
 
   /** How many resource requests matched `filter` (all when empty). */
   count(filter: RequestFilter = {}): number {
-    let n = 0;
-    for (const { record, count } of this.counts.values()) if (matches(record, filter)) n += count;
-    return n;
+    return this.shapes.count((record) => matches(record, filter));
   }
 
   /** Aggregated view of everything counted since the last reset. */
   snapshot(): RequestSnapshot {
-    const byVerb = Object.fromEntries(VERBS.map((v) => [v, 0])) as Record<Verb, number>;
-    const byResource: Record<string, number> = {};
-    const byNamespace: Record<string, number> = {};
-    const byName: Record<string, number> = {};
-    const entries: (RequestRecord & { count: number })[] = [];
-    let total = 0;
-    for (const { record, count } of this.counts.values()) {
-      total += count;
-      byVerb[record.verb] += count;
-      const res = record.group === '' ? record.resource : `${record.resource}.${record.group}`;
-      byResource[res] = (byResource[res] ?? 0) + count;
-      byNamespace[record.namespace] = (byNamespace[record.namespace] ?? 0) + count;
-      if (record.name !== '') {
-        const key = `${record.namespace}/${record.name}`;
-        byName[key] = (byName[key] ?? 0) + count;
-      }
-      entries.push({ ...record, count });
-    }
+    const zeros = Object.fromEntries(VERBS.map((v) => [v, 0])) as Record<Verb, number>;
     return {
-      total,
+      total: this.shapes.count(),
       nonResource: this.nonResourceCount,
       connections: this.connectionCount,
-      byVerb,
-      byResource,
-      byNamespace,
-      byName,
-      entries,
+      byVerb: this.shapes.tally((r) => r.verb, zeros),
+      byResource: this.shapes.tally((r) =>
+        r.group === '' ? r.resource : `${r.resource}.${r.group}`,
+      ),
+      byNamespace: this.shapes.tally((r) => r.namespace),
+      byName: this.shapes.tally((r) => (r.name === '' ? undefined : `${r.namespace}/${r.name}`)),
+      entries: this.shapes.entries(),
     };
   }
 
   /** Forgets all counts. */
   reset(): void {
-    this.counts.clear();
+    this.shapes.reset();
     this.nonResourceCount = 0;
     this.connectionCount = 0;
   }

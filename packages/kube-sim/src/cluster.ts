@@ -201,9 +201,8 @@ export class SimCluster {
       throw badRequest(`${type.kind} ${metaString(obj, 'name')}: metadata.namespace is required`);
     const name = metaString(obj, 'name');
     const exists = name !== '' && this.store.get(groupResource(type), ns, name) !== undefined;
-    const result = exists
-      ? this.objects.update(type, obj, ns, name, { fromCode: true })
-      : this.objects.create(type, obj, ns, { fromCode: true });
+    const write = { type, body: obj, namespace: ns, opts: { fromCode: true } };
+    const result = exists ? this.objects.update(write, name) : this.objects.create(write);
     return result.object;
   }
 

@@ -4,6 +4,7 @@
  * resource requests (optionally narrowed by verb/resource); discovery is left alone so clients
  * can still start. All randomness comes from the injected random source.
  */
+import { FaultBook, type DelayStats } from 'sim-kit';
 import type { ResourceRequest, Verb } from './request-info.js';
 import type { KubeStatus } from './status-errors.js';
 import { statusForCode } from './status-errors.js';
@@ -46,12 +47,8 @@ export interface FaultSpec {
 export type FaultKind = keyof FaultSpec;
 
 /** What fault injection has done so far (for tests that must not rely on wall time). */
-export interface FaultStats {
-  delayedRequests: number;
-  injectedDelayMs: number;
+export interface FaultStats extends DelayStats {
   injectedErrors: number;
-  /** Requests currently held by a hang fault. */
-  hanging: number;
   watchesClosed: number;
   /** Connections dropped by `closeConnections`. */
   connectionsClosed: number;
@@ -75,37 +72,29 @@ function matches(m: RequestMatch, req: ResourceRequest): boolean {
 
 /** The fault switchboard of one cluster (`cluster.faults`). */
 export class FaultController {
-  private spec: FaultSpec = {};
-  private readonly held = new Set<() => void>();
-  private readonly counters: Omit<FaultStats, 'hanging'> = {
-    delayedRequests: 0,
-    injectedDelayMs: 0,
-    injectedErrors: 0,
-    watchesClosed: 0,
-    connectionsClosed: 0,
-  };
+  private readonly book: FaultBook<FaultSpec>;
+  private readonly counters = { injectedErrors: 0, watchesClosed: 0, connectionsClosed: 0 };
 
   constructor(
     private readonly hooks: FaultHooks,
     private readonly random: () => number,
-    private readonly sleep: (ms: number) => Promise<void>,
-  ) {}
+    sleep: (ms: number) => Promise<void>,
+  ) {
+    this.book = new FaultBook(sleep);
+  }
 
   /** Adds or replaces the given kinds of fault; `down: true` resolves once the listener is closed. */
   async set(spec: FaultSpec): Promise<void> {
-    const wasDown = this.spec.down === true;
-    this.spec = { ...this.spec, ...spec };
-    if (spec.hang === undefined && 'hang' in spec) this.release();
+    const wasDown = this.book.spec.down === true;
+    this.book.set(spec);
     if (spec.down !== undefined && spec.down !== wasDown) await this.hooks.setDown(spec.down);
   }
 
   /** Removes one kind of fault, or all of them; releases hung requests and brings a down cluster back. */
   async clear(kind?: FaultKind): Promise<void> {
-    const wasDown = this.spec.down === true;
-    if (kind === undefined) this.spec = {};
-    else this.spec = Object.fromEntries(Object.entries(this.spec).filter(([k]) => k !== kind));
-    if (this.spec.hang === undefined) this.release();
-    if (wasDown && this.spec.down !== true) await this.hooks.setDown(false);
+    const wasDown = this.book.spec.down === true;
+    this.book.clear(kind);
+    if (wasDown && this.book.spec.down !== true) await this.hooks.setDown(false);
   }
 
   /** Ends every open watch stream now (clients see a clean end of stream). Returns how many. */
@@ -127,12 +116,12 @@ export class FaultController {
 
   /** The faults in force. */
   current(): FaultSpec {
-    return structuredClone(this.spec);
+    return this.book.current();
   }
 
   /** Counters of what has been injected so far. */
   stats(): FaultStats {
-    return { ...this.counters, hanging: this.held.size };
+    return { ...this.counters, ...this.book.stats() };
   }
 
   /**
@@ -140,29 +129,18 @@ export class FaultController {
    * instead of serving the request, or undefined to serve it normally.
    */
   async before(req: ResourceRequest): Promise<KubeStatus | undefined> {
-    const latency = this.spec.latency;
-    if (latency !== undefined && matches(latency, req)) {
-      const ms = latency.fixedMs + this.random() * (latency.jitterMs ?? 0);
-      this.counters.delayedRequests++;
-      this.counters.injectedDelayMs += ms;
-      await this.sleep(ms);
-    }
-    const hang = this.spec.hang;
-    if (hang !== undefined && matches(hang, req)) {
-      await new Promise<void>((resolve) => this.held.add(resolve));
-    }
-    for (const fault of this.spec.errors ?? []) {
+    // Each kind is read when it applies: a fault set while a request waits still meets it.
+    const latency = this.book.spec.latency;
+    if (latency !== undefined && matches(latency, req))
+      await this.book.delay(latency.fixedMs + this.random() * (latency.jitterMs ?? 0));
+    const hang = this.book.spec.hang;
+    if (hang !== undefined && matches(hang, req)) await this.book.hold();
+    for (const fault of this.book.spec.errors ?? []) {
       if (matches(fault, req) && this.random() < fault.rate) {
         this.counters.injectedErrors++;
         return statusForCode(fault.code, fault.message);
       }
     }
     return undefined;
-  }
-
-  private release(): void {
-    const pending = [...this.held];
-    this.held.clear();
-    for (const resolve of pending) resolve();
   }
 }

@@ -56,41 +56,60 @@ function metaTime(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** One release attempt of `ref` at `version`: the spec's `generation`, and when it ended. */
+export interface ReleaseAttempt {
+  ref: ReleaseRef;
+  /** The status before the attempt (its history), undefined for a first install. */
+  previous: PreviousStatus | undefined;
+  version: string;
+  generation: number;
+  now: Date;
+}
+
+/** The fields every status helm-controller writes after an attempt begins with. */
+function attempted(a: ReleaseAttempt, action: 'install' | 'upgrade'): Record<string, unknown> {
+  return {
+    observedGeneration: a.generation,
+    lastAttemptedGeneration: a.generation,
+    lastAttemptedRevision: a.version,
+    lastAttemptedReleaseAction: action,
+    storageNamespace: a.ref.namespace,
+  };
+}
+
+/** A condition of the status `a` ends with; they all carry its message, generation and time. */
+function conditionOf(a: ReleaseAttempt, message: string) {
+  return (type: string, status: string, reason: string) => ({
+    type,
+    status,
+    reason,
+    message,
+    observedGeneration: a.generation,
+    lastTransitionTime: metaTime(a.now),
+  });
+}
+
 /**
- * The status helm-controller writes after a successful install or upgrade to `version` at
- * `generation`: a new `deployed` history entry on top (the previous one superseded), Ready=True.
+ * The status helm-controller writes after a successful install or upgrade: a new `deployed`
+ * history entry on top (the previous one superseded), Ready=True.
  */
-export function releasedStatus(
-  ref: ReleaseRef,
-  previous: PreviousStatus | undefined,
-  version: string,
-  generation: number,
-  now: Date,
-): Record<string, unknown> {
-  const history = (previous?.history ?? []).map((h) =>
+export function releasedStatus(a: ReleaseAttempt): Record<string, unknown> {
+  const { ref, version } = a;
+  const history = (a.previous?.history ?? []).map((h) =>
     h.status === 'deployed' ? { ...h, status: 'superseded' } : h,
   );
   const number = (history[0]?.version ?? 0) + 1;
-  const at = metaTime(now);
+  const at = metaTime(a.now);
   const action = number === 1 ? 'install' : 'upgrade';
   const chart = ref.chart ?? ref.name;
   const reason = action === 'install' ? 'InstallSucceeded' : 'UpgradeSucceeded';
-  const message = `Helm ${action} succeeded for release ${ref.namespace}/${ref.name}.v${number} with chart ${chart}@${version}`;
-  const condition = (type: string) => ({
-    type,
-    status: 'True',
-    reason,
-    message,
-    observedGeneration: generation,
-    lastTransitionTime: at,
-  });
+  const condition = conditionOf(
+    a,
+    `Helm ${action} succeeded for release ${ref.namespace}/${ref.name}.v${number} with chart ${chart}@${version}`,
+  );
   return {
-    observedGeneration: generation,
-    lastAttemptedGeneration: generation,
-    lastAttemptedRevision: version,
-    lastAttemptedReleaseAction: action,
-    storageNamespace: ref.namespace,
-    conditions: [condition('Ready'), condition('Released')],
+    ...attempted(a, action),
+    conditions: [condition('Ready', 'True', reason), condition('Released', 'True', reason)],
     history: [
       {
         apiVersion: 'v2',
@@ -112,34 +131,18 @@ export function releasedStatus(
 }
 
 /**
- * The status helm-controller writes when an upgrade to `version` fails and is rolled back:
- * the previous release stays `deployed`, Ready=False (UpgradeFailed), Stalled once retries are
- * exhausted. The deployed revision is therefore still the old one.
+ * The status helm-controller writes when an upgrade fails and is rolled back: the previous
+ * release stays `deployed`, Ready=False (UpgradeFailed), Stalled once retries are exhausted.
+ * The deployed revision is therefore still the old one.
  */
-export function failedUpgradeStatus(
-  ref: ReleaseRef,
-  previous: PreviousStatus | undefined,
-  version: string,
-  generation: number,
-  now: Date,
-): Record<string, unknown> {
-  const at = metaTime(now);
-  const chart = ref.chart ?? ref.name;
-  const message = `Helm upgrade failed for release ${ref.namespace}/${ref.name} with chart ${chart}@${version}: context deadline exceeded`;
-  const condition = (type: string, status: string, reason: string) => ({
-    type,
-    status,
-    reason,
-    message,
-    observedGeneration: generation,
-    lastTransitionTime: at,
-  });
+export function failedUpgradeStatus(a: ReleaseAttempt): Record<string, unknown> {
+  const { ref, version } = a;
+  const condition = conditionOf(
+    a,
+    `Helm upgrade failed for release ${ref.namespace}/${ref.name} with chart ${ref.chart ?? ref.name}@${version}: context deadline exceeded`,
+  );
   return {
-    observedGeneration: generation,
-    lastAttemptedGeneration: generation,
-    lastAttemptedRevision: version,
-    lastAttemptedReleaseAction: 'upgrade',
-    storageNamespace: ref.namespace,
+    ...attempted(a, 'upgrade'),
     failures: 1,
     upgradeFailures: 1,
     conditions: [
@@ -147,7 +150,7 @@ export function failedUpgradeStatus(
       condition('Released', 'False', 'UpgradeFailed'),
       condition('Stalled', 'True', 'RetriesExceeded'),
     ],
-    history: previous?.history ?? [],
+    history: a.previous?.history ?? [],
   };
 }
 
@@ -189,9 +192,8 @@ export function rollOutRelease(
   const generation = (moved.metadata as { generation?: number }).generation ?? 1;
   const previous = moved.status as PreviousStatus | undefined;
   const now = options.now ?? new Date();
-  const status = options.fail
-    ? failedUpgradeStatus(refOf(moved), previous, version, generation, now)
-    : releasedStatus(refOf(moved), previous, version, generation, now);
+  const attempt = { ref: refOf(moved), previous, version, generation, now };
+  const status = options.fail ? failedUpgradeStatus(attempt) : releasedStatus(attempt);
   return cluster.apply({ ...moved, status });
 }
 
@@ -205,7 +207,7 @@ export function installRelease(cluster: SimCluster, ref: ReleaseRef, version: st
   const generation = (created.metadata as { generation?: number }).generation ?? 1;
   return cluster.apply({
     ...created,
-    status: releasedStatus(ref, undefined, version, generation, new Date()),
+    status: releasedStatus({ ref, previous: undefined, version, generation, now: new Date() }),
   });
 }
 

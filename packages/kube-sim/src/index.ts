@@ -7,15 +7,8 @@ export type { Fleet, FleetOptions } from './fleet.js';
 export { SimCluster } from './cluster.js';
 export type { SimClusterOptions } from './cluster.js';
 export type { AccessRule } from './auth.js';
-export type {
-  FaultSpec,
-  FaultKind,
-  FaultStats,
-  LatencyFault,
-  ErrorFault,
-  HangFault,
-  RequestMatch,
-} from './faults.js';
+// The whole fault vocabulary, the controller's own types included: `cluster.faults` is one.
+export type * from './faults.js';
 export type { RequestRecord, RequestFilter, RequestSnapshot } from './accounting.js';
 export type { SimObject } from './resources.js';
 export { SimError } from './status-errors.js';

@@ -42,6 +42,14 @@ export interface WriteOptions {
   dryRun?: boolean;
 }
 
+/** A create or update as asked: the body as sent, and the URL's namespace ('' if none). */
+export interface WriteRequest {
+  type: ResourceType;
+  body: unknown;
+  namespace: string;
+  opts?: WriteOptions;
+}
+
 /** What a write produced: the stored object (as served) and warnings for the Warning header. */
 export interface WriteResult {
   object: SimObject;
@@ -77,13 +85,8 @@ export class ObjectService {
       .map((o) => asServed(type, o));
   }
 
-  /** POST semantics. `namespace` is the URL's namespace ('' for cluster-scoped). */
-  create(
-    type: ResourceType,
-    body: unknown,
-    namespace: string,
-    opts: WriteOptions = {},
-  ): WriteResult {
+  /** POST semantics. */
+  create({ type, body, namespace, opts = {} }: WriteRequest): WriteResult {
     const obj = decodeWriteBody(type, body, namespace);
     const meta = { ...metaOf(obj) };
     const ns = type.namespaced ? namespace || metaString(obj, 'namespace') : '';
@@ -124,14 +127,8 @@ export class ObjectService {
     return { object: asServed(type, this.store.put(groupResource(type), object)), warnings };
   }
 
-  /** PUT semantics on the main resource or the status subresource. */
-  update(
-    type: ResourceType,
-    body: unknown,
-    namespace: string,
-    name: string,
-    opts: WriteOptions = {},
-  ): WriteResult {
+  /** PUT semantics on the main resource or the status subresource, for object `name`. */
+  update({ type, body, namespace, opts = {} }: WriteRequest, name: string): WriteResult {
     const obj = decodeWriteBody(type, body, namespace);
     if (metaString(obj, 'name') !== '' && metaString(obj, 'name') !== name) {
       throw badRequest(

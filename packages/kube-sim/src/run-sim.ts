@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { portOption, waitForStop } from 'sim-kit';
 import { startFleet } from './fleet.js';
 import { applyFiles } from './manifests.js';
 
@@ -22,45 +23,6 @@ export const SIM_USAGE = `Usage: kube-sim [options]
 /** Options for tests and embedding: `signal` stops the simulator instead of a process signal. */
 export interface RunSimOptions {
   signal?: AbortSignal;
-}
-
-/** A mistake on the command line (as opposed to a failure while running). */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** True for a command-line mistake: ours, or one of Node's parseArgs errors. */
-export function isUsageError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (
-    err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
-  );
-}
-
-function port(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new UsageError(`${flag} must be a port number, got ${value}`);
-  return n;
-}
-
-function waitForStop(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((done) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      signal?.removeEventListener('abort', stop);
-      done();
-    };
-    if (signal?.aborted === true) {
-      done();
-      return;
-    }
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    signal?.addEventListener('abort', stop);
-  });
 }
 
 /** Runs the simulator until stopped. Throws on bad arguments (the caller prints SIM_USAGE). */
@@ -85,8 +47,8 @@ export async function runSim(
     .split(',')
     .map((c) => c.trim())
     .filter((c) => c !== '');
-  const basePort = port(values.port, '--port');
-  const adminPort = port(values['admin-port'], '--admin-port');
+  const basePort = portOption(values.port, '--port');
+  const adminPort = portOption(values['admin-port'], '--admin-port');
   const fleet = await startFleet({
     clusters,
     ...(basePort !== undefined ? { basePort } : {}),

@@ -4,6 +4,7 @@
  * failure is answered with a `kind: Status` body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from 'sim-kit';
 import type { RequestCounter } from './accounting.js';
 import type { Users } from './auth.js';
 import {
@@ -26,6 +27,9 @@ import { failure, forbidden, pathNotFound, SimError, unauthorized } from './stat
 /** Largest request body accepted (the real server's default is 3 MiB). */
 const MAX_BODY = 3 * 1024 * 1024;
 
+const tooLarge = (): SimError =>
+  new SimError(failure(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'));
+
 /** Everything the front needs from its cluster. */
 export interface FrontContext extends HandlerContext {
   registry: Registry;
@@ -34,30 +38,6 @@ export interface FrontContext extends HandlerContext {
   requests: RequestCounter;
   /** host:port, for /api's serverAddressByClientCIDRs. */
   address(): string;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(
-          new SimError(
-            failure(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'),
-          ),
-        );
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      resolve(Buffer.concat(chunks));
-    });
-    req.on('error', reject);
-  });
 }
 
 const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
@@ -100,7 +80,7 @@ async function serve(ctx: FrontContext, req: IncomingMessage, res: ServerRespons
   } else {
     ctx.requests.recordNonResource();
   }
-  const raw = await readBody(req);
+  const raw = await readBody(req, MAX_BODY, tooLarge);
   if (info.kind === 'resource') {
     const injected = await ctx.faults.before(info);
     if (injected !== undefined) {

@@ -13,13 +13,19 @@ import { selected } from './verbs-read.js';
 /** CREATE in a collection (never on a named object or the status subresource). */
 export function create({ ctx, type, r, req, res, raw }: ResourceCall, opts: WriteOptions): void {
   if (opts.subresource !== undefined || r.name !== '') throw methodNotSupported();
-  const result = ctx.objects.create(type, decodeBody(req, raw), r.namespace, opts);
+  const result = ctx.objects.create({
+    type,
+    body: decodeBody(req, raw),
+    namespace: r.namespace,
+    opts,
+  });
   sendJson(res, 201, result.object, result.warnings);
 }
 
 /** UPDATE (PUT) of one object or its status. */
 export function update({ ctx, type, r, req, res, raw }: ResourceCall, opts: WriteOptions): void {
-  const result = ctx.objects.update(type, decodeBody(req, raw), r.namespace, r.name, opts);
+  const write = { type, body: decodeBody(req, raw), namespace: r.namespace, opts };
+  const result = ctx.objects.update(write, r.name);
   sendJson(res, 200, result.object, result.warnings);
 }
 

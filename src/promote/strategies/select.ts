@@ -6,6 +6,7 @@ import type { WebhookEndpoint } from '../../config/types.js';
 import type { PipelineWriter } from '../../kube/types.js';
 import type { PipelineSpec, StrategySpec } from '../../pipeline/types.js';
 import { notificationStrategy } from './notification.js';
+import { pullRequestStrategy, type PullRequestPorts } from './pull-request/strategy.js';
 import type { PromotionStrategy, StrategyResult } from './types.js';
 import { webhookStrategy, type FetchLike } from './webhook.js';
 
@@ -16,6 +17,8 @@ export interface StrategyDeps {
   webhooks: Readonly<Record<string, WebhookEndpoint>>;
   fetch?: FetchLike;
   now?: () => number;
+  /** The pull-request strategy's ports; without them that strategy is not available. */
+  pullRequest?: PullRequestPorts;
 }
 
 /** The strategy spec that applies to `envName`, or undefined when none is configured. */
@@ -55,11 +58,13 @@ export function strategyFor(
     });
   }
   if (strategy.notification !== undefined) return notificationStrategy(deps.writer);
-  if (strategy['pull-request'] !== undefined) {
+  const pullRequest = strategy['pull-request'];
+  if (pullRequest !== undefined) {
+    if (deps.pullRequest !== undefined) return pullRequestStrategy(pullRequest, deps.pullRequest);
     return failing(
       'pull-request',
       'StrategyNotSupported',
-      'pull-request promotions are not supported yet (they come in a later release); use notification or webhook',
+      'pull-request promotions are not enabled in this gateway; use notification or webhook',
     );
   }
   return failing('none', 'StrategyNotSupported', 'the promotion strategy names no known kind');

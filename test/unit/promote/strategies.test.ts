@@ -70,7 +70,7 @@ describe('strategyFor', () => {
     expect(strategyFor(s, 'staging', deps)).toBeUndefined();
   });
 
-  it('fails pull-request promotions without retry, saying they come later', async () => {
+  it('fails pull-request promotions without retry where the gateway has no pull-request ports', async () => {
     const s = spec({
       promotion: {
         strategy: {
@@ -85,7 +85,7 @@ describe('strategyFor', () => {
     });
     const result = await strategyFor(s, 'staging', deps)!.run(ctx);
     expect(result).toMatchObject({ ok: false, reason: 'StrategyNotSupported', retryable: false });
-    expect(result.message).toMatch(/later/);
+    expect(result.message).toMatch(/not enabled/);
   });
 
   it('fails an ambiguous strategy without retry', async () => {

@@ -10,7 +10,23 @@ export type ForgeKind = 'github' | 'gitlab';
 /** A failed forge call, classified; `message` holds no token, URL credentials or body. */
 export interface ForgeFailure {
   reason:
-    'Unauthorized' | 'NotFound' | 'Forbidden' | 'RateLimited' | 'ForgeUnavailable' | 'Invalid';
+    | 'Unauthorized'
+    | 'NotFound'
+    | 'Forbidden'
+    | 'RateLimited'
+    | 'ForgeUnavailable'
+    | 'Invalid'
+    // Git side: no file marks the environment; the forge refused the push to the branch.
+    | 'NoMarker'
+    | 'BranchProtected'
+    // The forge did not answer in time, or could not be reached at all.
+    | 'Timeout'
+    | 'Unreachable'
+    // Before any call: the spec or its Secret cannot be used.
+    | 'StrategyNotSupported'
+    | 'RepositoryNotAllowed'
+    | 'CredentialsNotFound'
+    | 'CredentialsUnreadable';
   message: string;
   retryable: boolean;
   /** How long the forge asked us to wait before the next call, when it said. */

@@ -1,0 +1,123 @@
+/**
+ * Keeping an open pull request's state in the Pipeline status: read again at most once per
+ * interval, merged and closed recorded (closed with the promise not to reopen), read failures
+ * asked again after the interval, and only environments whose request is open are asked about.
+ */
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import type { Pipeline, PromotionRecord } from '../../../src/pipeline/types.js';
+import {
+  requestNumber,
+  withRequestState,
+} from '../../../src/promote/strategies/pull-request/refresh.js';
+import type { PullRequestRef } from '../../../src/promote/strategies/pull-request/types.js';
+import { PullRequestRefresher } from '../../../src/reconcile/pull-requests.js';
+import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
+import { samplePipeline } from '../../support/pipeline-fixtures.js';
+
+const URL_7 = 'https://github.com/acme/fleet/pull/7';
+
+function pipelineWithRequest(state = 'open'): Pipeline {
+  const record: PromotionRecord = {
+    revision: '6.6.0',
+    lastAttemptedTime: '2026-11-25T10:00:00Z',
+    succeeded: true,
+    phase: 'Succeeded',
+    pullRequest: { url: URL_7, state },
+  };
+  const pipeline = samplePipeline({ environments: { prod: { promotion: record } } });
+  // prod's own strategy wins over the pipeline-wide one: it is prod's that opens requests.
+  const prod = pipeline.spec.environments[2];
+  if (prod?.promotion !== undefined)
+    prod.promotion.strategy = {
+      'pull-request': {
+        type: 'github',
+        url: 'https://github.com/acme/fleet',
+        baseBranch: 'main',
+        secretRef: { name: 'forge' },
+      },
+    };
+  return pipeline;
+}
+
+function rig(answers: (PullRequestRef['state'] | 'fail')[]) {
+  const writer = new FakePipelineWriter();
+  const clock = { now: 1_000_000 };
+  const asked: string[] = [];
+  const refresher = new PullRequestRefresher({
+    writer,
+    logger: createLogger('silent'),
+    now: () => clock.now,
+    intervalMs: 60_000,
+    state: (_spec, _ns, url) => {
+      asked.push(url);
+      const answer = answers.shift() ?? 'open';
+      return Promise.resolve(
+        answer === 'fail'
+          ? { reason: 'ForgeUnavailable' as const, message: 'down', retryable: true }
+          : answer,
+      );
+    },
+  });
+  return { writer, clock, asked, refresher };
+}
+
+describe('pull request state in status', () => {
+  it('reads an open request at most once per interval and records a merge', async () => {
+    const { writer, clock, asked, refresher } = rig(['open', 'merged']);
+    const stored = writer.put(pipelineWithRequest());
+    expect(await refresher.refresh(stored)).toBe(stored);
+    await refresher.refresh(stored);
+    expect(asked).toEqual([URL_7]);
+    clock.now += 60_000;
+    const merged = await refresher.refresh(stored);
+    expect(asked).toHaveLength(2);
+    expect(merged.status?.environments?.prod?.promotion).toMatchObject({
+      pullRequest: { url: URL_7, state: 'merged' },
+      revision: '6.6.0',
+      phase: 'Succeeded',
+    });
+    expect(writer.writes).toBe(1);
+    // Merged is final: nothing is asked any more.
+    clock.now += 60_000;
+    await refresher.refresh(merged);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('records a close with the promise not to reopen; a failed read waits for the interval too', async () => {
+    const { writer, clock, asked, refresher } = rig(['fail', 'closed']);
+    const stored = writer.put(pipelineWithRequest());
+    expect(await refresher.refresh(stored)).toBe(stored);
+    // A forge that is down is not asked again on every event.
+    await refresher.refresh(stored);
+    expect(asked).toHaveLength(1);
+    clock.now += 60_000;
+    const closed = await refresher.refresh(stored);
+    expect(asked).toHaveLength(2);
+    expect(closed.status?.environments?.prod?.promotion?.message).toContain('not proposed again');
+  });
+
+  it('asks nothing for records without an open request', async () => {
+    const { writer, asked, refresher } = rig([]);
+    await refresher.refresh(writer.put(pipelineWithRequest('merged')));
+    await refresher.refresh(writer.put(samplePipeline()));
+    expect(asked).toEqual([]);
+  });
+
+  it('reads request numbers from GitHub and GitLab URLs', () => {
+    expect(requestNumber(URL_7)).toBe(7);
+    expect(requestNumber('https://gitlab.com/acme/platform/fleet/-/merge_requests/12')).toBe(12);
+    expect(requestNumber('https://github.com/acme/fleet')).toBeUndefined();
+    expect(requestNumber('not a url')).toBeUndefined();
+  });
+
+  it('keeps the record but its pull request state and message', () => {
+    const record = pipelineWithRequest().status?.environments?.prod?.promotion;
+    if (record === undefined) throw new Error('no record');
+    expect(withRequestState(record, 'merged')).toEqual({
+      ...record,
+      pullRequest: { url: URL_7, state: 'merged' },
+      message: `pull request ${URL_7} was merged; waiting for the rollout of 6.6.0`,
+    });
+  });
+});
