@@ -22,6 +22,7 @@ import {
   type TestFleet,
 } from '../support/gateway-harness.js';
 
+const PIPELINE_RESOURCE = 'pipelines.pipelines.weave.works';
 const LEGACY_KEY = Buffer.from('legacy-hardening-key');
 const UNAUTHENTICATED = { code: 'Unauthenticated', message: 'Authentication failed.' };
 let fleet: TestFleet;
@@ -41,16 +42,21 @@ afterAll(async () => {
 });
 
 /**
- * Requests to every cluster, management included, of any kind, less the leader's Lease renewals:
- * they run on their own clock (every retryPeriodMs) whatever anyone sends.
+ * Requests to every cluster, management included, of any kind, less the gateway's own
+ * background traffic, which runs on its own clock whatever anyone sends: the leader's Lease
+ * renewals and the Pipeline watch re-establishing itself.
  */
 function allRequests(): number {
-  const renewals = fleet.management.requests.count({ resource: 'leases.coordination.k8s.io' });
+  const management = fleet.management.requests;
+  const background =
+    management.count({ resource: 'leases.coordination.k8s.io' }) +
+    management.count({ resource: PIPELINE_RESOURCE, verb: 'watch' }) +
+    management.count({ resource: PIPELINE_RESOURCE, verb: 'list' });
   const total = ['management', ...ENVIRONMENTS].reduce(
     (sum, name) => sum + fleet.env(name).requests.snapshot().total,
     0,
   );
-  return total - renewals;
+  return total - background;
 }
 
 function strangers(ns: string): Promise<Response>[] {

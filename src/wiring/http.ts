@@ -3,14 +3,16 @@
  * the authorization doors (see gateway.ts for the data flow it feeds).
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp, buildMetricsApp } from './app.js';
-import { Principals } from './auth/principals.js';
-import { Authorizer } from './authorize/authorizer.js';
-import type { PipelineCatalog } from './catalog/catalog.js';
-import type { ClusterAccess, PromotionLoop, Runtime } from './gateway.js';
-import type { HintSink, RecheckResult } from './hints/types.js';
-import type { ReadinessProbe } from './ingress/ops.js';
-import type { PipelineId } from './pipeline/id.js';
+import { buildApp, buildMetricsApp } from '../app.js';
+import { Principals } from '../auth/principals.js';
+import { Authorizer } from '../authorize/authorizer.js';
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { ClusterAccess } from './access.js';
+import type { PromotionLoop } from './loop.js';
+import type { Runtime } from './runtime.js';
+import type { HintSink, RecheckResult } from '../hints/types.js';
+import type { ReadinessProbe } from '../ingress/ops.js';
+import type { PipelineId } from '../pipeline/id.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
 function authorizations(

@@ -1,0 +1,34 @@
+/** [verify]'s side of Kubernetes, wired: cluster readers, verified state, status writes. */
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import { wantedClusters } from '../catalog/wanted-clusters.js';
+import { LegacyKeyStore } from '../auth/legacy-keys.js';
+import { ClusterRegistry } from '../kube/clusters.js';
+import { KubePipelineWriter } from '../kube/pipeline-writer.js';
+import { KubeObjectReader } from '../kube/reader.js';
+import { secretKeyReader } from '../kube/secrets.js';
+import { Verifier } from '../verify/verifier.js';
+import { VerifiedTargets } from '../verify/verified-targets.js';
+import type { Runtime } from './runtime.js';
+
+/** [verify]'s side of Kubernetes: one reader per cluster, verified state, and status writes. */
+export function clusterAccess(rt: Runtime, catalog: PipelineCatalog) {
+  const { config, calls, metrics, now } = rt;
+  const clusters = new ClusterRegistry({
+    managementName: config.management.name,
+    managementConfig: rt.management,
+    makeReader: (kubeConfig) => new KubeObjectReader(kubeConfig, calls),
+    calls,
+    wanted: () => wantedClusters(config, catalog),
+    now,
+  });
+  const verifier = new Verifier(clusters, (cluster, _verb, result) => {
+    metrics.observeRead(cluster, result);
+    clusters.noteReadResult(result);
+  });
+  const writer = new KubePipelineWriter(rt.management, calls, config.promotion.instanceId);
+  const legacyKeys = new LegacyKeyStore(secretKeyReader(rt.management, calls));
+  return { clusters, verified: new VerifiedTargets(verifier, now), writer, legacyKeys };
+}
+
+/** What clusterAccess builds. */
+export type ClusterAccess = ReturnType<typeof clusterAccess>;

@@ -1,0 +1,88 @@
+/** The promotion loop, wired: hints -> verify -> evaluate -> promote -> status. */
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import { HintQueue } from '../hints/hint-queue.js';
+import { PipelineQueue } from '../hints/pipeline-queue.js';
+import { failureSummary } from '../kube/errors.js';
+import { secretKeyReader } from '../kube/secrets.js';
+import { logFailure, type GatewayLogger } from '../log.js';
+import { pullRequestPorts, pullRequestState } from '../promote/strategies/pull-request/ports.js';
+import { strategyFor } from '../promote/strategies/select.js';
+import type { WorkQueueEvent } from '../queue/types.js';
+import { hintReader } from '../reconcile/on-hint.js';
+import { PullRequestRefresher } from '../reconcile/pull-requests.js';
+import { Reconciler } from '../reconcile/reconciler.js';
+import type { ClusterAccess } from './access.js';
+import type { Runtime } from './runtime.js';
+
+/** A read younger than this is current enough to confirm a promotion without re-reading. */
+export const FRESHNESS_MS = 2_000;
+/**
+ * Reads of one object for hints start at least this far apart: a lone event is read at once,
+ * and a burst of identical events (which a server takes longer to receive than one read takes)
+ * costs at most two reads, the second covering every event received before it started.
+ */
+const HINT_READ_SPACING_MS = 1_000;
+
+/** hints -> verify -> evaluate -> promote -> status: the two queues and the reconciler. */
+export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
+  const { config, logger, now, metrics, scheduler, random } = rt;
+  const { verified, writer } = access;
+  const { retry: policy, instanceId, webhooks } = config.promotion;
+  const settings = config.promotion.pullRequest;
+  const readSecret = secretKeyReader(rt.management, rt.calls);
+  const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
+  const reconciler = new Reconciler({
+    ...{ catalog, verified, writer, policy, instanceId, logger, now },
+    floors: config.authorizations.floors,
+    freshnessMs: FRESHNESS_MS,
+    strategyFor: (pipeline, env) =>
+      strategyFor(pipeline.spec, env, { writer, webhooks, fetch: rt.fetch, now, pullRequest }),
+    pullRequests: new PullRequestRefresher({
+      ...{ writer, logger, now, intervalMs: settings.refreshIntervalMs },
+      state: pullRequestState(pullRequest),
+    }),
+    onOutcome: (outcome) => {
+      metrics.promotions.inc({ outcome });
+    },
+  });
+  const common = { hints: config.hints, scheduler, random };
+  const pipelines = new PipelineQueue({
+    ...common,
+    observer: queueFailures(logger, 'pipeline check failed', 'pipeline'),
+    has: (id) => catalog.has(id),
+    process: (id) => reconciler.reconcile(id),
+  });
+  const hints = new HintQueue({
+    ...common,
+    references: (key) => catalog.references(key),
+    process: hintReader({ catalog, verified, pipelines, logger }),
+    minReadIntervalMs: HINT_READ_SPACING_MS,
+    observer: queueFailures(logger, 'hinted read failed', 'object'),
+    onOffer: (_key, source, result) => {
+      metrics.hints.inc({ source, result });
+    },
+  });
+  return { reconciler, pipelines, hints };
+}
+
+/** What promotionLoop builds. */
+export type PromotionLoop = ReturnType<typeof promotionLoop>;
+
+/**
+ * Logs a queue run that threw (a failed status write, say) in one line, and a key dropped
+ * after its last retry; runs that asked for a retry without an error are not failures.
+ */
+function queueFailures<K>(logger: GatewayLogger, message: string, field: string) {
+  return (event: WorkQueueEvent<K>): void => {
+    if ((event.type !== 'retry' && event.type !== 'dropped') || event.error === undefined) return;
+    const fields =
+      event.type === 'retry'
+        ? { [field]: event.key, retry: event.retry, retryInMs: event.delayMs }
+        : { [field]: event.key, attempts: event.attempts, droppedAfterRetries: true };
+    const level = event.type === 'retry' ? 'warn' : 'error';
+    logFailure(logger, level, message, fields, {
+      summary: failureSummary(event.error),
+      err: event.error,
+    });
+  };
+}

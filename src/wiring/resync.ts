@@ -1,0 +1,39 @@
+/** [resync], wired: the periodic pass feeding the pipeline queue, under leader election. */
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { PipelineQueue } from '../hints/pipeline-queue.js';
+import { KubeLeaseStore } from '../kube/lease.js';
+import { resyncLeadership } from '../resync/leadership.js';
+import { Resync } from '../resync/resync.js';
+import type { ClusterAccess } from './access.js';
+import type { Runtime } from './runtime.js';
+
+/** [resync]: the periodic pass, feeding the same pipeline queue, under leader election. */
+export function resyncLoop(
+  rt: Runtime,
+  catalog: PipelineCatalog,
+  access: ClusterAccess,
+  pipelines: PipelineQueue,
+) {
+  const { config, logger, scheduler, random, metrics, calls } = rt;
+  const resync = new Resync({
+    ...config.resync,
+    ...{ catalog, verified: access.verified, logger, scheduler, random, pipelines },
+    refreshCredentials: async () => {
+      await Promise.all([access.clusters.sync(), access.legacyKeys.refresh()]);
+    },
+    onReport: (report) => {
+      metrics.observeResync(report);
+    },
+  });
+  const leadership = resyncLeadership({
+    settings: config.leaderElection,
+    // A renewal still waiting past the renew deadline is useless: give up on it by then.
+    store: new KubeLeaseStore(
+      rt.management,
+      calls.withTimeout(config.leaderElection.renewDeadlineMs),
+    ),
+    ...{ resync, scheduler, random, logger },
+    gauge: metrics.resyncLeader,
+  });
+  return { resync, leadership };
+}

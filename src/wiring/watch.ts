@@ -1,0 +1,37 @@
+/** The Pipeline watch, wired: it feeds the catalog and asks the loop for re-checks. */
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import { PipelineWatcher } from '../kube/pipeline-watch.js';
+import { pipelineEvents } from '../reconcile/pipeline-events.js';
+import type { ClusterAccess } from './access.js';
+import type { PromotionLoop } from './loop.js';
+import type { Runtime } from './runtime.js';
+
+/** The Pipeline watch, feeding the catalog; re-checks start only once start() has run. */
+export function pipelineWatch(
+  rt: Runtime,
+  catalog: PipelineCatalog,
+  access: ClusterAccess,
+  loop: PromotionLoop,
+) {
+  const lifecycle = { started: false };
+  const handler = pipelineEvents({
+    catalog,
+    requireFullRead: (id) => {
+      loop.reconciler.requireFullRead(id);
+    },
+    syncClusters: () => access.clusters.sync(),
+    pipelines: loop.pipelines,
+    logger: rt.logger,
+    started: () => lifecycle.started,
+    legacyKeys: access.legacyKeys,
+  });
+  const { management, config, calls, scheduler } = rt;
+  const watcher = new PipelineWatcher(
+    management,
+    config.pipelineNamespaces,
+    handler,
+    calls,
+    scheduler,
+  );
+  return { watcher, lifecycle };
+}
