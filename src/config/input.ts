@@ -112,6 +112,7 @@ export interface ConfigInput {
     webhooks?: Record<string, WebhookInput>;
     pullRequest?: {
       author?: { name?: string; email?: string };
+      commitMessage?: string;
       allowedHosts?: string[];
       allowPlainHttp?: boolean;
       gitTimeoutMs?: number;

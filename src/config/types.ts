@@ -43,6 +43,8 @@ export interface WebhookEndpoint {
 /** Settings of the `pull-request` promotion strategy; each Pipeline names forge, repository, Secret. */
 export interface PullRequestSettings {
   author: { name: string; email: string };
+  /** Commit message template: {namespace}, {pipeline}, {environment}, {revision} are replaced. */
+  commitMessage: string;
   /** `host` or `host:port` a Pipeline may name; empty = any. */
   allowedHosts: readonly string[];
   /** Accept http:// repository URLs (loopback test forges only). */

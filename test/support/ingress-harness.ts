@@ -120,6 +120,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
       webhooks: {},
       pullRequest: {
         author: { name: 'promotion-gateway', email: 'promotion-gateway@noreply.invalid' },
+        commitMessage: 'Promote {namespace}/{pipeline} in {environment} to {revision}',
         allowedHosts: [],
         allowPlainHttp: true,
         gitTimeoutMs: 10_000,

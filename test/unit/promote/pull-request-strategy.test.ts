@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { PullRequestSettings } from '../../../src/config/types.js';
 import type { PullRequestStrategySpec } from '../../../src/pipeline/types.js';
 import {
+  commitMessage,
   promotionBranch,
   pullRequestStrategy,
   type PullRequestPorts,
@@ -23,6 +24,7 @@ const TOKEN = 'ghp_secretsecretsecret';
 const NOW = 1_700_000_000_000;
 const SETTINGS: PullRequestSettings = {
   author: { name: 'bot', email: 'bot@example.com' },
+  commitMessage: 'Promote {namespace}/{pipeline} in {environment} to {revision}',
   allowedHosts: [],
   allowPlainHttp: false,
   gitTimeoutMs: 1000,
@@ -210,5 +212,23 @@ describe('the pull-request strategy', () => {
     const result = await pullRequestStrategy(SPEC, failing).run(ctx);
     expect(result).toMatchObject({ ok: false, reason: 'CredentialsUnreadable', retryable: true });
     expect(JSON.stringify(result)).not.toContain(TOKEN);
+  });
+
+  it('fills every placeholder of the configured commit message, and only those', () => {
+    const message = commitMessage(
+      'chore({environment}): {pipeline} {revision} [{namespace}] {revision} {other}',
+      'apps',
+      'podinfo',
+      { environment: 'prod', revision: '6.6.0' },
+    );
+    expect(message).toBe('chore(prod): podinfo 6.6.0 [apps] 6.6.0 {other}');
+  });
+
+  it('commits with the configured message', async () => {
+    const { value, calls } = ports({
+      settings: { commitMessage: 'deploy {revision} to {environment}' },
+    });
+    await pullRequestStrategy(SPEC, value).run(ctx);
+    expect(calls.pushes[0]?.message).toBe('deploy 6.6.0 to prod');
   });
 });

@@ -44,6 +44,25 @@ export function promotionBranch(namespace: string, pipeline: string, environment
   return `promotion-${namespace}-${pipeline}-${environment}`;
 }
 
+/** The configured commit message with its placeholders filled in (each may appear any number of times). */
+export function commitMessage(
+  template: string,
+  namespace: string,
+  pipeline: string,
+  ctx: Pick<StrategyContext, 'environment' | 'revision'>,
+): string {
+  const values: Record<string, string> = {
+    namespace,
+    pipeline,
+    environment: ctx.environment,
+    revision: ctx.revision,
+  };
+  return template.replace(
+    /\{(namespace|pipeline|environment|revision)\}/g,
+    (_, key: string) => values[key] ?? '',
+  );
+}
+
 /** A strategy that proposes each promotion of `spec`'s repository as a pull request. */
 export function pullRequestStrategy(
   spec: PullRequestStrategySpec,
@@ -71,7 +90,7 @@ async function propose(
     marker: markerFor(namespace, name, ctx.environment),
     revision: ctx.revision,
     author: ports.settings.author,
-    message: text.title,
+    message: commitMessage(ports.settings.commitMessage, namespace, name, ctx),
     now: ports.now(),
   });
   if (pushed.outcome === 'Failed') return failed(pushed.failure, ports.now());
