@@ -59,13 +59,26 @@ export class PullRequestRefresher {
       }
       if (state === 'open') continue;
       const written = await this.record(current, environment, withRequestState(record, state));
-      // A lost write is left to the next check, which reads the request again.
-      if (written === undefined) checked.delete(key);
-      else current = written;
+      // Recorded: the request is no longer open. Lost: the next check reads it again.
+      checked.delete(key);
+      if (written !== undefined) current = written;
     }
     if (checked.size === 0) this.checkedAt.delete(id);
     else this.checkedAt.set(id, checked);
     return current;
+  }
+
+  /**
+   * Ms until an open request of `id` is due to be read again, or undefined when it has none: the
+   * reconciler requeues the Pipeline then, so a merge shows without waiting for an event. An
+   * interval of 0 means "on every check" and never requeues (it would spin).
+   */
+  dueInMs(id: PipelineId): number | undefined {
+    const checked = this.checkedAt.get(id);
+    if (checked === undefined || this.deps.intervalMs === 0) return undefined;
+    const now = this.deps.now();
+    const waits = [...checked.values()].map((at) => Math.max(0, at + this.deps.intervalMs - now));
+    return Math.min(...waits);
   }
 
   /** Forgets a deleted Pipeline. */

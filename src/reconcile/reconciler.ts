@@ -23,7 +23,7 @@ import type { PipelineView } from './view.js';
 export interface ReconcilerDeps extends PromotionDeps {
   catalog: PipelineCatalog;
   /** Reads open pull requests' states again and records changes (pull-request strategy). */
-  pullRequests?: Pick<PullRequestRefresher, 'refresh' | 'forget'>;
+  pullRequests?: Pick<PullRequestRefresher, 'refresh' | 'forget' | 'dueInMs'>;
 }
 
 /** The reconciler: pipeline re-checks, and the read side for the API. */
@@ -63,9 +63,11 @@ export class Reconciler {
     const unknown = targets.some((t) => verified.get(t.key)?.status.health === 'Unknown');
     if (unknown || promoted.retry) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);
-    return wakeAt === undefined
-      ? 'done'
-      : { requeueAfterMs: Math.max(0, wakeAt - this.deps.now()) };
+    const waits = [
+      wakeAt === undefined ? undefined : Math.max(0, wakeAt - this.deps.now()),
+      this.deps.pullRequests?.dueInMs(id),
+    ].filter((ms) => ms !== undefined);
+    return waits.length === 0 ? 'done' : { requeueAfterMs: Math.min(...waits) };
   }
 
   /** The latest verified state and decisions of a pipeline, for GET /v1/pipelines. */

@@ -15,9 +15,9 @@ export interface AutoRollOutOptions {
 }
 
 /**
- * In a real fleet a promotion becomes a Git change that Flux applies. The demo has no Git, so
- * this watches the gateway's `Promote` Events in the management cluster and rolls the named
- * environment out to the named version, then sends Flux's event for it.
+ * Environments promoted by notification (dev, staging) get a `Promote` Event and no Git change
+ * (prod's pull requests are git-flux.ts's), so this plays what would act on that Event: it rolls
+ * the named environment out to the named version, then sends Flux's event for it.
  * Resolves to a function that stops it.
  */
 export async function autoRollOut(options: AutoRollOutOptions): Promise<() => Promise<void>> {

@@ -1,7 +1,8 @@
 /**
  * The commands that talk to a running demo from another terminal: `deploy` (play Flux),
- * `status` (the gateway's verified view, as a table), `approve` (the demo approver signs) and
- * `promote` (the demo CI job asks). Each finds the demo by its port.
+ * `status` (the gateway's verified view, as a table, and the promotion pull requests),
+ * `approve` (the demo approver signs) and `promote` (the demo CI job asks); `merge` is in
+ * pull-requests.ts. Each finds the demo by its port.
  */
 import { randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -10,6 +11,7 @@ import { signStatement, UsageError } from 'promotion-gateway';
 import { DemoError } from './args.js';
 import { mintCiToken } from './ci-issuer.js';
 import { notify, rollOut } from './flux.js';
+import { pullRequestLines } from './pull-requests.js';
 import { APP_NAME, APP_NAMESPACE } from './objects.js';
 import { notRunning, readState, type DemoState } from './state.js';
 
@@ -86,7 +88,7 @@ interface View {
   }[];
 }
 
-/** `status [--json]`: the gateway's verified view of the demo pipeline. */
+/** `status [--json]`: the gateway's verified view of the demo pipeline; then its requests. */
 export async function status(
   demo: RunningDemo,
   json: boolean,
@@ -100,6 +102,7 @@ export async function status(
   if (!response.ok)
     throw new DemoError(`the gateway answered ${String(response.status)}: ${JSON.stringify(body)}`);
   out.write(json ? `${JSON.stringify(body, null, 2)}\n` : table(body));
+  if (!json) out.write(await pullRequestLines(state));
   return 0;
 }
 

@@ -1,11 +1,12 @@
 /**
  * The demo's commands: `demo` (or `npm start`) runs the embedded demo; `deploy`, `status`,
- * `approve` and `promote` talk to a running one from another terminal. Every command answers
- * `--help`; a mistake prints the usage and exits 2, a failure one line and exits 1.
+ * `approve`, `promote` and `merge` talk to a running one from another terminal. Every command
+ * answers `--help`; a mistake prints the usage and exits 2, a failure one line and exits 1.
  */
 import { flagOptions, required, UsageError, valueOptions } from 'promotion-gateway';
 import { demoCommand, portOf, runDemoCommand, type DemoCommand, type DemoIo } from './args.js';
 import { approve, connect, deploy, promote, status, type RunningDemo } from './client.js';
+import { merge } from './pull-requests.js';
 import { runDemo } from './run.js';
 import { stateDir } from './state.js';
 
@@ -19,6 +20,7 @@ Usage:
   demo status [--json] [--port 8080]
   demo approve --env ENV --revision X [--reject] [--port 8080]
   demo promote --env ENV --revision X [--port 8080]
+  demo merge [--env prod] [--port 8080]
   demo COMMAND --help
 
 From the repository: npm start, then npm run demo -- deploy --env dev --version 6.6.0
@@ -27,9 +29,10 @@ From the repository: npm start, then npm run demo -- deploy --env dev --version 
 const COMMAND_USAGE = {
   run: `Usage: demo [--port 8080] [--log pretty|json] [--no-banner] [--no-auto-rollout]
 
-Starts a simulated fleet (management, dev, staging, prod) and the gateway on 127.0.0.1:PORT,
-with a Flux stand-in that rolls out what the gateway promotes; runs until Ctrl-C. Logs are
-readable lines on a terminal, JSON otherwise (--log chooses).
+Starts a simulated fleet (management, dev, staging, prod), a simulated GitHub holding the
+fleet repository, and the gateway on 127.0.0.1:PORT, with a Flux stand-in that rolls out what
+the gateway promotes (prod: what is merged in Git); runs until Ctrl-C. Logs are readable
+lines on a terminal, JSON otherwise (--log chooses).
 `,
   deploy: `Usage: demo deploy --env ENV --version X [--fail] [--port 8080]
 
@@ -48,6 +51,11 @@ Signs an approval (or rejection) of X for ENV with the demo approver's key and s
   promote: `Usage: demo promote --env ENV --revision X [--port 8080]
 
 Asks for the promotion of X to ENV as the demo CI job, with a token from the demo's issuer.
+`,
+  merge: `Usage: demo merge [--env prod] [--port 8080]
+
+Merges the open pull request the gateway opened to promote ENV (as the demo maintainer, on
+the demo's forge); the Flux stand-in then rolls ENV out to the version merged in Git.
 `,
 };
 
@@ -126,6 +134,12 @@ const CLIENT_COMMANDS = new Map<string, DemoCommand>([
       const spec = envAndRevision(v);
       return promote(await demoOn(v.port), spec, io.out);
     }),
+  ],
+  [
+    'merge',
+    demoCommand(COMMAND_USAGE.merge, valueOptions('port', 'env'), async (v, io) =>
+      merge(await demoOn(v.port), v.env ?? 'prod', io.out),
+    ),
   ],
 ]);
 

@@ -28,13 +28,14 @@ export const DEMO_CI_POLICY = 'demo-e2e';
 export const INITIAL_VERSION = '6.5.0';
 
 /**
- * The demo Pipeline `name` (of the HelmRelease `name`): dev -> staging -> prod, notification
- * strategy, one target each; prod waits for one authorization by `approvers` (the demo's: its
- * approver, or its CI job) of the revision staging runs.
+ * The demo Pipeline `name` (of the HelmRelease `name`): dev -> staging -> prod, one target
+ * each, the notification strategy; prod waits for one authorization by `approvers` (the demo's:
+ * its approver, or its CI job) of the revision staging runs, then promotes by `prodStrategy`.
  */
 export function demoPipeline(
   name = APP_NAME,
   approvers = [DEMO_APPROVER, `ci:${DEMO_CI_POLICY}`],
+  prodStrategy: Record<string, unknown> = { notification: {} },
 ): KubeObject {
   return {
     apiVersion: 'pipelines.weave.works/v1alpha1',
@@ -54,7 +55,7 @@ export function demoPipeline(
         ...(env === 'prod'
           ? {
               promotion: {
-                strategy: { notification: {} },
+                strategy: prodStrategy,
                 approval: { minApprovals: 1, approvers },
               },
             }

@@ -1,8 +1,9 @@
 /**
- * `demo` (and `npm start`): a simulated fleet (management, dev, staging, prod), the gateway
- * wired to it on 127.0.0.1:<port>, a Flux stand-in that rolls out what the gateway promotes, a
- * demo approver and a demo CI issuer, until Ctrl-C. Everything it starts is stopped, and its
- * state directory removed, however it ends.
+ * `demo` (and `npm start`): a simulated fleet (management, dev, staging, prod), a simulated
+ * GitHub holding the fleet repository, the gateway wired to both on 127.0.0.1:<port>, Flux
+ * stand-ins that roll out what the gateway promotes (prod: what is merged in Git), a demo
+ * approver and a demo CI issuer, until Ctrl-C. Everything it starts is stopped, and its state
+ * directory removed, however it ends.
  */
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -20,6 +21,8 @@ import { DemoError } from './args.js';
 import { autoRollOut } from './auto-rollout.js';
 import { DEMO_CI, startIssuer, type DemoIssuer } from './ci-issuer.js';
 import { startDemoFleet, GATEWAY_USER, type DemoFleet } from './fleet.js';
+import { FLEET_REPO, startDemoForge, type DemoForge } from './fleet-repo.js';
+import { watchGit } from './git-flux.js';
 import {
   APP_NAME,
   APP_NAMESPACE,
@@ -28,7 +31,7 @@ import {
   FLUX_NAMESPACE,
 } from './objects.js';
 import { prettyDestination } from './pretty-log.js';
-import { removeState, writeState } from './state.js';
+import { removeState, writeState, type DemoState } from './state.js';
 
 /** How the demo runs. */
 export interface DemoOptions {
@@ -45,6 +48,15 @@ export interface DemoOptions {
 }
 
 const VIEWER = { issuer: 'promotion-gateway-demo', audience: 'promotion-gateway' };
+/** How often the gateway reads an open pull request's state again; short, for the demo. */
+const PULL_REQUEST_REFRESH_MS = 2000;
+
+/** What the demo starts before the gateway, and wires it to. */
+interface DemoParts {
+  demo: DemoFleet;
+  issuer: DemoIssuer;
+  git: DemoForge;
+}
 
 /** Resolves when `port` on 127.0.0.1 can be listened on; a DemoError when it is taken. */
 export function ensurePortFree(port: number): Promise<void> {
@@ -79,18 +91,22 @@ export async function runDemo(
   try {
     const demo = await startDemoFleet();
     stops.push(() => demo.fleet.close());
+    const git = await startDemoForge(demo.fleet);
+    stops.push(() => git.forge.close());
     const issuer = await startIssuer();
     stops.push(() => issuer.close());
-    const started = await startGateway(options, env, demo, issuer);
+    const started = await startGateway(options, env, { demo, issuer, git });
     stops.push(() => started.gateway.close());
     stops.push(() => removeState(options.stateDir));
     await writeState(options.stateDir, started.state);
     if (options.autoRollout) {
       const stop = await autoRollOut({ ...started, fleet: demo.fleet, hmacKeys: demo.hmacKeys });
       stops.push(stop);
+      const gitFlux = { ...started, forge: git.forge, fleet: demo.fleet };
+      const hmacKey = demo.hmacKeys.prod ?? '';
+      stops.push(watchGit({ ...gitFlux, hmacKey, delayMs: PULL_REQUEST_REFRESH_MS }));
     }
-    if (options.banner)
-      out.write(banner(started.state.gatewayUrl, started.state.kubeconfig, options.port));
+    if (options.banner) out.write(banner(started.state, git.repoUrl, options.port));
     await (options.until ?? untilSignal());
     return 0;
   } finally {
@@ -98,10 +114,11 @@ export async function runDemo(
   }
 }
 
-async function startGateway(options: DemoOptions, env: Env, demo: DemoFleet, issuer: DemoIssuer) {
+async function startGateway(options: DemoOptions, env: Env, parts: DemoParts) {
+  const { demo, issuer, git } = parts;
   const viewerKeys = await generateKeyPair('ES256');
   const approverKeys = await generateKeyPair('EdDSA', { extractable: true });
-  const config = demoConfig(options, env, demo, issuer, {
+  const config = demoConfig(options, env, parts, {
     viewer: await exportSPKI(viewerKeys.publicKey),
     approver: await exportSPKI(approverKeys.publicKey),
   });
@@ -139,16 +156,19 @@ async function startGateway(options: DemoOptions, env: Env, demo: DemoFleet, iss
       privateKeyPem: issuer.privateKeyPem,
       repository: DEMO_CI.repository,
     },
+    forge: { apiUrl: git.forge.apiUrl, repo: FLEET_REPO, token: git.maintainerToken },
   };
   return { gateway, logger, gatewayUrl, state };
 }
 
-/** The gateway's configuration for the demo: its clusters, viewer JWT, approver and CI issuer. */
+/**
+ * The gateway's configuration for the demo: its clusters, viewer JWT, approver, CI issuer and
+ * the forge its pull requests go to (plain HTTP on loopback, which only a demo may allow).
+ */
 function demoConfig(
   options: DemoOptions,
   env: Env,
-  demo: DemoFleet,
-  issuer: DemoIssuer,
+  { demo, issuer, git }: DemoParts,
   keys: { viewer: string; approver: string },
 ) {
   return defaultConfig(
@@ -195,6 +215,13 @@ function demoConfig(
           },
         ],
       },
+      promotion: {
+        pullRequest: {
+          allowPlainHttp: true,
+          allowedHosts: [git.host],
+          refreshIntervalMs: PULL_REQUEST_REFRESH_MS,
+        },
+      },
       resync: { intervalMs: 30_000 },
       logLevel: env.LOG_LEVEL === undefined ? 'info' : (env.LOG_LEVEL as 'info'),
     },
@@ -210,13 +237,15 @@ function logDestination(options: DemoOptions) {
     : { write: (line: string) => void out.write(line) };
 }
 
-function banner(address: string, kubeconfig: string, port: number): string {
+function banner(state: DemoState, repoUrl: string, port: number): string {
   const flag = port === 8080 ? '' : ` --port ${String(port)}`;
+  const { gatewayUrl: address, kubeconfig } = state;
   return `
 promotion-gateway demo is running.
   gateway:    ${address}  (Flux Provider address: ${address}/v1/events/<cluster>)
   fleet:      management, ${DEMO_ENVIRONMENTS.join(', ')}  (kubeconfig: ${kubeconfig})
-  pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}; prod waits for an approval
+  git:        ${repoUrl}  (simulated GitHub; Flux syncs prod from its main branch)
+  pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}; prod waits for an approval, then promotes by pull request
 
 Next, in another terminal:
   npm run demo -- deploy --env dev --version 6.6.0${flag}
@@ -224,6 +253,9 @@ Next, in another terminal:
       read, the promotion of staging, the stand-in rolling staging out, and prod waiting.
   npm run demo -- status${flag}
   npm run demo -- approve --env prod --revision 6.6.0${flag}      (or: promote, as a CI job)
+      the gateway opens a pull request changing prod's version in Git (status shows it)
+  npm run demo -- merge --env prod${flag}
+      a person merges it; the stand-in applies the merged version, the gateway verifies prod
   npm run demo -- deploy --env dev --version 6.7.0 --fail${flag}  (a failed rollout: nothing moves)
   kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get pipelines.pipelines.weave.works ${APP_NAME} -o yaml
 Stop with Ctrl-C.

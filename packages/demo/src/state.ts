@@ -1,7 +1,7 @@
 /**
- * What a running demo leaves for `demo deploy|status|approve|promote` in another terminal: one
- * directory per port (two demos on two ports never share one), readable by its owner only,
- * removed when the demo stops.
+ * What a running demo leaves for `demo deploy|status|approve|promote|merge` in another
+ * terminal: one directory per port (two demos on two ports never share one), readable by its
+ * owner only, removed when the demo stops.
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
@@ -21,6 +21,8 @@ export interface DemoState {
   approver: { name: string; privateKeyPem: string };
   /** The demo CI issuer: its `iss`, the audience, and its signing key (PKCS#8 PEM, RS256). */
   ci: { issuer: string; audience: string; privateKeyPem: string; repository: string };
+  /** The demo forge: its REST base, the fleet repository and the demo maintainer's token. */
+  forge: { apiUrl: string; repo: string; token: string };
 }
 
 /** The demo's directory for `port`: `$TMPDIR/promotion-gateway-demo-<user>/<port>`. */

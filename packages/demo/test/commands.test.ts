@@ -11,7 +11,7 @@ import { stateDir } from '../src/state.js';
 import { freePort, io } from './io.js';
 
 describe('demo commands', () => {
-  it.each(['deploy', 'status', 'approve', 'promote'])(
+  it.each(['deploy', 'status', 'approve', 'promote', 'merge'])(
     '%s --help prints its usage, exit 0',
     async (name) => {
       const t = io();
@@ -26,6 +26,7 @@ describe('demo commands', () => {
       const t = io();
       expect(await main(argv, t.io)).toBe(0);
       expect(t.out()).toContain('demo approve --env ENV --revision X');
+      expect(t.out()).toContain('demo merge [--env prod]');
     }
     const run = io();
     expect(await main(['--port', '9', '--help'], run.io)).toBe(0);
@@ -51,6 +52,7 @@ describe('demo commands', () => {
     ['deploy', '--env', 'dev', '--version', '1'],
     ['approve', '--env', 'prod', '--revision', '1'],
     ['promote', '--env', 'prod', '--revision', '1'],
+    ['merge', '--env', 'prod'],
   ])('%s without a running demo says to start one, exit 1', async (...argv) => {
     const port = await freePort();
     const t = io();

@@ -1,8 +1,9 @@
 /**
  * The README's story, through the demo's own commands over real sockets: dev rolls out, staging
- * is promoted and rolled out by the Flux stand-in, prod waits for an approval; the approval
- * promotes it; a failed rollout moves nothing; a CI trigger promotes the next revision; and
- * stopping the demo removes its state.
+ * is promoted and rolled out by the Flux stand-in, prod waits for an approval; the approval opens
+ * a pull request in the fleet repository, merging it has the Git-reading Flux stand-in roll prod
+ * out and the gateway report it Deployed; a failed rollout moves nothing; a CI trigger promotes
+ * the next revision the same way; and stopping the demo removes its state.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +34,12 @@ async function demo(...argv: string[]): Promise<{ code: number; out: string; err
   const t = io();
   const code = await main([...argv, '--port', String(port)], t.io);
   return { code, out: t.out(), err: t.err() };
+}
+
+/** The status line about `env`'s promotion pull request, if any. */
+async function pullRequestLine(env: string): Promise<string | undefined> {
+  const { out } = await demo('status');
+  return out.split('\n').find((l) => l.startsWith(`pull request for ${env} `));
 }
 
 /** The status table's row for `env`, split on runs of spaces. */
@@ -100,14 +107,42 @@ describe('the demo story', () => {
       expect(info).toContain(msg);
   });
 
-  it('promotes prod once the demo approver approves', async () => {
+  it('opens a pull request for prod once the demo approver approves', async () => {
     const approved = await demo('approve', '--env', 'prod', '--revision', '6.6.0');
     expect(approved.code).toBe(0);
     expect(approved.out).toContain('demo-approver approved 6.6.0 for prod: 202');
     await eventually(async () => {
-      expect(await row('prod')).toBe('prod | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
+      expect(await pullRequestLine('prod')).toMatch(
+        /^pull request for prod \(6\.6\.0\): http:\/\/127\.0\.0\.1:\d+\/acme\/fleet\/pull\/1 \(open\)$/,
+      );
     });
+    // Proposed, not applied: prod runs what Git's main branch says until the request is merged.
+    expect(await row('prod')).toBe(
+      'prod | 6.5.0 (Healthy) | AlreadyPromoted 6.6.0 | PromotionSucceeded',
+    );
     expect(log.text()).toContain('"msg":"authorization recorded"');
+  });
+
+  it('rolls prod out once the request is merged, and reports it Deployed', async () => {
+    const merged = await demo('merge', '--env', 'prod');
+    expect(merged).toMatchObject({
+      code: 0,
+      err: '',
+      out: 'merged pull request #1 (Promote podinfo/podinfo in prod to 6.6.0): Flux applies it next\n',
+    });
+    await eventually(async () => {
+      expect(await row('prod')).toBe('prod | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
+      expect(await pullRequestLine('prod')).toMatch(/\/pull\/1 \(merged\)$/);
+    });
+    expect(log.text()).toContain('"msg":"demo flux: applied the merged version from Git"');
+  });
+
+  it('says so when there is no open request to merge, exit 1', async () => {
+    const again = await demo('merge');
+    expect(again).toMatchObject({ code: 1, out: '' });
+    expect(again.err).toBe(
+      'demo: no open pull request promotes podinfo/podinfo in prod (the gateway opens one once a revision is approved for prod)\n',
+    );
   });
 
   it('moves nothing after a failed rollout, whatever the event says', async () => {
@@ -122,13 +157,22 @@ describe('the demo story', () => {
     expect(log.text()).not.toContain('"revision":"6.7.0","attempt"');
   });
 
-  it('promotes prod on a CI trigger from the demo issuer', async () => {
+  it('promotes prod on a CI trigger from the demo issuer, through a second request', async () => {
     await demo('deploy', '--env', 'dev', '--version', '6.8.0');
     await eventually(async () => {
       expect(await row('prod')).toContain('WaitingApproval 6.8.0');
     });
     const ci = await demo('promote', '--env', 'prod', '--revision', '6.8.0');
     expect(ci.out).toContain('CI (example/podinfo-deploy) asked to promote 6.8.0 to prod: 202');
+    await eventually(async () => {
+      expect(await pullRequestLine('prod')).toMatch(
+        /^pull request for prod \(6\.8\.0\): .*\/pull\/2 \(open\)$/,
+      );
+    });
+    const merged = await demo('merge', '--env', 'prod');
+    expect(merged.out).toContain(
+      'merged pull request #2 (Promote podinfo/podinfo in prod to 6.8.0)',
+    );
     await eventually(async () => {
       expect(await row('prod')).toBe('prod | 6.8.0 (Healthy) | UpToDate 6.8.0 | Deployed');
     });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
+import { pipelineIdOf } from '../../../src/pipeline/id.js';
 import type { Pipeline, PromotionRecord } from '../../../src/pipeline/types.js';
 import {
   requestNumber,
@@ -95,6 +96,20 @@ describe('pull request state in status', () => {
     const closed = await refresher.refresh(stored);
     expect(asked).toHaveLength(2);
     expect(closed.status?.environments?.prod?.promotion?.message).toContain('not proposed again');
+  });
+
+  it('says when an open request is due again, so the Pipeline is requeued for it', async () => {
+    const { writer, clock, refresher } = rig(['open', 'merged']);
+    const stored = writer.put(pipelineWithRequest());
+    const id = pipelineIdOf(stored);
+    expect(refresher.dueInMs(id)).toBeUndefined();
+    await refresher.refresh(stored);
+    clock.now += 15_000;
+    expect(refresher.dueInMs(id)).toBe(45_000);
+    clock.now += 45_000;
+    await refresher.refresh(stored);
+    // Merged: nothing is open any more, nothing to requeue for.
+    expect(refresher.dueInMs(id)).toBeUndefined();
   });
 
   it('asks nothing for records without an open request', async () => {
