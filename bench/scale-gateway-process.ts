@@ -84,8 +84,10 @@ async function main(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<void> {
   const readyMs = Date.now() - started;
   send({ type: 'at-ready', readyMs, url });
   await until(() => gateway.status().resyncPasses > 0, 600_000, 'the start-up pass');
-  await gateway.idle();
+  await until(() => gateway.status().evaluated >= spec.pipelines, 600_000, 'every evaluation');
   const evaluatedMs = Date.now() - started;
+  await gateway.idle();
+  const statusesWrittenMs = Date.now() - started;
   process.on('message', (message: ToScaleGateway) => {
     if (message.type === 'start') return;
     const reply = (value: unknown) => {
@@ -101,7 +103,11 @@ async function main(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<void> {
   process.on('disconnect', () => {
     void gateway.close().finally(() => process.exit(0));
   });
-  send({ type: 'ready', url, startup: { evaluatedMs, readyMs, eventToViewMs: 0 } });
+  send({
+    type: 'ready',
+    url,
+    startup: { evaluatedMs, statusesWrittenMs, readyMs, eventToViewMs: 0 },
+  });
 }
 
 if (process.send !== undefined) {

@@ -27,13 +27,13 @@ export class Child {
 
   constructor(readonly process: ChildProcess) {}
 
-  /** Forks bench/dist/<script> and sends it `init`. */
-  static fork(script: string, init: object): Child {
+  /** Forks bench/dist/<script> with `nodeFlags` (e.g. the Dockerfile's) and sends it `init`. */
+  static fork(script: string, init: object, nodeFlags: readonly string[] = []): Child {
     const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
     const child = fork(path, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // --expose-gc: the gateway's samples report live memory after a full GC.
-      execArgv: [...inheritedFlags(process.execArgv), '--expose-gc'],
+      execArgv: [...nodeFlags, ...inheritedFlags(process.execArgv), '--expose-gc'],
     });
     child.send(init);
     return new Child(child);

@@ -47,8 +47,10 @@ export type ToScaleGateway =
 
 /** What the gateway child measured of its own start-up. */
 export interface StartupReport {
-  /** From start() until every pipeline had been evaluated and the queues were idle. */
+  /** From start() until every pipeline had been evaluated once (its view exists). */
   evaluatedMs: number;
+  /** From start() until the statuses those checks computed were written and all was idle. */
+  statusesWrittenMs: number;
   /** From start() until /readyz said ready. */
   readyMs: number;
   /** From the event sent at readiness until the gateway's view showed its revision. */

@@ -7,6 +7,7 @@
  */
 import { upgradeEvent } from 'kube-sim/flux';
 import type { ResyncReport } from 'promotion-gateway';
+import { productionNodeFlags } from './node-flags.js';
 import { delta, objectGets, reads, Child } from './scale-processes.js';
 import type { GatewaySample, Layout, ScaleFleetInfo, ScaleSpec } from './scale-types.js';
 import { signedEvent } from './servers.js';
@@ -18,6 +19,7 @@ export interface ScaleResult {
   buildMs: number;
   readyMs: number;
   evaluatedMs: number;
+  statusesWrittenMs: number;
   startupGets: number;
   eventToReadMs: number;
   passMs: number;
@@ -59,10 +61,17 @@ async function eventAtReadiness(fleet: Child, info: ScaleFleetInfo, url: string)
 async function startup(spec: ScaleSpec) {
   const fleet = Child.fork('scale-fleet-process.js', { type: 'start', spec });
   const { info } = await fleet.next<{ info: ScaleFleetInfo }>('ready');
-  const gateway = Child.fork('scale-gateway-process.js', { type: 'start', spec, fleet: info });
+  // The gateway runs as in the image: with the Dockerfile's Node flags.
+  const gateway = Child.fork(
+    'scale-gateway-process.js',
+    { type: 'start', spec, fleet: info },
+    productionNodeFlags(),
+  );
   const atReady = await gateway.next<{ readyMs: number; url: string }>('at-ready');
   const eventToReadMs = await eventAtReadiness(fleet, info, atReady.url);
-  const ready = await gateway.next<{ startup: { evaluatedMs: number } }>('ready');
+  const ready = await gateway.next<{ startup: { evaluatedMs: number; statusesWrittenMs: number } }>(
+    'ready',
+  );
   const probeGets = await objectGets(
     info,
     info.probe.cluster,
@@ -77,6 +86,7 @@ async function startup(spec: ScaleSpec) {
     atReady,
     eventToReadMs,
     evaluatedMs: ready.startup.evaluatedMs,
+    statusesWrittenMs: ready.startup.statusesWrittenMs,
     startupGets,
   };
 }
@@ -105,6 +115,7 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
       buildMs: s.info.buildMs,
       readyMs: s.atReady.readyMs,
       evaluatedMs: s.evaluatedMs,
+      statusesWrittenMs: s.statusesWrittenMs,
       startupGets: s.startupGets,
       eventToReadMs: s.eventToReadMs,
       passMs: pass.durationMs,

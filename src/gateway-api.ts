@@ -24,6 +24,9 @@ export interface GatewayStatus {
   /** The hint queue and the pipeline re-check queue. */
   hints: WorkQueueStats;
   pipelines: WorkQueueStats;
+  /** Pipelines evaluated at least once since start, and the status writes behind the checks. */
+  evaluated: number;
+  statusWrites: WorkQueueStats;
 }
 
 /** A gateway built by createGateway. Nothing runs until start(); nothing listens until listen(). */

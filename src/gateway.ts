@@ -32,7 +32,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       notLoadedBecause: watcher.notLoadedBecause(),
       resyncPasses: resync.completedPasses,
     });
-  const { hints, pipelines, reconciler } = loop;
+  const { hints, pipelines, reconciler, statusWrites } = loop;
   rt.metrics.bindSources({
     hintQueueDepth: () => hints.stats().depth,
     pipelines: () => catalog.size,
@@ -50,13 +50,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     metricsAddress: http.metricsAddress,
     idle: async () => {
       // A hinted read queues re-checks, and a re-check can requeue: settle a few rounds.
-      for (let i = 0; i < 5; i++) await Promise.all([hints.idle(), pipelines.idle()]);
+      for (let i = 0; i < 5; i++)
+        await Promise.all([hints.idle(), pipelines.idle(), statusWrites.idle()]);
     },
     close: async () => {
       await leadership.stop();
       await watcher.stop();
       await http.close();
       await Promise.all([hints.stop(), pipelines.stop()]);
+      await statusWrites.stop();
     },
     resync: () => resync.runOnce(),
     view: (ref) => reconciler.view(pipelineId(ref)),
@@ -69,6 +71,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       referencedObjects: catalog.referencedObjects,
       hints: hints.stats(),
       pipelines: pipelines.stats(),
+      evaluated: reconciler.evaluated,
+      statusWrites: statusWrites.stats(),
     }),
   };
 }

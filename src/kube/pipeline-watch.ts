@@ -73,15 +73,22 @@ export class PipelineWatcher {
         : `/apis/${PIPELINE.group}/${PIPELINE.version}/namespaces/${namespace}/${PIPELINE.plural}`;
     // The informer reports 'connect' before it lists and its start() resolves even when the
     // list failed, so "loaded" is only what a successful list says.
+    const page = (token: string | undefined): Promise<unknown> => {
+      const params = {
+        ...PIPELINE,
+        limit: PIPELINE_PAGE,
+        ...(token === undefined ? {} : { _continue: token }),
+      };
+      const options = this.calls.options();
+      return namespace === undefined
+        ? api.listClusterCustomObject(params, options)
+        : api.listNamespacedCustomObject({ ...params, namespace }, options);
+    };
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       this.listed.delete(informer);
-      const options = this.calls.options();
-      const result: unknown =
-        namespace === undefined
-          ? await api.listClusterCustomObject({ ...PIPELINE }, options)
-          : await api.listNamespacedCustomObject({ ...PIPELINE, namespace }, options);
+      const result = await listAllPages(page);
       this.listed.add(informer);
-      return result as KubernetesListObject<KubernetesObject>;
+      return result;
     };
     const informer = makeInformer(this.kubeConfig, path, list);
     this.informers.push(informer);
@@ -161,4 +168,35 @@ function describe(err: unknown): string {
       : failureSummary(err);
   const answered = summary.status === undefined ? '' : ` (HTTP ${String(summary.status)})`;
   return `listing or watching Pipelines in the management cluster failed: ${summary.message}${answered}, reason ${summary.reason}`;
+}
+
+/**
+ * Pipelines per LIST page: a fleet's thousands of Pipelines arrive in pages, so no single
+ * response (and its text, and its parse) holds them all at once.
+ */
+const PIPELINE_PAGE = 500;
+
+/** A LIST page as the API server sends it (`continue`) or as client-node models it. */
+type PageOf<T extends KubernetesObject> = Omit<KubernetesListObject<T>, 'metadata'> & {
+  metadata?: KubernetesListObject<T>['metadata'] & { continue?: string };
+};
+
+/**
+ * Every page of a paged LIST (`limit`/`continue`), as one list with the snapshot's
+ * resourceVersion, which all pages share and the watch starts from.
+ */
+export async function listAllPages(
+  page: (token: string | undefined) => Promise<unknown>,
+): Promise<KubernetesListObject<KubernetesObject>> {
+  const items: KubernetesObject[] = [];
+  let first: KubernetesListObject<KubernetesObject> | undefined;
+  let token: string | undefined;
+  do {
+    // Custom objects come back as the API server's JSON (`continue`), not client-node's model.
+    const current = (await page(token)) as PageOf<KubernetesObject>;
+    first ??= current;
+    for (const item of current.items) items.push(item);
+    token = current.metadata?.continue ?? current.metadata?._continue;
+  } while (token !== undefined && token !== '');
+  return { ...first, items };
 }

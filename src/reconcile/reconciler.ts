@@ -16,6 +16,7 @@ import type { ProcessResult } from '../queue/types.js';
 import { evaluatePipeline, statusesFor } from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
 import type { PullRequestRefresher } from './pull-requests.js';
+import type { StatusQueue } from '../status/status-queue.js';
 import { syncStatus } from './status-sync.js';
 import type { PipelineView } from './view.js';
 
@@ -24,6 +25,8 @@ export interface ReconcilerDeps extends PromotionDeps {
   catalog: PipelineCatalog;
   /** Reads open pull requests' states again and records changes (pull-request strategy). */
   pullRequests?: Pick<PullRequestRefresher, 'refresh' | 'forget' | 'dueInMs'>;
+  /** Writes statuses behind the checks; without it each check writes its own status. */
+  statusWrites?: Pick<StatusQueue, 'request'>;
 }
 
 /** The reconciler: pipeline re-checks, and the read side for the API. */
@@ -59,7 +62,9 @@ export class Reconciler {
     this.remember(id, pipeline, statuses, promoted.evaluation);
     const latest = promoted.pipeline ?? pipeline;
     const refreshed = (await this.deps.pullRequests?.refresh(latest)) ?? latest;
-    await syncStatus(this.deps, refreshed, statuses, promoted.evaluation);
+    const inputs = { pipeline: refreshed, targets: statuses, evaluation: promoted.evaluation };
+    if (this.deps.statusWrites === undefined) await syncStatus(this.deps, inputs);
+    else await this.deps.statusWrites.request(id, inputs);
     const unknown = targets.some((t) => verified.get(t.key)?.status.health === 'Unknown');
     if (unknown || promoted.retry) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);
@@ -68,6 +73,11 @@ export class Reconciler {
       this.deps.pullRequests?.dueInMs(id),
     ].filter((ms) => ms !== undefined);
     return waits.length === 0 ? 'done' : { requeueAfterMs: Math.min(...waits) };
+  }
+
+  /** How many Pipelines have been evaluated at least once (and are still loaded). */
+  get evaluated(): number {
+    return this.views.size;
   }
 
   /** The latest verified state and decisions of a pipeline, for GET /v1/pipelines. */

@@ -11,6 +11,8 @@ import type { WorkQueueEvent } from '../queue/types.js';
 import { hintReader } from '../reconcile/on-hint.js';
 import { PullRequestRefresher } from '../reconcile/pull-requests.js';
 import { Reconciler } from '../reconcile/reconciler.js';
+import { syncStatus } from '../reconcile/status-sync.js';
+import { StatusQueue } from '../status/status-queue.js';
 import type { ClusterAccess } from './access.js';
 import type { Runtime } from './runtime.js';
 
@@ -23,7 +25,7 @@ export const FRESHNESS_MS = 2_000;
  */
 const HINT_READ_SPACING_MS = 1_000;
 
-/** hints -> verify -> evaluate -> promote -> status: the two queues and the reconciler. */
+/** hints -> verify -> evaluate -> promote -> status: the three queues and the reconciler. */
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
   const { verified, writer } = access;
@@ -31,6 +33,12 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
   const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
+  const common = { hints: config.hints, scheduler, random };
+  const statusWrites = new StatusQueue({
+    ...common,
+    observer: queueFailures(logger, 'status write failed', 'pipeline'),
+    write: (inputs) => syncStatus({ writer, logger, now }, inputs),
+  });
   const reconciler = new Reconciler({
     ...{ catalog, verified, writer, policy, instanceId, logger, now },
     floors: config.authorizations.floors,
@@ -41,11 +49,11 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       ...{ writer, logger, now, intervalMs: settings.refreshIntervalMs },
       state: pullRequestState(pullRequest),
     }),
+    statusWrites,
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });
     },
   });
-  const common = { hints: config.hints, scheduler, random };
   const pipelines = new PipelineQueue({
     ...common,
     observer: queueFailures(logger, 'pipeline check failed', 'pipeline'),
@@ -62,7 +70,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       metrics.hints.inc({ source, result });
     },
   });
-  return { reconciler, pipelines, hints };
+  return { reconciler, pipelines, hints, statusWrites };
 }
 
 /** What promotionLoop builds. */

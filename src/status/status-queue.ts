@@ -1,0 +1,59 @@
+/**
+ * Status writes, behind the evaluation: a Pipeline's check computes its status and hands it
+ * here, so checks (and the events behind them) never wait for the status PUTs of others. One
+ * pending write per Pipeline: a newer computation replaces one not started yet. Promotion
+ * records are not written here: the claim and the outcome write those themselves, at once.
+ */
+import type { Evaluation, TargetStatus } from '../evaluate/types.js';
+import { commonOptions, type QueueCommon } from '../hints/hint-queue.js';
+import type { PipelineId } from '../pipeline/id.js';
+import type { Pipeline } from '../pipeline/types.js';
+import { QueueFront } from '../queue/front.js';
+import { WorkQueue } from '../queue/work-queue.js';
+
+/** What one status write is computed from: the Pipeline as last seen and its check's results. */
+export interface StatusInputs {
+  pipeline: Pipeline;
+  targets: Record<string, TargetStatus[]>;
+  evaluation: Evaluation;
+}
+
+/** Options of StatusQueue; `write` computes and writes one status (syncStatus). */
+export interface StatusQueueOptions extends QueueCommon<PipelineId> {
+  write: (inputs: StatusInputs) => Promise<void>;
+}
+
+/** Coalescing queue of status writes, one pending per Pipeline. */
+export class StatusQueue extends QueueFront<PipelineId> {
+  protected readonly queue: WorkQueue<PipelineId>;
+  private readonly pending = new Map<PipelineId, StatusInputs>();
+
+  /** Builds the queue; nothing runs until the first request. */
+  constructor(private readonly options: StatusQueueOptions) {
+    super();
+    const concurrency = options.globalConcurrency ?? options.hints.perClusterConcurrency;
+    this.queue = new WorkQueue<PipelineId>({
+      keyOf: (id) => id,
+      process: async (id) => {
+        const inputs = this.pending.get(id);
+        this.pending.delete(id);
+        if (inputs !== undefined) await options.write(inputs);
+        return 'done';
+      },
+      ...commonOptions(options),
+      perGroupConcurrency: concurrency,
+      globalConcurrency: concurrency,
+    });
+  }
+
+  /**
+   * Queues the write of what `inputs` compute, replacing a pending one for `id`. When the queue
+   * is full the write runs now instead, so no computed status is dropped.
+   */
+  async request(id: PipelineId, inputs: StatusInputs): Promise<void> {
+    this.pending.set(id, inputs);
+    if (this.queue.offer(id, false) !== 'full') return;
+    this.pending.delete(id);
+    await this.options.write(inputs);
+  }
+}

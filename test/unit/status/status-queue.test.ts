@@ -1,0 +1,60 @@
+/**
+ * Status writes behind the checks: one pending write per Pipeline (the newest computation wins),
+ * writes for other Pipelines never wait for each other's turn, and a full queue writes at once
+ * rather than dropping a status.
+ */
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../../src/config/load.js';
+import { pipelineId } from '../../../src/pipeline/id.js';
+import { StatusQueue, type StatusInputs } from '../../../src/status/status-queue.js';
+import { deferred, flush } from '../../support/fake-scheduler.js';
+import { samplePipeline } from '../../support/pipeline-fixtures.js';
+
+const id = pipelineId({ namespace: 'flux-system', name: 'podinfo' });
+
+function inputs(tag: string): StatusInputs {
+  return { pipeline: samplePipeline(), targets: {}, evaluation: { decisions: [], tag } as never };
+}
+
+function tagOf(written: StatusInputs): unknown {
+  return (written.evaluation as unknown as { tag: string }).tag;
+}
+
+describe('StatusQueue', () => {
+  it('writes only the newest status computed while an earlier one waited', async () => {
+    const written: StatusInputs[] = [];
+    const gate = deferred<undefined>();
+    const hints = { ...defaultConfig({}).hints, capacity: 100 };
+    const queue = new StatusQueue({
+      hints,
+      globalConcurrency: 1,
+      write: async (i) => {
+        written.push(i);
+        if (written.length === 1) await gate.promise;
+      },
+    });
+    const other = pipelineId({ namespace: 'apps', name: 'other' });
+    await queue.request(other, inputs('other'));
+    await flush();
+    // `other` is being written; three computations of `id` arrive meanwhile.
+    for (const tag of ['first', 'second', 'third']) await queue.request(id, inputs(tag));
+    gate.resolve(undefined);
+    await queue.idle();
+    expect(written.map(tagOf)).toEqual(['other', 'third']);
+  });
+
+  it('writes at once, in the caller, when the queue is full', async () => {
+    const written: StatusInputs[] = [];
+    const hints = { ...defaultConfig({}).hints, capacity: 0 };
+    const queue = new StatusQueue({
+      hints,
+      write: (i) => {
+        written.push(i);
+        return Promise.resolve();
+      },
+    });
+    await queue.request(id, inputs('now'));
+    expect(written.map(tagOf)).toEqual(['now']);
+    expect(queue.stats().depth).toBe(0);
+  });
+});
