@@ -29,6 +29,7 @@ export class MemorySampler {
   private samples = 0;
   private rssMax = 0;
   private heapMax = 0;
+  private atPeak: NodeJS.MemoryUsage | undefined;
   private current: PhaseMemory;
   private readonly phases: PhaseMemory[] = [];
   private readonly timer: NodeJS.Timeout;
@@ -51,10 +52,17 @@ export class MemorySampler {
     return this.rssMax;
   }
 
+  /** process.memoryUsage() when RSS was at its largest: what the peak was made of. */
+  peakUsage(): NodeJS.MemoryUsage | undefined {
+    return this.atPeak;
+  }
+
   /** Takes one sample now. */
   sample(): void {
-    const { rss, heapUsed } = process.memoryUsage();
+    const usage = process.memoryUsage();
+    const { rss, heapUsed } = usage;
     this.samples++;
+    if (rss > this.rssMax) this.atPeak = usage;
     this.rssMax = Math.max(this.rssMax, rss);
     this.heapMax = Math.max(this.heapMax, heapUsed);
     this.current.rssMaxBytes = Math.max(this.current.rssMaxBytes, rss);

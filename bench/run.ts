@@ -20,7 +20,7 @@ import { repoRoot } from './paths.js';
 import { approvalLine, measureApprovals } from './approvals.js';
 import { measureBurst } from './burst.js';
 import { scaleSizes } from './scale.js';
-import { scaleGoals, scaleTable } from './scale-report.js';
+import { peakMemoryTable, scaleGoals, scaleTable } from './scale-report.js';
 import { runScale } from './scale-run.js';
 import type { BurstResult } from './burst.js';
 import { FleetHandle } from './fleet.js';
@@ -207,6 +207,8 @@ async function main(): Promise<number> {
     log(approvalLine(approvals));
     log('');
     log(scaleTable(scale));
+    log('');
+    log(peakMemoryTable(scale));
     log('');
     log(barsTable(goals));
     log('');

@@ -45,6 +45,7 @@ async function sample(sampler: MemorySampler, url: string): Promise<GatewaySampl
   const cpu = process.cpuUsage();
   return {
     rssMaxBytes: sampler.peakRss(),
+    peak: sampler.peakUsage(),
     rssBytes: rss,
     heapUsedBytes: heapUsed,
     cpuMs: (cpu.user + cpu.system) / 1000,

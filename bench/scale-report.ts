@@ -10,6 +10,24 @@ import type { ScaleResult } from './scale.js';
 const MIB = 1024 * 1024;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
+/** What each run's RSS peak was made of: V8's heap (reserved, used), memory outside it. */
+export function peakMemoryTable(results: readonly ScaleResult[]): string {
+  const mib = (bytes: number | undefined) =>
+    bytes === undefined ? '-' : `${(bytes / MIB).toFixed(1)} MiB`;
+  return table(
+    ['N x C', 'layout', 'RSS at peak', 'heap total', 'heap used', 'external', 'array buffers'],
+    results.map((r) => [
+      `${r.spec.pipelines.toLocaleString('en')} x ${String(r.spec.clusters)}`,
+      r.spec.layout === 'env' ? 'ns per env' : 'ns per app',
+      mib(r.peakUsage?.rss),
+      mib(r.peakUsage?.heapTotal),
+      mib(r.peakUsage?.heapUsed),
+      mib(r.peakUsage?.external),
+      mib(r.peakUsage?.arrayBuffers),
+    ]),
+  );
+}
+
 /** The table of every size and layout measured. */
 export function scaleTable(results: readonly ScaleResult[]): string {
   const smallest = results[0];

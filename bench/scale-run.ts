@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { repoRoot } from './paths.js';
 import { barsTable } from './report.js';
 import { measureScale, scaleSizes, type ScaleResult } from './scale.js';
-import { scaleGoals, scaleTable } from './scale-report.js';
+import { peakMemoryTable, scaleGoals, scaleTable } from './scale-report.js';
 import type { Layout, ScaleSpec } from './scale-types.js';
 
 function specs(): ScaleSpec[] {
@@ -47,6 +47,8 @@ async function main(): Promise<void> {
   const results = await runScale(specs(), log);
   log('');
   log(scaleTable(results));
+  log('');
+  log(peakMemoryTable(results));
   log('');
   log(barsTable(scaleGoals(results)));
   const dir = join(repoRoot(), 'bench', 'results');

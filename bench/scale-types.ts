@@ -60,6 +60,8 @@ export interface StartupReport {
 /** A sample of the gateway process: peak RSS so far, CPU time used, promotions made. */
 export interface GatewaySample {
   rssMaxBytes: number;
+  /** process.memoryUsage() at the RSS peak. */
+  peak?: NodeJS.MemoryUsage | undefined;
   rssBytes: number;
   heapUsedBytes: number;
   cpuMs: number;

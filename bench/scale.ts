@@ -30,6 +30,8 @@ export interface ScaleResult {
   waveReads: number;
   waveMs: number;
   peakRssBytes: number;
+  /** What the RSS peak was made of (process.memoryUsage() then). */
+  peakUsage?: NodeJS.MemoryUsage | undefined;
   /** Heap in use and RSS at the end (after a full GC when run with --expose-gc). */
   endHeapUsedBytes: number;
   endRssBytes: number;
@@ -128,6 +130,7 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
         delta(afterWave.lists, afterWavePass.lists).total,
       waveMs,
       peakRssBytes: end.rssMaxBytes,
+      peakUsage: end.peak,
       endHeapUsedBytes: end.heapUsedBytes,
       endRssBytes: end.rssBytes,
       fleetRssBytes: await s.fleet.ask<number>({ type: 'rss' }),
