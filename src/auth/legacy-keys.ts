@@ -49,8 +49,9 @@ export class LegacyKeyStore {
   }
 
   /**
-   * Notes which Secret `pipeline` names and reads it. A failed read keeps the last key known
-   * (a Secret unreadable for a moment must not lock callers out); resolves once read.
+   * Notes which Secret `pipeline` names and reads it unless that Secret is already known for it.
+   * A failed read keeps the last key known (a Secret unreadable for a moment must not lock
+   * callers out); resolves once read.
    */
   async track(id: PipelineId, pipeline: Pipeline): Promise<void> {
     const ref = legacySecretOf(pipeline);
@@ -59,11 +60,18 @@ export class LegacyKeyStore {
       return;
     }
     const secret = `${ref.namespace}/${ref.name}`;
+    const known = this.secretOf.get(id) === secret && this.secrets.has(secret);
     this.secretOf.set(id, secret);
-    await this.load(secret, ref.namespace, ref.name);
+    // Every status write comes back as a watch update: only a new or changed reference, or a
+    // Secret never read successfully, is read now; the resync refreshes the rest.
+    if (!known) await this.load(secret, ref.namespace, ref.name);
   }
 
-  /** Re-reads every tracked Secret once (the resync calls this). */
+  /**
+   * Re-reads every tracked Secret once (the resync calls this). Each read starts after this
+   * call: a read already in flight began earlier (maybe while the API server was failing), so
+   * it is waited for, then followed by a fresh one.
+   */
   async refresh(): Promise<void> {
     const secrets = new Set(this.secretOf.values());
     for (const known of [...this.secrets.keys()])
@@ -71,24 +79,29 @@ export class LegacyKeyStore {
     await Promise.all(
       [...secrets].map((secret) => {
         const [namespace = '', name = ''] = secret.split('/');
-        return this.load(secret, namespace, name);
+        return this.load(secret, namespace, name, true);
       }),
     );
   }
 
-  private load(secret: string, namespace: string, name: string): Promise<void> {
-    let pending = this.inFlight.get(secret);
-    if (pending === undefined) {
-      pending = this.read(namespace, name, 'hmac-key')
-        .then(
-          (value) => {
-            this.secrets.set(secret, value);
-          },
-          () => undefined,
-        )
-        .finally(() => this.inFlight.delete(secret));
-      this.inFlight.set(secret, pending);
-    }
+  /**
+   * Reads `secret` into memory. Concurrent loads share one read; with `fresh`, a read in flight
+   * is followed by a new one that the later loads share in turn.
+   */
+  private load(secret: string, namespace: string, name: string, fresh = false): Promise<void> {
+    const current = this.inFlight.get(secret);
+    if (current !== undefined && !fresh) return current;
+    const start = async (): Promise<void> => {
+      try {
+        this.secrets.set(secret, await this.read(namespace, name, 'hmac-key'));
+      } catch {
+        // Keep the last key known: a Secret unreadable for a moment must not lock callers out.
+      }
+    };
+    const pending = (current === undefined ? start() : current.then(start)).finally(() => {
+      if (this.inFlight.get(secret) === pending) this.inFlight.delete(secret);
+    });
+    this.inFlight.set(secret, pending);
     return pending;
   }
 }

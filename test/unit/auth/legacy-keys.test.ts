@@ -75,4 +75,54 @@ describe('LegacyKeyStore', () => {
     await store.track(id('a'), pipeline('a'));
     expect(store.keyFor(id('a'))).toBeUndefined();
   });
+
+  it('follows a read that was in flight when a refresh began with a fresh one', async () => {
+    const gates = [deferred<Buffer | undefined>(), deferred<Buffer | undefined>()];
+    let reads = 0;
+    const store = new LegacyKeyStore(() => {
+      const gate = gates[reads++];
+      return gate === undefined ? Promise.resolve(Buffer.from('late')) : gate.promise;
+    });
+    // A read starts while the API server fails; the refresh is asked for meanwhile.
+    const tracked = store.track(id('a'), pipeline('a', 'legacy'));
+    const refreshed = store.refresh();
+    gates[0]?.reject(new Error('500'));
+    await tracked;
+    expect(store.keyFor(id('a'))).toBeUndefined();
+    gates[1]?.resolve(Buffer.from('k2'));
+    await refreshed;
+    expect(reads).toBe(2);
+    expect(store.keyFor(id('a'))?.toString()).toBe('k2');
+  });
+
+  it('still shares one read among loads that are not refreshes', async () => {
+    let reads = 0;
+    const gate = deferred<Buffer | undefined>();
+    const store = new LegacyKeyStore(() => {
+      reads++;
+      return gate.promise;
+    });
+    const both = [
+      store.track(id('a'), pipeline('a', 's')),
+      store.track(id('b'), pipeline('b', 's')),
+    ];
+    gate.resolve(Buffer.from('k'));
+    await Promise.all(both);
+    await store.refresh();
+    expect(reads).toBe(2);
+  });
+
+  it('does not read again when the same Pipeline comes back with the same reference', async () => {
+    let reads = 0;
+    const store = new LegacyKeyStore(() => {
+      reads++;
+      return Promise.resolve(reads === 1 ? Buffer.from('k') : undefined);
+    });
+    // A status write comes back from the watch as an update of the same Pipeline.
+    for (let i = 0; i < 3; i++) await store.track(id('a'), pipeline('a', 'legacy'));
+    expect(reads).toBe(1);
+    // A changed reference is read at once.
+    await store.track(id('a'), pipeline('a', 'rotated'));
+    expect(reads).toBe(2);
+  });
 });
