@@ -8,7 +8,7 @@ import { createLogger } from '../../../src/log.js';
 import { pipelineIdOf } from '../../../src/pipeline/id.js';
 import type { Pipeline, PromotionRecord } from '../../../src/pipeline/types.js';
 import {
-  requestNumber,
+  requestNumberOf,
   withRequestState,
 } from '../../../src/promote/strategies/pull-request/refresh.js';
 import type { PullRequestRef } from '../../../src/promote/strategies/pull-request/types.js';
@@ -120,10 +120,10 @@ describe('pull request state in status', () => {
   });
 
   it('reads request numbers from GitHub and GitLab URLs', () => {
-    expect(requestNumber(URL_7)).toBe(7);
-    expect(requestNumber('https://gitlab.com/acme/platform/fleet/-/merge_requests/12')).toBe(12);
-    expect(requestNumber('https://github.com/acme/fleet')).toBeUndefined();
-    expect(requestNumber('not a url')).toBeUndefined();
+    expect(requestNumberOf(URL_7)).toBe(7);
+    expect(requestNumberOf('https://gitlab.com/acme/platform/fleet/-/merge_requests/12')).toBe(12);
+    expect(requestNumberOf('https://github.com/acme/fleet')).toBeUndefined();
+    expect(requestNumberOf('not a url')).toBeUndefined();
   });
 
   it('keeps the record but its pull request state and message', () => {

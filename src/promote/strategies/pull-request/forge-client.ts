@@ -9,6 +9,7 @@ import type { ForgeCall, ForgeDialect, ForgeRequest } from './forge-http.js';
 import { forgeCall, forgeName, malformed, requestNumber } from './forge-http.js';
 import { githubDialect } from './github.js';
 import { gitlabDialect } from './gitlab.js';
+import { repositoryUrl } from './repository.js';
 import type {
   ForgeClient,
   ForgeCredentials,
@@ -81,13 +82,13 @@ export function repositoryApi(
   apiUrl?: string,
 ): ForgeResult<RepositoryApi> {
   const { kind } = repository;
-  const url = webUrl(repository.url);
+  const url = repositoryUrl(repository.url);
   if (typeof url === 'string') return failed(invalid(kind, `repository URL ${url}`));
   const segments = pathSegments(url.pathname);
   const expected = kind === 'github' ? 'https://host/owner/repo' : 'https://host/group/project';
   if (segments === undefined || segments.length < 2 || (kind === 'github' && segments.length > 2))
     return failed(invalid(kind, `repository URL names no repository: expected ${expected}`));
-  const root = apiUrl === undefined ? derivedApiUrl(kind, url) : webUrl(apiUrl);
+  const root = apiUrl === undefined ? derivedApiUrl(kind, url) : repositoryUrl(apiUrl);
   if (typeof root === 'string') return failed(invalid(kind, `API URL ${root}`));
   const value = { apiUrl: root.href.replace(/\/+$/, ''), fullPath: segments.join('/') };
   return { ok: true, value };
@@ -121,17 +122,6 @@ function dialectFor(kind: ForgeKind, fullPath: string, baseBranch: string): Forg
 }
 
 /** An http(s) URL without credentials, query or fragment; else why not (never the URL itself). */
-function webUrl(text: string): URL | string {
-  if (!URL.canParse(text)) return 'is not a URL (SSH remotes are not supported: use https)';
-  const url = new URL(text);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be http or https';
-  // They would be logged with the URL; the Secret is where credentials belong.
-  if (url.username !== '' || url.password !== '')
-    return 'must not hold credentials: put them in the Secret';
-  if (url.search !== '' || url.hash !== '') return 'must not have a query or a fragment';
-  return url;
-}
-
 /** The decoded path segments less a trailing `.git`, or undefined if one is empty or odd. */
 function pathSegments(pathname: string): string[] | undefined {
   const path = pathname.replace(/\/+$/, '').replace(/\.git$/, '');

@@ -10,6 +10,7 @@ import { memfs } from 'memfs';
 import type { ForgeFailure } from './forge-answers.js';
 import { gitFailure, gitHttpClient, type GitHttpOptions } from './git-http.js';
 import { setMarkedValues } from './markers.js';
+import { repositoryUrl } from './repository.js';
 import type { PromotionChange, PromotionPusher, PushOutcome, RepositoryRef } from './types.js';
 
 /** Options of the Git side: the transport's (time limit, fetch) and the clock. */
@@ -53,16 +54,8 @@ function permanent(reason: ForgeFailure['reason'], message: string): PushOutcome
  * are refused, not used: they belong in the Secret, and would leak into logs from here.
  */
 function cloneUrl(repository: RepositoryRef): string | PushOutcome {
-  let url: URL;
-  try {
-    url = new URL(repository.url);
-  } catch {
-    return permanent('Invalid', 'the repository URL is not a valid URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    return permanent('Invalid', `the repository URL must use https, not ${url.protocol}`);
-  if (url.username !== '' || url.password !== '')
-    return permanent('Invalid', 'the repository URL must not carry credentials');
+  const url = repositoryUrl(repository.url);
+  if (typeof url === 'string') return permanent('Invalid', `the repository URL ${url}`);
   const path = url.pathname.replace(/\/+$/, '');
   if (path === '') return permanent('Invalid', 'the repository URL names no repository');
   return `${url.origin}${path}${path.endsWith('.git') ? '' : '.git'}`;

@@ -3,17 +3,18 @@
  * again from its forge (merged, closed or still open). Reads are spaced per request by the
  * configured refresh interval, so events and resync passes do not turn into forge traffic.
  */
-import type { PipelineSpec, PromotionRecord } from '../../../pipeline/types.js';
+import type {
+  PipelineSpec,
+  PromotionRecord,
+  PullRequestStrategySpec,
+} from '../../../pipeline/types.js';
 import { strategySpecFor } from '../select.js';
-import { readCredentials } from './credentials.js';
 import type { ForgeFailure } from './forge-answers.js';
-import { checkRepository } from './repository.js';
-import type { PullRequestStrategySpec } from '../../../pipeline/types.js';
-import type { PullRequestPorts } from './strategy.js';
+import { resolveRepository, type PullRequestPorts } from './strategy.js';
 import type { PullRequestRef } from './types.js';
 
 /** GitHub's `.../pull/12` and GitLab's `.../-/merge_requests/12`: the number ends the path. */
-export function requestNumber(url: string): number | undefined {
+export function requestNumberOf(url: string): number | undefined {
   let path: string;
   try {
     path = new URL(url).pathname;
@@ -44,9 +45,7 @@ export async function currentState(
   url: string,
   ports: Pick<PullRequestPorts, 'readSecret' | 'forge' | 'settings'>,
 ): Promise<PullRequestRef['state'] | ForgeFailure> {
-  const repository = checkRepository(spec, ports.settings);
-  if ('reason' in repository) return repository;
-  const number = requestNumber(url);
+  const number = requestNumberOf(url);
   if (number === undefined) {
     return {
       reason: 'Invalid',
@@ -54,9 +53,9 @@ export async function currentState(
       retryable: false,
     };
   }
-  const credentials = await readCredentials(ports.readSecret, namespace, spec.secretRef.name);
-  if ('reason' in credentials) return credentials;
-  const forge = ports.forge(repository, credentials);
+  const resolved = await resolveRepository(spec, namespace, ports);
+  if ('reason' in resolved) return resolved;
+  const forge = ports.forge(resolved.repository, resolved.credentials);
   if ('reason' in forge) return forge;
   const answer = await forge.get(number);
   return answer.ok ? answer.value.state : answer.failure;

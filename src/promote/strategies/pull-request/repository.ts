@@ -19,22 +19,13 @@ export function checkRepository(
       `pull requests on ${spec.type} are not supported; use github or gitlab`,
     );
   }
-  let url: URL;
-  try {
-    url = new URL(spec.url);
-  } catch {
-    return refuse('Invalid', 'the pull-request url is not a URL');
-  }
-  const plainAllowed = settings.allowPlainHttp && url.protocol === 'http:';
-  if (url.protocol !== 'https:' && !plainAllowed) {
+  const url = repositoryUrl(spec.url);
+  if (typeof url === 'string') return refuse('Invalid', `the pull-request url ${url}`);
+  if (url.protocol !== 'https:' && !settings.allowPlainHttp) {
     return refuse(
       'RepositoryNotAllowed',
       `the pull-request url must use https (got ${url.protocol})`,
     );
-  }
-  if (url.username !== '' || url.password !== '') {
-    // Credentials in a URL end up in logs and in Git's remote config: they belong in the Secret.
-    return refuse('Invalid', 'the pull-request url must not carry credentials; use the Secret');
   }
   if (settings.allowedHosts.length > 0 && !settings.allowedHosts.includes(url.host)) {
     return refuse(
@@ -45,6 +36,21 @@ export function checkRepository(
   if (spec.baseBranch.trim() === '')
     return refuse('Invalid', 'the pull-request baseBranch is empty');
   return { kind: spec.type, url: spec.url, baseBranch: spec.baseBranch };
+}
+
+/**
+ * `text` as a repository URL, or what is wrong with it (a phrase to follow "the URL"): http(s)
+ * only, and no credentials, query or fragment, which would be logged with it and belong in the
+ * Secret. The Git side, the forge client and the policy check all read URLs through this.
+ */
+export function repositoryUrl(text: string): URL | string {
+  if (!URL.canParse(text)) return 'is not a URL (SSH remotes are not supported: use https)';
+  const url = new URL(text);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be http or https';
+  if (url.username !== '' || url.password !== '')
+    return 'must not hold credentials: put them in the Secret';
+  if (url.search !== '' || url.hash !== '') return 'must not have a query or a fragment';
+  return url;
 }
 
 function refuse(reason: ForgeFailure['reason'], message: string): ForgeFailure {

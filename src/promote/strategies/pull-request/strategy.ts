@@ -63,6 +63,21 @@ export function commitMessage(
   );
 }
 
+/**
+ * The repository `spec` names, once the operator's policy allows it (checked first: nothing is
+ * read for a refused spec), and the credentials of its Secret in `namespace`; or why not.
+ */
+export async function resolveRepository(
+  spec: PullRequestStrategySpec,
+  namespace: string,
+  ports: Pick<PullRequestPorts, 'readSecret' | 'settings'>,
+): Promise<{ repository: RepositoryRef; credentials: ForgeCredentials } | ForgeFailure> {
+  const repository = checkRepository(spec, ports.settings);
+  if ('reason' in repository) return repository;
+  const credentials = await readCredentials(ports.readSecret, namespace, spec.secretRef.name);
+  return 'reason' in credentials ? credentials : { repository, credentials };
+}
+
 /** A strategy that proposes each promotion of `spec`'s repository as a pull request. */
 export function pullRequestStrategy(
   spec: PullRequestStrategySpec,
@@ -76,11 +91,10 @@ async function propose(
   ports: PullRequestPorts,
   ctx: StrategyContext,
 ): Promise<StrategyResult> {
-  const repository = checkRepository(spec, ports.settings);
-  if ('reason' in repository) return failed(repository, ports.now());
   const { namespace, name } = ctx.pipeline.metadata;
-  const credentials = await readCredentials(ports.readSecret, namespace, spec.secretRef.name);
-  if ('reason' in credentials) return failed(credentials, ports.now());
+  const resolved = await resolveRepository(spec, namespace, ports);
+  if ('reason' in resolved) return failed(resolved, ports.now());
+  const { repository, credentials } = resolved;
   const text = ports.text(namespace, name, ctx.environment, ctx.revision);
   const branch = promotionBranch(namespace, name, ctx.environment);
   const pushed = await ports.pusher.push({
