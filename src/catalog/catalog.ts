@@ -8,20 +8,26 @@ import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import type { Pipeline } from '../pipeline/types.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
-import { deriveTargets, targetsSignature, type CatalogTarget, type ListScope } from './targets.js';
+import { StringTable } from './share-strings.js';
+import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';
 
 interface Entry {
   pipeline: Pipeline;
   targets: readonly CatalogTarget[];
-  /** Canonical text of `targets`, to tell a reference change from any other spec change. */
-  signature: string;
 }
+
+/**
+ * The Pipelines referencing one object: most objects have exactly one, so that case is the id
+ * itself rather than a Set (which costs about 150 bytes more per object at fleet scale).
+ */
+type Referrers = PipelineId | Set<PipelineId>;
 
 /** Pipelines by id, with a reverse index from object key to the Pipelines referencing it. */
 export class PipelineCatalog {
   private readonly entries = new Map<PipelineId, Entry>();
-  /** objectKeyId -> ids of Pipelines with a target on that object. Never holds an empty set. */
-  private readonly reverse = new Map<string, Set<PipelineId>>();
+  /** objectKeyId -> the Pipelines with a target on that object. Never holds an empty set. */
+  private readonly reverse = new Map<string, Referrers>();
+  private readonly strings = new StringTable();
 
   /** `config` decides cluster names (see clusterNameFor); it is read on every upsert. */
   constructor(private readonly config: ClusterNamingConfig) {}
@@ -38,15 +44,19 @@ export class PipelineCatalog {
 
   /**
    * Adds or replaces the Pipeline with this namespace/name. Returns true when the objects it
-   * references changed (always for a new Pipeline), false when only other fields did.
+   * references changed (always for a new Pipeline), false when only other fields did. Its
+   * short strings are replaced in place by equal shared ones (see share-strings.ts).
    */
   upsert(pipeline: Pipeline): boolean {
+    this.strings.share(pipeline);
     const id = pipelineIdOf(pipeline);
-    const targets = deriveTargets(pipeline, this.config);
-    const signature = targetsSignature(targets);
+    const derived = deriveTargets(pipeline, this.config);
     const previous = this.entries.get(id);
-    this.entries.set(id, { pipeline, targets, signature });
-    if (previous?.signature === signature) return false;
+    const unchanged = previous !== undefined && sameTargets(previous.targets, derived);
+    // Unchanged references keep the objects already indexed, so the new ones can be collected.
+    const targets = unchanged ? previous.targets : derived;
+    this.entries.set(id, { pipeline, targets });
+    if (unchanged) return false;
     if (previous !== undefined) this.unlink(id, previous.targets);
     this.link(id, targets);
     return true;
@@ -84,7 +94,8 @@ export class PipelineCatalog {
   /** Ids of the Pipelines with a target on this object, sorted; empty when none. */
   pipelinesFor(key: ObjectKey): PipelineId[] {
     const ids = this.reverse.get(objectKeyId(key));
-    return ids === undefined ? [] : [...ids].sort();
+    if (ids === undefined) return [];
+    return typeof ids === 'string' ? [ids] : [...ids].sort();
   }
 
   /** A Pipeline's targets in spec order (environment, then target); empty when unknown. */
@@ -145,10 +156,9 @@ export class PipelineCatalog {
     const seen = new Set<string>();
     for (const entry of this.entries.values()) {
       for (const t of entry.targets) {
-        const id = objectKeyId(t.key);
         const scope = scopes.get(scopeId(t.key));
-        if (seen.has(id) || scope === undefined) continue;
-        seen.add(id);
+        if (seen.has(t.id) || scope === undefined) continue;
+        seen.add(t.id);
         const list = plan.get(scope) ?? [];
         list.push(t);
         plan.set(scope, list);
@@ -159,23 +169,24 @@ export class PipelineCatalog {
 
   private link(id: PipelineId, targets: readonly CatalogTarget[]): void {
     for (const t of targets) {
-      const k = objectKeyId(t.key);
-      let ids = this.reverse.get(k);
-      if (ids === undefined) {
-        ids = new Set();
-        this.reverse.set(k, ids);
-      }
-      ids.add(id);
+      const ids = this.reverse.get(t.id);
+      if (ids === undefined || ids === id) this.reverse.set(t.id, id);
+      else if (typeof ids === 'string') this.reverse.set(t.id, new Set([ids, id]));
+      else ids.add(id);
     }
   }
 
   private unlink(id: PipelineId, targets: readonly CatalogTarget[]): void {
     for (const t of targets) {
-      const k = objectKeyId(t.key);
-      const ids = this.reverse.get(k);
-      if (ids === undefined) continue;
-      ids.delete(id);
-      if (ids.size === 0) this.reverse.delete(k);
+      const ids = this.reverse.get(t.id);
+      if (ids === id) this.reverse.delete(t.id);
+      else if (typeof ids === 'string' || ids === undefined) continue;
+      else {
+        ids.delete(id);
+        const [last, ...more] = ids;
+        if (last === undefined) this.reverse.delete(t.id);
+        else if (more.length === 0) this.reverse.set(t.id, last);
+      }
     }
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { TargetLocation } from '../evaluate/types.js';
 import { parseApiVersion } from '../pipeline/api-version.js';
-import type { ObjectKey } from '../pipeline/object-key.js';
+import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import type { Pipeline } from '../pipeline/types.js';
 import type { ObjectRef } from '../kube/types.js';
 import { clusterNameFor, type ClusterNamingConfig } from './cluster-names.js';
@@ -18,6 +18,8 @@ export interface CatalogTarget {
   /** The object to read; apiVersion is the Pipeline's appRef.apiVersion. */
   readonly ref: ObjectRef;
   readonly key: ObjectKey;
+  /** objectKeyId(key), computed once: every index of verified state is keyed by it. */
+  readonly id: string;
 }
 
 /**
@@ -48,13 +50,15 @@ export function deriveTargets(
       const cluster = clusterNameFor(target, pipeline.metadata.namespace, config);
       const { namespace } = target;
       const { kind, name, apiVersion } = appRef;
+      const key = Object.freeze({ cluster, group, kind, namespace, name });
       out.push(
         Object.freeze({
           environment: env.name,
           index,
           location: Object.freeze({ cluster, namespace }),
           ref: Object.freeze({ apiVersion, kind, namespace, name }),
-          key: Object.freeze({ cluster, group, kind, namespace, name }),
+          key,
+          id: objectKeyId(key),
         }),
       );
     });
@@ -62,9 +66,16 @@ export function deriveTargets(
   return Object.freeze(out);
 }
 
-/** Canonical text of `targets`, to tell a reference change from any other spec change. */
-export function targetsSignature(targets: readonly CatalogTarget[]): string {
-  return JSON.stringify(
-    targets.map((t) => [t.environment, t.index, t.location.cluster, t.ref.apiVersion, t.ref]),
+/** True when both lists reference the same objects the same way, in the same order. */
+export function sameTargets(a: readonly CatalogTarget[], b: readonly CatalogTarget[]): boolean {
+  return a.length === b.length && a.every((t, i) => sameTarget(t, b[i]));
+}
+
+function sameTarget(a: CatalogTarget, b: CatalogTarget | undefined): boolean {
+  return (
+    a.id === b?.id &&
+    a.environment === b.environment &&
+    a.index === b.index &&
+    a.ref.apiVersion === b.ref.apiVersion
   );
 }

@@ -67,8 +67,8 @@ export class VerifiedTargets {
 
   /** One GET of the target's object; the status is stored and returned. */
   async read(target: CatalogTarget): Promise<TargetStatus> {
-    const status = await this.verifier.readOne(target.key, target.ref);
-    const id = objectKeyId(target.key);
+    const status = await this.verifier.readOne(target.key, target.ref, target.location);
+    const { id } = target;
     this.entries.set(id, { status, readAt: this.now(), scope: this.entries.get(id)?.scope });
     return status;
   }
@@ -81,7 +81,7 @@ export class VerifiedTargets {
     const gets: CatalogTarget[] = [];
     const relists = new Set<ScopeRead>();
     for (const t of targets) {
-      const read = this.entries.get(objectKeyId(t.key))?.scope;
+      const read = this.entries.get(t.id)?.scope;
       if (read !== undefined && read.targets.length >= RELIST_FROM) relists.add(read);
       else gets.push(t);
     }
@@ -107,7 +107,7 @@ export class VerifiedTargets {
 
   /** One GET per distinct object among `targets`, at once; resolves when all are stored. */
   async readAll(targets: readonly CatalogTarget[]): Promise<void> {
-    const distinct = new Map(targets.map((t) => [objectKeyId(t.key), t]));
+    const distinct = new Map(targets.map((t) => [t.id, t]));
     await Promise.all([...distinct.values()].map((t) => this.read(t)));
   }
 
@@ -150,7 +150,7 @@ export class VerifiedTargets {
     const readAt = this.now();
     let unknown = 0;
     for (const [target, status] of statuses) {
-      this.entries.set(objectKeyId(target.key), { status, readAt, scope });
+      this.entries.set(target.id, { status, readAt, scope });
       if (status.health === 'Unknown') unknown += 1;
     }
     return unknown;

@@ -26,9 +26,12 @@ export class Verifier {
     private readonly observe: ReadObserver = () => undefined,
   ) {}
 
-  /** One GET of the object behind `key`, as `ref` names it. */
-  async readOne(key: ObjectKey, ref: ObjectRef): Promise<TargetStatus> {
-    const location = { cluster: key.cluster, namespace: key.namespace };
+  /** One GET of the object behind `key`, as `ref` names it; the status carries `location`. */
+  async readOne(
+    key: ObjectKey,
+    ref: ObjectRef,
+    location: TargetLocation = { cluster: key.cluster, namespace: key.namespace },
+  ): Promise<TargetStatus> {
     const reader = this.clusters.reader(key.cluster);
     if (reader === undefined) return this.noReader(location);
     const result = await this.withServedVersion(
@@ -125,8 +128,9 @@ function toStatus(result: ReadResult, location: TargetLocation): TargetStatus {
     : targetStatusFromFailure(result.reason, result.message, location);
 }
 
+// The catalog's own frozen location: one object per target, however often it is read.
 function locationOf(target: CatalogTarget): TargetLocation {
-  return { cluster: target.key.cluster, namespace: target.key.namespace };
+  return target.location;
 }
 
 function notListed(target: CatalogTarget): TargetStatus {

@@ -4,7 +4,7 @@
  * as before, clusters with different CAs never share an agent, and a pooled connection the
  * server dropped is retried once for a GET.
  */
-import { request } from 'node:https';
+import { request, type AgentOptions } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -237,7 +237,7 @@ describe('keep-alive connection reuse through client-node', () => {
   });
 
   it('resumes the TLS session on a new pooled connection', async () => {
-    const options: { ca?: unknown; cert?: unknown; key?: unknown } = {};
+    const options: AgentOptions = {};
     await kubeConfig(dev.kubeconfig()).applyToHTTPSOptions(options);
     // No idle connection kept: every request opens a new one, which can resume the last session.
     const agent = new PooledAgent({

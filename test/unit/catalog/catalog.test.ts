@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ClusterConfig } from '../../../src/config/types.js';
-import type { ObjectKey } from '../../../src/pipeline/object-key.js';
+import { objectKeyId, type ObjectKey } from '../../../src/pipeline/object-key.js';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { parsePipelineId, pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
 import type { Pipeline, PipelineEnvironment } from '../../../src/pipeline/types.js';
@@ -87,6 +87,7 @@ describe('PipelineCatalog on the weave-gitops samples', () => {
           name: 'podinfo',
         },
         key: helm('mgmt', 'dev-github'),
+        id: objectKeyId(helm('mgmt', 'dev-github')),
       },
       {
         environment: 'prod',
@@ -99,6 +100,7 @@ describe('PipelineCatalog on the weave-gitops samples', () => {
           name: 'podinfo',
         },
         key: helm('mgmt', 'prod-github'),
+        id: objectKeyId(helm('mgmt', 'prod-github')),
       },
     ]);
   });
@@ -228,6 +230,29 @@ describe('PipelineCatalog updates', () => {
     expect(index.references(helm('mgmt', 'prod'))).toBe(false);
     expect(index.referencedObjects).toBe(1);
     expect(index.all().map((p) => p.metadata.name)).toEqual(['b']);
+  });
+
+  it('follows an object from one referring Pipeline to three and back to none', () => {
+    const index = new PipelineCatalog(config);
+    const names = ['c', 'a', 'b'];
+    for (const name of names) index.upsert(pipeline('ns', name, [dev]));
+    expect(index.pipelinesFor(helm('mgmt', 'dev'))).toEqual(['ns/a', 'ns/b', 'ns/c']);
+    // Re-upserting the same references changes nothing, from the shared entry's point of view.
+    expect(index.upsert(pipeline('ns', 'a', [dev]))).toBe(false);
+    expect(index.pipelinesFor(helm('mgmt', 'dev'))).toEqual(['ns/a', 'ns/b', 'ns/c']);
+    index.remove(id('ns/a'));
+    index.remove(id('ns/c'));
+    expect(index.pipelinesFor(helm('mgmt', 'dev'))).toEqual(['ns/b']);
+    // Moving the last referrer away, then back, then removing it leaves nothing behind.
+    index.upsert(pipeline('ns', 'b', [prod]));
+    expect(index.references(helm('mgmt', 'dev'))).toBe(false);
+    index.upsert(pipeline('ns', 'b', [dev]));
+    expect(index.pipelinesFor(helm('mgmt', 'dev'))).toEqual(['ns/b']);
+    index.upsert(pipeline('ns', 'd', [dev]));
+    expect(index.pipelinesFor(helm('mgmt', 'dev'))).toEqual(['ns/b', 'ns/d']);
+    index.remove(id('ns/b'));
+    index.remove(id('ns/d'));
+    expect(index.referencedObjects).toBe(0);
   });
 
   it('shares one LIST among Pipelines and prefers the newest apiVersion', () => {

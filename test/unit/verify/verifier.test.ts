@@ -8,6 +8,7 @@ import type {
   PageVisitor,
   ReadResult,
 } from '../../../src/kube/types.js';
+import { objectKeyId } from '../../../src/pipeline/object-key.js';
 import { Verifier } from '../../../src/verify/verifier.js';
 
 /** A cluster serving only some apiVersions, counting every call. */
@@ -118,6 +119,7 @@ describe('Verifier', () => {
       location: { cluster: 'dev', namespace: 'apps' },
       ref: { ...v2beta1Ref, name },
       key: { ...key, name },
+      id: objectKeyId({ ...key, name }),
     });
     const present = target('podinfo');
     const missing = target('other');
