@@ -67,9 +67,10 @@ export class VerifiedTargets {
 
   /** One GET of the target's object; the status is stored and returned. */
   async read(target: CatalogTarget): Promise<TargetStatus> {
-    const status = await this.verifier.readOne(target.key, target.ref, target.location);
-    const { id } = target;
-    this.entries.set(id, { status, readAt: this.now(), scope: this.entries.get(id)?.scope });
+    const read = await this.verifier.readOne(target.key, target.ref, target.location);
+    const previous = this.entries.get(target.id);
+    const status = unchanged(previous, read);
+    this.entries.set(target.id, { status, readAt: this.now(), scope: previous?.scope });
     return status;
   }
 
@@ -149,7 +150,8 @@ export class VerifiedTargets {
   private store(statuses: ReadonlyMap<CatalogTarget, TargetStatus>, scope: ScopeRead): number {
     const readAt = this.now();
     let unknown = 0;
-    for (const [target, status] of statuses) {
+    for (const [target, read] of statuses) {
+      const status = unchanged(this.entries.get(target.id), read);
       this.entries.set(target.id, { status, readAt, scope });
       if (status.health === 'Unknown') unknown += 1;
     }
@@ -160,6 +162,23 @@ export class VerifiedTargets {
   retain(isReferenced: (id: string) => boolean): void {
     for (const id of this.entries.keys()) if (!isReferenced(id)) this.entries.delete(id);
   }
+}
+
+/**
+ * The stored status when `read` says the same, else `read`. Why: every pass reads every target
+ * again; keeping the object already stored (and shared with the views) means an unchanged fleet
+ * holds one status object per target, not one per pass still referenced somewhere.
+ */
+function unchanged(previous: StoredStatus | undefined, read: TargetStatus): TargetStatus {
+  const stored = previous?.status;
+  return stored?.health === read.health &&
+    stored.reason === read.reason &&
+    stored.message === read.message &&
+    stored.revision === read.revision &&
+    stored.location.cluster === read.location.cluster &&
+    stored.location.namespace === read.location.namespace
+    ? stored
+    : read;
 }
 
 /** True when a cluster-wide LIST was refused by RBAC (every target Forbidden). */
