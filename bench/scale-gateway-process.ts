@@ -9,6 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { createGateway, createLogger, defaultConfig, type Gateway } from 'promotion-gateway';
 import { MemorySampler } from './memory.js';
+import { ScaleDiagnostics } from './scale-diagnostics.js';
 import type {
   GatewaySample,
   ScaleFleetInfo,
@@ -77,23 +78,29 @@ async function build(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<Gateway> {
 
 async function main(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<void> {
   const sampler = new MemorySampler('scale', 50);
+  const diagnostics = new ScaleDiagnostics();
   const gateway = await build(spec, fleet);
   const url = await gateway.listen();
   const started = Date.now();
   await gateway.start();
   await until(() => gateway.status().ready, 600_000, 'readiness');
   const readyMs = Date.now() - started;
+  diagnostics.mark('ready');
   send({ type: 'at-ready', readyMs, url });
   await until(() => gateway.status().resyncPasses > 0, 600_000, 'the start-up pass');
   await until(() => gateway.status().evaluated >= spec.pipelines, 600_000, 'every evaluation');
   const evaluatedMs = Date.now() - started;
+  diagnostics.mark('evaluated');
   await gateway.idle();
+  diagnostics.mark('statuses written');
   const statusesWrittenMs = Date.now() - started;
   process.on('message', (message: ToScaleGateway) => {
     if (message.type === 'start') return;
     const reply = (value: unknown) => {
       send({ type: 'reply', id: message.id, value });
     };
+    diagnostics.mark(message.type);
+    if (message.type === 'sample') diagnostics.snapshot();
     if (message.type === 'resync') void gateway.resync().then(reply);
     else if (message.type === 'idle')
       void gateway.idle().then(() => {

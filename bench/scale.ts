@@ -8,6 +8,7 @@
 import { upgradeEvent } from 'kube-sim/flux';
 import type { ResyncReport } from 'promotion-gateway';
 import { productionNodeFlags } from './node-flags.js';
+import { extraGatewayFlags } from './scale-diagnostics.js';
 import { delta, objectGets, reads, Child } from './scale-processes.js';
 import type { GatewaySample, Layout, ScaleFleetInfo, ScaleSpec } from './scale-types.js';
 import { signedEvent } from './servers.js';
@@ -64,11 +65,10 @@ async function startup(spec: ScaleSpec) {
   const fleet = Child.fork('scale-fleet-process.js', { type: 'start', spec });
   const { info } = await fleet.next<{ info: ScaleFleetInfo }>('ready');
   // The gateway runs as in the image: with the Dockerfile's Node flags.
-  const gateway = Child.fork(
-    'scale-gateway-process.js',
-    { type: 'start', spec, fleet: info },
-    productionNodeFlags(),
-  );
+  const gateway = Child.fork('scale-gateway-process.js', { type: 'start', spec, fleet: info }, [
+    ...productionNodeFlags(),
+    ...extraGatewayFlags(),
+  ]);
   const atReady = await gateway.next<{ readyMs: number; url: string }>('at-ready');
   const eventToReadMs = await eventAtReadiness(fleet, info, atReady.url);
   const ready = await gateway.next<{ startup: { evaluatedMs: number; statusesWrittenMs: number } }>(
