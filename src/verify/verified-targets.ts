@@ -16,8 +16,11 @@ import type { Verifier } from './verifier.js';
  * (maxFreeSockets in kube/agent-pool.ts), so a pass reuses its connections.
  */
 export const LISTS_PER_CLUSTER = 4;
-/** LISTs in flight in all: with one page each, this bounds what a pass holds in memory. */
-export const LISTS_IN_FLIGHT = 32;
+/**
+ * LISTs in flight in all: with one page each (LIST_PAGE_SIZE objects), this bounds what a pass
+ * holds in memory at 8,000 objects.
+ */
+export const LISTS_IN_FLIGHT = 16;
 
 /**
  * Stale targets of one scope at or above this many, and confirming them re-LISTs the scope
