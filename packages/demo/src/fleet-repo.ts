@@ -113,7 +113,7 @@ export async function startDemoForge(fleet: Fleet): Promise<DemoForge> {
   }
 }
 
-/** weave's pull-request strategy for the fleet repository. */
+/** weave's pull-request strategy for the fleet repository, for demo.PULL_REQUEST_ENVIRONMENT. */
 function prodStrategy(repoUrl: string): Record<string, unknown> {
   return {
     'pull-request': {

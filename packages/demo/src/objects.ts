@@ -7,6 +7,8 @@ import type { ReleaseRef } from 'kube-sim/flux';
 
 /** Demo environments in promotion order; each is its own simulated cluster. */
 export const DEMO_ENVIRONMENTS = ['dev', 'staging', 'prod'] as const;
+/** The one environment the demo promotes through a pull request (fleet-repo.ts sets it up). */
+export const PULL_REQUEST_ENVIRONMENT = 'prod';
 /** Namespace of the app in every target cluster, and of the Pipeline in management. */
 export const APP_NAMESPACE = 'podinfo';
 /** Namespace of GitopsClusters and their kubeconfig Secrets in management. */

@@ -7,7 +7,7 @@ import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { UsageError } from 'promotion-gateway';
 import { DemoError } from './args.js';
 import type { RunningDemo } from './client.js';
-import { APP_NAME, APP_NAMESPACE } from './objects.js';
+import { APP_NAME, APP_NAMESPACE, PULL_REQUEST_ENVIRONMENT } from './objects.js';
 import { notRunning, type DemoState } from './state.js';
 
 /** The fields of GitHub's `pull-request-simple` the demo reads. */
@@ -25,6 +25,10 @@ export async function merge(
   if (demo.state.hmacKeys[env] === undefined)
     throw new UsageError(
       `unknown environment ${env} (one of ${Object.keys(demo.state.hmacKeys).join(', ')})`,
+    );
+  if (env !== PULL_REQUEST_ENVIRONMENT)
+    throw new DemoError(
+      `${env} is not promoted through a pull request in the demo: only ${PULL_REQUEST_ENVIRONMENT} is, so there is nothing to merge for ${env}`,
     );
   const pull = await openRequest(demo, env);
   const { apiUrl, repo } = demo.state.forge;

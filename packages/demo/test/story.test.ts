@@ -143,6 +143,11 @@ describe('the demo story', () => {
     expect(again.err).toBe(
       'demo: no open pull request promotes podinfo/podinfo in prod (the gateway opens one once a revision is approved for prod)\n',
     );
+    const staging = await demo('merge', '--env', 'staging');
+    expect(staging).toMatchObject({ code: 1, out: '' });
+    expect(staging.err).toBe(
+      'demo: staging is not promoted through a pull request in the demo: only prod is, so there is nothing to merge for staging\n',
+    );
   });
 
   it('moves nothing after a failed rollout, whatever the event says', async () => {
