@@ -179,14 +179,14 @@ export class PipelineCatalog {
   private unlink(id: PipelineId, targets: readonly CatalogTarget[]): void {
     for (const t of targets) {
       const ids = this.reverse.get(t.id);
-      if (ids === id) this.reverse.delete(t.id);
-      else if (typeof ids === 'string' || ids === undefined) continue;
-      else {
-        ids.delete(id);
-        const [last, ...more] = ids;
-        if (last === undefined) this.reverse.delete(t.id);
-        else if (more.length === 0) this.reverse.set(t.id, last);
+      if (ids === undefined || typeof ids === 'string') {
+        if (ids === id) this.reverse.delete(t.id);
+        continue;
       }
+      ids.delete(id);
+      // Back to the single-referrer form when one is left (a Set never holds fewer than two).
+      const [last] = ids;
+      if (ids.size === 1 && last !== undefined) this.reverse.set(t.id, last);
     }
   }
 }

@@ -70,7 +70,7 @@ export class VerifiedTargets {
 
   /** One GET of the target's object; the status is stored and returned. */
   async read(target: CatalogTarget): Promise<TargetStatus> {
-    const read = await this.verifier.readOne(target.key, target.ref, target.location);
+    const read = await this.verifier.readOne(target);
     const previous = this.entries.get(target.id);
     const status = unchanged(previous, read);
     this.entries.set(target.id, { status, readAt: this.now(), scope: previous?.scope });

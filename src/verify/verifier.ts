@@ -1,9 +1,8 @@
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
-import type { ClusterDirectory, ObjectRef, ReadFailureReason, ReadResult } from '../kube/types.js';
+import type { ClusterDirectory, ReadFailureReason, ReadResult } from '../kube/types.js';
 import { parseApiVersion } from '../pipeline/api-version.js';
 import { apiVersionCandidates } from '../pipeline/flux-kinds.js';
-import type { ObjectKey } from '../pipeline/object-key.js';
 import { isClusterWide } from './scope-plan.js';
 import { targetStatusFromFailure, targetStatusFromObject } from './target-status.js';
 
@@ -26,12 +25,9 @@ export class Verifier {
     private readonly observe: ReadObserver = () => undefined,
   ) {}
 
-  /** One GET of the object behind `key`, as `ref` names it; the status carries `location`. */
-  async readOne(
-    key: ObjectKey,
-    ref: ObjectRef,
-    location: TargetLocation = { cluster: key.cluster, namespace: key.namespace },
-  ): Promise<TargetStatus> {
+  /** One GET of the target's object; the status carries the target's (catalog) location. */
+  async readOne(target: CatalogTarget): Promise<TargetStatus> {
+    const { key, ref, location } = target;
     const reader = this.clusters.reader(key.cluster);
     if (reader === undefined) return this.noReader(location);
     const result = await this.withServedVersion(
@@ -86,7 +82,7 @@ export class Verifier {
     const out = new Map<CatalogTarget, TargetStatus>();
     const reader = this.clusters.reader(scope.cluster);
     if (reader === undefined) {
-      for (const t of targets) out.set(t, this.noReader(locationOf(t)));
+      for (const t of targets) out.set(t, this.noReader(t.location));
       return out;
     }
     const wanted = new Map(targets.map((t) => [`${t.key.namespace}/${t.key.name}`, t]));
@@ -101,7 +97,7 @@ export class Verifier {
           for (const object of items) {
             const target = wanted.get(`${object.metadata.namespace ?? ''}/${object.metadata.name}`);
             if (target !== undefined)
-              out.set(target, targetStatusFromObject(object, locationOf(target)));
+              out.set(target, targetStatusFromObject(object, target.location));
           }
         });
       },
@@ -109,7 +105,7 @@ export class Verifier {
     this.observe(scope.cluster, 'list', result.ok ? 'ok' : result.reason);
     for (const t of targets) {
       if (!result.ok)
-        out.set(t, targetStatusFromFailure(result.reason, result.message, locationOf(t)));
+        out.set(t, targetStatusFromFailure(result.reason, result.message, t.location));
       else if (!out.has(t)) out.set(t, notListed(t));
     }
     return out;
@@ -128,16 +124,11 @@ function toStatus(result: ReadResult, location: TargetLocation): TargetStatus {
     : targetStatusFromFailure(result.reason, result.message, location);
 }
 
-// The catalog's own frozen location: one object per target, however often it is read.
-function locationOf(target: CatalogTarget): TargetLocation {
-  return target.location;
-}
-
 function notListed(target: CatalogTarget): TargetStatus {
   const { kind, namespace, name } = target.ref;
   return targetStatusFromFailure(
     'NotFound',
     `${kind} ${namespace}/${name} not found`,
-    locationOf(target),
+    target.location,
   );
 }

@@ -28,6 +28,17 @@ function pipeline(name: string, secret?: string): Pipeline {
 
 const id = (name: string) => pipelineId({ namespace: 'apps', name });
 
+/** A store whose every Secret read waits for `gate`; `reads()` counts the reads started. */
+function gatedStore() {
+  let reads = 0;
+  const gate = deferred<Buffer | undefined>();
+  const store = new LegacyKeyStore(() => {
+    reads++;
+    return gate.promise;
+  });
+  return { store, gate, reads: () => reads };
+}
+
 describe('LegacyKeyStore', () => {
   it('serves nothing before a Pipeline is tracked, and its key once read', async () => {
     const reads: string[] = [];
@@ -42,16 +53,11 @@ describe('LegacyKeyStore', () => {
   });
 
   it('reads a Secret shared by many Pipelines once, however many ask at once', async () => {
-    let reads = 0;
-    const gate = deferred<Buffer | undefined>();
-    const store = new LegacyKeyStore(() => {
-      reads++;
-      return gate.promise;
-    });
+    const { store, gate, reads } = gatedStore();
     const tracked = ['a', 'b', 'c'].map((n) => store.track(id(n), pipeline(n, 'shared')));
     gate.resolve(Buffer.from('k'));
     await Promise.all(tracked);
-    expect(reads).toBe(1);
+    expect(reads()).toBe(1);
     expect(['a', 'b', 'c'].map((n) => store.keyFor(id(n))?.toString())).toEqual(['k', 'k', 'k']);
   });
 
@@ -96,12 +102,7 @@ describe('LegacyKeyStore', () => {
   });
 
   it('still shares one read among loads that are not refreshes', async () => {
-    let reads = 0;
-    const gate = deferred<Buffer | undefined>();
-    const store = new LegacyKeyStore(() => {
-      reads++;
-      return gate.promise;
-    });
+    const { store, gate, reads } = gatedStore();
     const both = [
       store.track(id('a'), pipeline('a', 's')),
       store.track(id('b'), pipeline('b', 's')),
@@ -109,7 +110,7 @@ describe('LegacyKeyStore', () => {
     gate.resolve(Buffer.from('k'));
     await Promise.all(both);
     await store.refresh();
-    expect(reads).toBe(2);
+    expect(reads()).toBe(2);
   });
 
   it('does not read again when the same Pipeline comes back with the same reference', async () => {

@@ -72,10 +72,20 @@ const v2beta1Ref: ObjectRef = {
   name: 'podinfo',
 };
 
+/** The catalog's target for podinfo in dev, as a Pipeline naming v2beta1 derives it. */
+const podinfo: CatalogTarget = {
+  environment: 'dev',
+  index: 0,
+  location: { cluster: 'dev', namespace: 'apps' },
+  ref: v2beta1Ref,
+  key,
+  id: objectKeyId(key),
+};
+
 describe('Verifier', () => {
   it('reads a v2beta1 appRef through v2 on a cluster that serves only v2, in one read', async () => {
     const reader = new FakeReader(['helm.toolkit.fluxcd.io/v2'], [release]);
-    const status = await new Verifier(directory(reader)).readOne(key, v2beta1Ref);
+    const status = await new Verifier(directory(reader)).readOne(podinfo);
     expect(status).toMatchObject({ health: 'Healthy', revision: '6.7.1' });
     expect(reader.calls).toEqual(['get helm.toolkit.fluxcd.io/v2']);
   });
@@ -83,9 +93,9 @@ describe('Verifier', () => {
   it('falls back to an older served version and remembers it', async () => {
     const reader = new FakeReader(['helm.toolkit.fluxcd.io/v2beta1'], [release]);
     const verifier = new Verifier(directory(reader));
-    await verifier.readOne(key, v2beta1Ref);
+    await verifier.readOne(podinfo);
     reader.calls = [];
-    const again = await verifier.readOne(key, v2beta1Ref);
+    const again = await verifier.readOne(podinfo);
     // Read as v2beta1, the object is judged by v2beta1 rules: it has no lastAppliedRevision.
     expect(again).toMatchObject({ health: 'Unhealthy', reason: 'NoAppliedRevision' });
     expect(reader.calls).toEqual(['get helm.toolkit.fluxcd.io/v2beta1']);
@@ -95,7 +105,7 @@ describe('Verifier', () => {
     const status = await new Verifier({
       ...directory(undefined),
       problem: () => 'Secret flux-system/dev has no kubeconfig key',
-    }).readOne(key, v2beta1Ref);
+    }).readOne(podinfo);
     expect(status).toMatchObject({
       health: 'Unknown',
       reason: 'UnknownCluster',
