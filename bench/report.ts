@@ -2,6 +2,8 @@
  * The bars the benchmark is held to, and the human-readable tables it prints.
  */
 import type { BurstResult } from './burst.js';
+import { idleBar } from './idle-report.js';
+import type { IdleResult } from './idle-types.js';
 import type { ImportCost } from './import-cost-process.js';
 import type { MemoryReport } from './memory.js';
 import { median, SIDES } from './throughput.js';
@@ -38,12 +40,13 @@ export const MAX_RSS_BYTES = 150_000_000;
 const MIB = 1024 * 1024;
 const mib = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB`;
 
-/** Evaluates every bar. */
+/** Evaluates every bar (the idle fleet's when part (f) ran). */
 export function evaluateBars(
   throughput: ThroughputResult,
   bursts: readonly BurstResult[],
   memory: MemoryReport,
   context: MemoryContext,
+  idle?: IdleResult,
   nodeMajor = Number(process.versions.node.split('.')[0]),
 ): BarResult[] {
   const ratio = throughput.ratios.gatewayToReference.median;
@@ -88,6 +91,7 @@ export function evaluateBars(
     );
   }
   bars.push(rssBar(memory, context));
+  if (idle !== undefined) bars.push(idleBar(idle));
   return bars;
 }
 

@@ -6,7 +6,8 @@
  *   (b) reads of the named object per burst of identical events (and 0 for unreferenced);
  *   (c) the largest resident set size through the run;
  *   (d) the round trip of a signed approval against kube-sim (p50/p99; reported, not barred);
- *   (e) scale: N pipelines x 3 environments x 2 targets over C clusters (scale.ts).
+ *   (e) scale: N pipelines x 3 environments x 2 targets over C clusters (scale.ts);
+ *   (f) status writes of an idle fleet of 1,000 Pipelines on two replicas (idle.ts).
  * Prints a table and writes bench/results/latest.json. Exit code 0 even when a bar fails,
  * unless --strict. BENCH_QUICK=1 (or --quick) runs the short CI version. See docs/benchmarks.md.
  */
@@ -19,6 +20,8 @@ import { APP_NAME } from '@promotion-gateway/demo';
 import { repoRoot } from './paths.js';
 import { approvalLine, measureApprovals } from './approvals.js';
 import { measureBurst } from './burst.js';
+import { idleSpec, measureIdle } from './idle.js';
+import { idleLines } from './idle-report.js';
 import { scaleSizes } from './scale.js';
 import { peakMemoryTable, scaleGoals, scaleTable } from './scale-report.js';
 import { runScale } from './scale-run.js';
@@ -183,7 +186,9 @@ async function main(): Promise<number> {
     log('(e) scale:');
     const scale = await runScale(scaleSizes(mode.name === 'quick'), log);
     const goals = scaleGoals(scale);
-    const bars = evaluateBars(throughput, bursts, memory, memoryContext);
+    log('(f) idle fleet:');
+    const idle = await measureIdle(idleSpec(mode.name === 'quick'));
+    const bars = evaluateBars(throughput, bursts, memory, memoryContext, idle);
     const pass = bars.every((b) => b.pass) && goals.every((g) => g.pass);
 
     log('');
@@ -212,6 +217,8 @@ async function main(): Promise<number> {
     log('');
     log(barsTable(goals));
     log('');
+    for (const line of idleLines(idle)) log(line);
+    log('');
 
     const results = {
       date: started.toISOString(),
@@ -235,6 +242,7 @@ async function main(): Promise<number> {
       approvals,
       scale,
       scaleGoals: goals,
+      idle,
       memory,
       memoryContext,
       otherProcesses: {

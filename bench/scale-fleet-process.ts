@@ -9,12 +9,19 @@ import { applyFiles, startFleet, type Fleet } from 'kube-sim';
 import { installRelease, rollOutRelease } from 'kube-sim/flux';
 import { registerGitopsCluster } from 'kube-sim/gitops';
 import { managementAccess, TARGET_ACCESS } from 'promotion-gateway';
-import type { ScaleFleetMessage, ScaleSpec, ToScaleFleet } from './scale-types.js';
+import { IdleFleet } from './idle-fleet.js';
+import type {
+  IdleFleetRequest,
+  ScaleFleetMessage,
+  ScaleSpec,
+  ToScaleFleet,
+} from './scale-types.js';
 
 const USER = 'promotion-gateway';
 const FLUX_NS = 'flux-system';
 const PIPELINE_NS = 'pipelines';
 const ENVS = ['dev', 'staging', 'prod'] as const;
+const IDLE_REQUESTS = new Set(['objects', 'mark-statuses', 'statuses-since']);
 const file = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 
 function send(message: ScaleFleetMessage): void {
@@ -119,11 +126,13 @@ async function main(spec: ScaleSpec): Promise<void> {
       buildMs: Date.now() - started,
     },
   });
+  const idle = new IdleFleet(fleet);
   process.on('message', (message: ToScaleFleet) => {
     const reply = (value: unknown) => {
       send({ type: 'reply', id: 'id' in message ? message.id : 0, value });
     };
     if (message.type === 'rss') reply(process.memoryUsage().rss);
+    else if (IDLE_REQUESTS.has(message.type)) reply(idle.answer(message as IdleFleetRequest));
     else if (message.type === 'roll') reply(roll(fleet, spec, message.fraction, message.version));
     else if (message.type === 'probe') {
       const at = placement(spec, 0, 0, 0);

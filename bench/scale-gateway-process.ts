@@ -1,8 +1,10 @@
 /**
  * The scale benchmark's gateway, alone in its process as in production: createGateway against
  * the scale fleet, every target cluster named by its GitopsCluster, logs to /dev/null at warn,
- * no periodic resync (the benchmark asks for passes). It reports when /readyz first says ready
- * and when every Pipeline has been evaluated, then answers the benchmark's requests.
+ * no periodic resync (the benchmark asks for passes); or, for the idle part, one of several
+ * replicas with its own identity and a periodic resync (under the shared Lease). It reports
+ * when /readyz first says ready and when every Pipeline has been evaluated, then answers the
+ * benchmark's requests.
  */
 import { once } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -12,6 +14,7 @@ import { MemorySampler } from './memory.js';
 import { ScaleDiagnostics } from './scale-diagnostics.js';
 import type {
   GatewaySample,
+  ReplicaSettings,
   ScaleFleetInfo,
   ScaleGatewayMessage,
   ScaleSpec,
@@ -54,7 +57,21 @@ async function sample(sampler: MemorySampler, url: string): Promise<GatewaySampl
   };
 }
 
-async function build(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<Gateway> {
+/** Settings of one replica among several, or of the lone gateway (no periodic resync). */
+function replicaConfig(replica: ReplicaSettings | undefined) {
+  if (replica === undefined) return { resync: { intervalMs: 3_600_000 } };
+  return {
+    resync: { intervalMs: replica.resyncIntervalMs },
+    leaderElection: { identity: replica.name },
+    promotion: { instanceId: replica.name },
+  };
+}
+
+async function build(
+  spec: ScaleSpec,
+  fleet: ScaleFleetInfo,
+  replica: ReplicaSettings | undefined,
+): Promise<Gateway> {
   const config = defaultConfig({
     server: { host: '127.0.0.1', port: 0 },
     management: { name: 'management' },
@@ -65,8 +82,8 @@ async function build(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<Gateway> {
     })),
     rateLimit: { max: 1_000_000_000 },
     hints: { capacity: Math.max(10_000, spec.pipelines * 6) },
-    resync: { intervalMs: 3_600_000 },
     logLevel: 'warn',
+    ...replicaConfig(replica),
   });
   const management = new KubeConfig();
   management.loadFromString(fleet.managementKubeconfig);
@@ -76,10 +93,14 @@ async function build(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<Gateway> {
   return createGateway({ config, managementKubeConfig: management, logger });
 }
 
-async function main(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<void> {
+async function main(
+  spec: ScaleSpec,
+  fleet: ScaleFleetInfo,
+  replica: ReplicaSettings | undefined,
+): Promise<void> {
   const sampler = new MemorySampler('scale', 50);
   const diagnostics = new ScaleDiagnostics();
-  const gateway = await build(spec, fleet);
+  const gateway = await build(spec, fleet, replica);
   const url = await gateway.listen();
   const started = Date.now();
   await gateway.start();
@@ -102,6 +123,7 @@ async function main(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<void> {
     diagnostics.mark(message.type);
     if (message.type === 'sample') diagnostics.snapshot();
     if (message.type === 'resync') void gateway.resync().then(reply);
+    else if (message.type === 'status') reply(gateway.status());
     else if (message.type === 'idle')
       void gateway.idle().then(() => {
         reply(null);
@@ -121,7 +143,7 @@ async function main(spec: ScaleSpec, fleet: ScaleFleetInfo): Promise<void> {
 if (process.send !== undefined) {
   process.once('message', (message: ToScaleGateway) => {
     if (message.type !== 'start') return;
-    main(message.spec, message.fleet).catch((err: unknown) => {
+    main(message.spec, message.fleet, message.replica).catch((err: unknown) => {
       process.stderr.write(
         `bench scale gateway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
       );

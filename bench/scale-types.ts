@@ -32,18 +32,46 @@ export type ToScaleFleet =
   /** Rolls the dev target of a `fraction` of the pipelines to `version` (not counted). */
   | { type: 'roll'; id: number; fraction: number; version: string }
   /** Moves the probe pipeline's dev target to `version` and answers with the object. */
-  | { type: 'probe'; id: number; version: string };
+  | { type: 'probe'; id: number; version: string }
+  /** The idle part's questions (idle-fleet.ts); none is counted as a request. */
+  | IdleFleetRequest;
+
+/** Parent -> fleet child, for the idle part (answered by idle-fleet.ts). */
+export type IdleFleetRequest =
+  /** Up to `count` HelmReleases stored on `cluster`, as stored (for signed no-news events). */
+  | { type: 'objects'; id: number; cluster: string; count: number }
+  /** Remembers every Pipeline's status now; answers with how many. */
+  | { type: 'mark-statuses'; id: number }
+  /** For each named Pipeline, its status when marked and now (StatusPair[]). */
+  | { type: 'statuses-since'; id: number; names: string[] };
+
+/** One Pipeline's status at the mark and now, with the resourceVersions. */
+export interface StatusPair {
+  name: string;
+  before: { resourceVersion: string; status: unknown } | undefined;
+  after: { resourceVersion: string; status: unknown } | undefined;
+}
 
 /** Fleet child -> parent. */
 export type ScaleFleetMessage =
   { type: 'ready'; info: ScaleFleetInfo } | { type: 'reply'; id: number; value: unknown };
 
-/** Parent -> gateway child. */
+/** One of several replicas of the gateway (the idle part): who it is and how often it resyncs. */
+export interface ReplicaSettings {
+  /** Its leader-election identity and promotion instance id. */
+  name: string;
+  /** The periodic resync's interval (only the Lease holder makes the periodic passes). */
+  resyncIntervalMs: number;
+}
+
+/** Parent -> gateway child; without `replica`, a lone gateway with no periodic resync. */
 export type ToScaleGateway =
-  | { type: 'start'; spec: ScaleSpec; fleet: ScaleFleetInfo }
+  | { type: 'start'; spec: ScaleSpec; fleet: ScaleFleetInfo; replica?: ReplicaSettings }
   | { type: 'resync'; id: number }
   | { type: 'idle'; id: number }
-  | { type: 'sample'; id: number };
+  | { type: 'sample'; id: number }
+  /** Answered with the gateway's status() (GatewayStatus). */
+  | { type: 'status'; id: number };
 
 /** What the gateway child measured of its own start-up. */
 export interface StartupReport {

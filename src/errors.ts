@@ -11,6 +11,10 @@ export const ErrorCodes = {
   NotFound: { status: 404, message: 'No such resource.' },
   NotWaiting: { status: 409, message: 'The environment is not waiting for that revision.' },
   Replayed: { status: 409, message: 'This credential has been used already.' },
+  Contended: {
+    status: 409,
+    message: 'The Pipeline status kept changing while this was being recorded; retry.',
+  },
   MethodNotAllowed: { status: 405, message: 'Method not allowed.' },
   RequestTimeout: { status: 408, message: 'The request was not received in time.' },
   PayloadTooLarge: { status: 413, message: 'The request body is too large.' },

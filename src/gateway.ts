@@ -11,6 +11,7 @@ import { pipelineId } from './pipeline/id.js';
 import { clusterAccess } from './wiring/access.js';
 import { httpApp, listeners } from './wiring/http.js';
 import { promotionLoop } from './wiring/loop.js';
+import { recoveryRechecks } from './wiring/recovery.js';
 import { resyncLoop } from './wiring/resync.js';
 import { runtimeOf, type GatewayOptions } from './wiring/runtime.js';
 import { pipelineWatch } from './wiring/watch.js';
@@ -24,8 +25,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const catalog = new PipelineCatalog(rt.config);
   const access = clusterAccess(rt, catalog);
   const loop = promotionLoop(rt, catalog, access);
-  const { resync, leadership } = resyncLoop(rt, catalog, access, loop.pipelines);
-  const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop);
+  const recover = recoveryRechecks(rt, loop);
+  const { resync, leadership } = resyncLoop(rt, catalog, access, loop.pipelines, recover);
+  const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
   const readiness = () =>
     readinessOf({
       pipelinesLoaded: watcher.synced(),

@@ -28,6 +28,8 @@ export interface GatewayMetrics {
   readonly authorizations: Counter<'kind' | 'outcome'>;
   /** Promotion attempts, by outcome (e.g. claimed, succeeded, failed, conflict). */
   readonly promotions: Counter<'outcome'>;
+  /** Pipeline status write attempts, by result (written, conflict, unchanged, contended). */
+  readonly statusWrites: Counter<'result'>;
   /** Duration of full resync passes in seconds, by result (ok, partial, error). */
   readonly resyncDuration: Histogram<'result'>;
   /** Hints currently waiting in the queue (read from the queue at scrape time). */
@@ -137,6 +139,11 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     ]),
     clusterReads,
     promotions: counter('promotions_total', 'Promotion attempts, by outcome.', ['outcome']),
+    statusWrites: counter(
+      'status_writes_total',
+      'Pipeline status changes, by result: written, conflict (a 409, re-applied), unchanged (no write needed), contended (gave up).',
+      ['result'],
+    ),
     authorizations: counter(
       'authorizations_total',
       'Authorizations (approvals, rejections, CI triggers), by principal kind and outcome.',

@@ -4,7 +4,7 @@
  * from the issuer's JWKS through jose's remote key set: fetched on first use, cached,
  * refetched on an unknown `kid` at most every 30 s, each fetch bounded by a timeout.
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { OidcIssuerConfig } from '../config/types.js';
 
 /** Remote JWKS fetch settings: short timeout, bounded refetch rate, a 10-minute cache. */
@@ -33,13 +33,24 @@ export class OidcVerifier {
   /**
    * The claims of `token` when its signature, issuer, audience, algorithm and times hold at
    * `now` (ms): `exp` not past, `iat` neither in the future nor older than the maximum age,
-   * `sub` and `jti` present. Undefined for any failure, an unreachable JWKS included.
+   * `sub` and `jti` present. Undefined for any failure, an unreachable JWKS included; never a
+   * rejection.
    */
   async verify(token: string, now: number): Promise<VerifiedClaims | undefined> {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
+    const payload = await this.verifiedPayload(token, now);
+    if (payload === undefined) return undefined;
+    const { sub, jti, iat, exp } = payload;
+    if (typeof sub !== 'string' || typeof jti !== 'string' || sub === '' || jti === '')
+      return undefined;
+    if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
+    return { ...payload, sub, jti, iat, exp };
+  }
+
+  private async verifiedPayload(token: string, now: number): Promise<JWTPayload | undefined> {
     const { config } = this;
     try {
-      const { payload } = await jwtVerify(token, this.keys, {
+      const verified = await jwtVerify(token, this.keys, {
         issuer: config.issuer,
         audience: config.audience,
         algorithms: [...config.algorithms],
@@ -48,14 +59,12 @@ export class OidcVerifier {
         clockTolerance: config.clockToleranceSeconds,
         currentDate: new Date(now),
       });
-      const { sub, jti, iat, exp } = payload;
-      if (typeof sub !== 'string' || typeof jti !== 'string' || sub === '' || jti === '')
-        return undefined;
-      if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
-      return { ...payload, sub, jti, iat, exp };
-    } catch (error) {
-      if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined;
-      throw error;
+      return verified.payload;
+    } catch {
+      // The token is untrusted input and the JWKS is the issuer's: whatever jose or WebCrypto
+      // throws over them (a JOSEError, a TypeError, a DOMException for a key published broken)
+      // means "not verified". Only this call is guarded; the checks in verify() still surface faults.
+      return undefined;
     }
   }
 }

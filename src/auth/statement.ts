@@ -4,13 +4,19 @@
  * issue and expiry times and a unique id. The gateway stores the statement as received, so
  * anyone holding the approvers' public keys can re-verify the audit trail without trusting it.
  */
-import { SignJWT, errors, jwtVerify, type CryptoKey, type KeyObject } from 'jose';
-import { importStaticKey } from './keys.js';
+import type { KeyObject as NodeKeyObject } from 'node:crypto';
+import { SignJWT, jwtVerify, type CryptoKey, type JWTPayload, type KeyObject } from 'jose';
+import {
+  APPROVAL_ALGORITHMS,
+  approvalAlgorithm,
+  importPublicKey,
+  type ApprovalAlgorithm,
+} from '../config/keys.js';
 
 /** The JWS `typ` of a statement: no other JWT signed with the same key can pass for one. */
 export const STATEMENT_TYPE = 'promotion-approval+jwt';
-/** The algorithms an approver may sign with. */
-export const STATEMENT_ALGORITHMS = ['EdDSA', 'ES256'] as const;
+/** The algorithms an approver may sign with; each key verifies exactly one of them. */
+export const STATEMENT_ALGORITHMS = APPROVAL_ALGORITHMS;
 const MAX_STATEMENT_LENGTH = 8 * 1024;
 const MAX_COMMENT_LENGTH = 1024;
 const MAX_REVISION_LENGTH = 256;
@@ -67,9 +73,10 @@ function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined
 
 /**
  * The claims of `statement` when it is a valid statement by `signer` at `now` (ms): signed by
- * one of their keys with EdDSA or ES256, of the statement type, `sub` naming them, `iat` not in
- * the future, `exp` not past and at most the policy's lifetime after `iat`. Undefined otherwise,
- * for any reason (the caller answers one indistinguishable 401).
+ * one of their keys with that key's algorithm (EdDSA for Ed25519, ES256 for P-256), of the
+ * statement type, `sub` naming them, `iat` not in the future, `exp` not past and at most the
+ * policy's lifetime after `iat`. Undefined otherwise, for any reason, and never a rejection:
+ * the caller answers one indistinguishable 401.
  */
 export async function verifyStatement(
   statement: string,
@@ -79,7 +86,8 @@ export async function verifyStatement(
 ): Promise<StatementClaims | undefined> {
   if (statement.length === 0 || statement.length > MAX_STATEMENT_LENGTH) return undefined;
   for (const text of signer.publicKeys) {
-    const claims = await verifyWith(statement, importStaticKey(text), policy, now);
+    const key = approvalKey(text);
+    const claims = key === undefined ? undefined : await verifyWith(statement, key, policy, now);
     if (claims === undefined) continue;
     return claims.sub === signer.name && claims.exp - claims.iat <= policy.maxLifetimeSeconds
       ? claims
@@ -88,26 +96,52 @@ export async function verifyStatement(
   return undefined;
 }
 
+/** An approver key and the one algorithm it verifies. */
+interface ApprovalKey {
+  key: NodeKeyObject;
+  algorithm: ApprovalAlgorithm;
+}
+
+/**
+ * The key in `text`, or undefined when it is none an approval may be signed with. The
+ * configuration refuses such keys at load; a direct caller (the offline verifier, a test) may
+ * still pass one, and it verifies nothing.
+ */
+function approvalKey(text: string): ApprovalKey | undefined {
+  let key: NodeKeyObject;
+  try {
+    key = importPublicKey(text);
+  } catch {
+    return undefined; // importPublicKey throws only for text that holds no public key
+  }
+  const algorithm = approvalAlgorithm(key);
+  return algorithm === undefined ? undefined : { key, algorithm };
+}
+
 async function verifyWith(
   statement: string,
-  key: CryptoKey | KeyObject,
+  { key, algorithm }: ApprovalKey,
   policy: StatementPolicy,
   now: number,
 ): Promise<StatementClaims | undefined> {
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(statement, key, {
-      algorithms: [...STATEMENT_ALGORITHMS],
+    ({ payload } = await jwtVerify(statement, key, {
+      // The key's own algorithm only: any other `alg` is refused before the key is touched.
+      algorithms: [algorithm],
       typ: STATEMENT_TYPE,
       requiredClaims: ['exp', 'iat', 'jti', 'sub'],
       maxTokenAge: policy.maxLifetimeSeconds,
       clockTolerance: policy.clockToleranceSeconds,
       currentDate: new Date(now),
-    });
-    return claimsOf(payload);
-  } catch (error) {
-    if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined;
-    throw error;
+    }));
+  } catch {
+    // The statement is untrusted input: whatever jose or WebCrypto throws over it (a JOSEError,
+    // a TypeError, a DOMException) means "not verified". Only this call is guarded, so a fault
+    // in our own checks below still surfaces.
+    return undefined;
   }
+  return claimsOf(payload);
 }
 
 /** The `kid` an unverified statement names (its signer), or undefined when unreadable. */

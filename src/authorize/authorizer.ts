@@ -11,24 +11,26 @@ import type { AuthorizationClaim, Principal } from '../auth/types.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { allows, gateOf } from '../evaluate/gate.js';
 import type { EnvironmentDecision, GateView } from '../evaluate/types.js';
-import { GatewayError } from '../errors.js';
+import type { StatusWriter } from '../kube/status-writer.js';
 import type { PipelineWriter } from '../kube/types.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineId, type PipelineId, type PipelineRef } from '../pipeline/id.js';
-import { readPipeline } from '../pipeline/status-write.js';
 import { display } from '../pipeline/text.js';
 import { rfc3339 } from '../pipeline/time.js';
 import type { AuthorizationRecord, Pipeline } from '../pipeline/types.js';
 import { evaluatePipeline, statusesFor, type EvaluationSettings } from '../reconcile/inputs.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { authorizationEvent } from './events.js';
-import { recordAuthorization } from './record.js';
+import { authorizationChange, isUsed } from './record.js';
 
 /** What an authorization needs. */
 export interface AuthorizerDeps extends EvaluationSettings {
   catalog: PipelineCatalog;
   verified: VerifiedTargets;
-  writer: PipelineWriter;
+  /** The one status writer (records) and its fresh reads. */
+  status: Pick<StatusWriter, 'apply' | 'read'>;
+  /** Events about the Pipeline. */
+  events: Pick<PipelineWriter, 'emitEvent'>;
   logger: GatewayLogger;
   now: () => number;
   /** Asks for a re-check of the Pipeline (it promotes once the gate is met). */
@@ -56,29 +58,42 @@ const STATES: Readonly<Record<string, AuthorizationAnswer['state'] | undefined>>
   Rejected: 'rejected',
 };
 
+/**
+ * Why an authorization was not recorded. NotFound: no such Pipeline or environment. Forbidden:
+ * the gate does not allow the principal. Replayed: the credential's id was used already.
+ * NotWaiting: the environment is not deciding on that revision (`detail` says what it waits
+ * for). Full: too many unexpired records. Contended: the status kept changing under the write.
+ */
+export type AuthorizationRefusal =
+  | { reason: 'NotFound' | 'Forbidden' | 'Replayed' | 'Full' | 'Contended' }
+  | { reason: 'NotWaiting'; detail: string };
+
+/** An answer, or the named reason there is none; the ingress maps refusals to HTTP. */
+export type AuthorizationResult =
+  { ok: true; answer: AuthorizationAnswer } | { ok: false; refusal: AuthorizationRefusal };
+
 /** Records authorizations; see the module comment. */
 export class Authorizer {
   constructor(private readonly deps: AuthorizerDeps) {}
 
   /**
-   * Authorizes `claim` by `principal` for `environment` of the Pipeline. Throws a GatewayError:
-   * NotFound (no such Pipeline or environment), NotWaiting (nothing waits for that revision),
-   * Forbidden (the gate does not allow the principal), Replayed (credential already used).
+   * Authorizes `claim` by `principal` for `environment` of the Pipeline: the answer, or a
+   * refusal (see AuthorizationRefusal). Rejects only when the management cluster fails.
    */
   async submit(
     ref: PipelineRef,
     environment: string,
     principal: Principal,
     claim: AuthorizationClaim,
-  ): Promise<AuthorizationAnswer> {
-    try {
-      const answer = await this.authorize(pipelineId(ref), environment, principal, claim);
-      this.deps.onOutcome?.(principal.kind, answer.recorded ? 'recorded' : 'recheck');
-      return answer;
-    } catch (error) {
-      if (error instanceof GatewayError) this.deps.onOutcome?.(principal.kind, error.code);
-      throw error;
-    }
+  ): Promise<AuthorizationResult> {
+    const result = await this.authorize(pipelineId(ref), environment, principal, claim);
+    const outcome = result.ok
+      ? result.answer.recorded
+        ? 'recorded'
+        : 'recheck'
+      : result.refusal.reason;
+    this.deps.onOutcome?.(principal.kind, outcome);
+    return result;
   }
 
   private async authorize(
@@ -86,24 +101,36 @@ export class Authorizer {
     environment: string,
     principal: Principal,
     claim: AuthorizationClaim,
-  ): Promise<AuthorizationAnswer> {
+  ): Promise<AuthorizationResult> {
     const pipeline = this.deps.catalog.get(id);
     const env = pipeline?.spec.environments.find((e) => e.name === environment);
-    if (pipeline === undefined || env === undefined) throw new GatewayError('NotFound');
+    if (pipeline === undefined || env === undefined) return refuse('NotFound');
     const base = { pipeline: id, environment, revision: claim.revision, principal: principal.name };
     const gate = gateOf(pipeline.spec, env, this.deps.floors[environment]);
     if (gate === undefined) {
-      if (principal.kind !== 'ci') throw notWaiting(`${environment} has no approval gate`);
+      if (principal.kind !== 'ci') return notWaiting(`${environment} has no approval gate`);
       // A CI job on an ungated environment only asks for a verified re-check, now.
       this.deps.recheck(id);
-      return { ...base, recorded: false, decision: claim.decision, state: 'recheck' };
+      const answer = {
+        ...base,
+        recorded: false,
+        decision: claim.decision,
+        state: 'recheck' as const,
+      };
+      return { ok: true, answer };
     }
     const record = recordOf(principal, claim, this.deps.now());
-    if (!allows(gate, record)) throw new GatewayError('Forbidden');
+    if (!allows(gate, record)) return refuse('Forbidden');
     const stored = await this.verifiedNow(pipeline, id, environment);
-    checkWaiting(this.decide(stored, id, environment), claim.revision, environment);
-    const after = await this.write(stored, environment, record);
-    const decision = this.decide(after, id, environment);
+    if (stored === undefined) return refuse('NotFound');
+    // A used id is a replay whatever the state: answered before anything else is judged.
+    if (record.jti !== undefined && isUsed(stored.status, record.jti)) return refuse('Replayed');
+    const waiting = waitingFor(this.decide(stored, id, environment), claim.revision, environment);
+    if (waiting !== undefined) return notWaiting(waiting);
+    const written = await this.write(stored, id, environment, record);
+    if (!written.ok) return written;
+    const decision = this.decide(written.pipeline, id, environment);
+    if (decision === undefined) return refuse('NotFound');
     const answer: AuthorizationAnswer = {
       ...base,
       recorded: true,
@@ -111,9 +138,9 @@ export class Authorizer {
       state: STATES[decision.outcome] ?? 'waiting',
       ...(decision.gate === undefined ? {} : { gate: decision.gate }),
     };
-    await this.announce(after, record, answer);
+    await this.announce(written.pipeline, record, answer);
     this.deps.recheck(id);
-    return answer;
+    return { ok: true, answer };
   }
 
   /**
@@ -125,46 +152,52 @@ export class Authorizer {
     pipeline: Pipeline,
     id: PipelineId,
     environment: string,
-  ): Promise<Pipeline> {
+  ): Promise<Pipeline | undefined> {
     const names = pipeline.spec.environments.map((e) => e.name);
     const upTo = new Set(names.slice(0, names.indexOf(environment) + 1));
     await this.deps.verified.readAll(
       this.deps.catalog.targetsOf(id).filter((t) => upTo.has(t.environment)),
     );
-    const fresh = await readPipeline(this.deps.writer, pipeline);
-    if (fresh === undefined) throw new GatewayError('NotFound');
-    return fresh;
+    return this.deps.status.read(pipeline.metadata);
   }
 
-  private decide(pipeline: Pipeline, id: PipelineId, environment: string): EnvironmentDecision {
+  private decide(
+    pipeline: Pipeline,
+    id: PipelineId,
+    environment: string,
+  ): EnvironmentDecision | undefined {
     const targets = statusesFor(this.deps.verified, pipeline, this.deps.catalog.targetsOf(id));
     const evaluation = evaluatePipeline(pipeline, targets, this.deps, this.deps.now());
-    const decision = evaluation.decisions.find((d) => d.environment === environment);
-    if (decision === undefined) throw new GatewayError('NotFound');
-    return decision;
+    return evaluation.decisions.find((d) => d.environment === environment);
   }
 
+  /** The record through the one status writer; re-judged on whatever a conflict brings. */
   private async write(
     pipeline: Pipeline,
+    id: PipelineId,
     environment: string,
     record: AuthorizationRecord,
-  ): Promise<Pipeline> {
-    const result = await recordAuthorization(
-      this.deps.writer,
-      pipeline,
-      environment,
-      record,
-      this.deps.now(),
-    );
+  ): Promise<{ ok: true; pipeline: Pipeline } | { ok: false; refusal: AuthorizationRefusal }> {
+    const stillWaiting = (stored: Pipeline) =>
+      stored.metadata.generation === pipeline.metadata.generation &&
+      waitingFor(this.decide(stored, id, environment), record.revision, environment) === undefined;
+    const change = authorizationChange(environment, record, this.deps.now(), stillWaiting);
+    const result = await this.deps.status.apply(pipeline, change);
     switch (result.outcome) {
-      case 'Recorded':
-        return result.pipeline;
-      case 'Replayed':
-        throw new GatewayError('Replayed');
-      case 'Full':
-        throw new GatewayError('RateLimited', undefined, { retryAfterSeconds: 60 });
+      case 'Written':
+        return { ok: true, pipeline: result.pipeline };
       case 'Gone':
-        throw new GatewayError('NotFound');
+        return refuse('NotFound');
+      case 'Contended':
+        return refuse('Contended');
+      case 'Kept':
+        if (result.verdict === 'NotWaiting') {
+          const decision = this.decide(result.pipeline, id, environment);
+          return notWaiting(
+            waitingFor(decision, record.revision, environment) ?? `${environment} moved on`,
+          );
+        }
+        return refuse(result.verdict === 'Recorded' ? 'Contended' : result.verdict);
     }
   }
 
@@ -177,7 +210,7 @@ export class Authorizer {
     const fields = { ...answer, gate: answer.gate?.summary, kind: record.kind };
     this.deps.logger.info(fields, 'authorization recorded');
     try {
-      await this.deps.writer.emitEvent(authorizationEvent(pipeline, record, answer));
+      await this.deps.events.emitEvent(authorizationEvent(pipeline, record, answer));
     } catch {
       // The record is what counts; a lost Event costs the audit trail nothing (status has it).
       this.deps.logger.warn({ pipeline: answer.pipeline }, 'authorization event not recorded');
@@ -205,18 +238,28 @@ function recordOf(
   };
 }
 
-/** Refuses unless `environment` is deciding on exactly `revision` behind its gate. */
-function checkWaiting(decision: EnvironmentDecision, revision: string, environment: string): void {
+/**
+ * Undefined when `environment` is deciding on exactly `revision` behind its gate; otherwise
+ * why not, for a NotWaiting answer (naming the revision it waits for, if any).
+ */
+function waitingFor(
+  decision: EnvironmentDecision | undefined,
+  revision: string,
+  environment: string,
+): string | undefined {
+  if (decision === undefined) return `${environment} is not in the Pipeline`;
   const deciding = decision.gate !== undefined && decision.revision === revision;
-  if (deciding && STATES[decision.outcome] !== undefined) return;
-  const waitingFor = decision.outcome === 'WaitingApproval' ? decision.revision : undefined;
-  throw notWaiting(
-    waitingFor === undefined
-      ? `${environment} is not waiting for an approval (${decision.reason}: ${display(decision.message, 200)})`
-      : `${environment} is waiting for ${display(waitingFor)}, not ${display(revision)}`,
-  );
+  if (deciding && STATES[decision.outcome] !== undefined) return undefined;
+  const waiting = decision.outcome === 'WaitingApproval' ? decision.revision : undefined;
+  return waiting === undefined
+    ? `${environment} is not waiting for an approval (${decision.reason}: ${display(decision.message, 200)})`
+    : `${environment} is waiting for ${display(waiting)}, not ${display(revision)}`;
 }
 
-function notWaiting(detail: string): GatewayError {
-  return new GatewayError('NotWaiting', detail);
+function refuse(reason: 'NotFound' | 'Forbidden' | 'Replayed' | 'Full' | 'Contended') {
+  return { ok: false as const, refusal: { reason } };
+}
+
+function notWaiting(detail: string) {
+  return { ok: false as const, refusal: { reason: 'NotWaiting' as const, detail } };
 }

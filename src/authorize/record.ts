@@ -1,26 +1,16 @@
 /**
- * Recording one authorization in status.environments[env].approvals, the way a promotion is
- * claimed: an optimistic-concurrency write with the Pipeline's resourceVersion as precondition,
- * so every replica sees it and a restart loses none. A credential id already recorded anywhere
+ * Recording one authorization in status.environments[env].approvals, as a change handed to the
+ * one status writer (resourceVersion precondition, re-applied on a conflict), so every replica
+ * sees it and a restart loses none. A credential id already recorded anywhere
  * in the Pipeline is a replay. Old records are pruned as the new one is added: those of the
  * current and the previous revision stay, and any whose credential has not expired yet.
  */
-import type { PipelineWriter } from '../kube/types.js';
-import { readPipeline, replacePipelineStatus } from '../pipeline/status-write.js';
+import type { StatusChange } from '../kube/status-writer.js';
 import { parseTimestamp } from '../pipeline/time.js';
 import type { AuthorizationRecord, Pipeline, PipelineStatus } from '../pipeline/types.js';
 
 /** The most records one environment keeps (the CRD's maxItems). */
 export const MAX_RECORDS = 256;
-/** How often a 409 is answered by re-reading and trying again. */
-const MAX_CONFLICT_RETRIES = 5;
-
-/** What became of the write. */
-export type RecordResult =
-  | { outcome: 'Recorded'; pipeline: Pipeline }
-  | { outcome: 'Replayed' }
-  | { outcome: 'Full' }
-  | { outcome: 'Gone' };
 
 /** Whether a credential id is recorded in any environment of the Pipeline. */
 export function isUsed(status: PipelineStatus | undefined, jti: string): boolean {
@@ -47,50 +37,44 @@ export function pruned(
 }
 
 function withRecord(
-  pipeline: Pipeline,
+  status: PipelineStatus | undefined,
   environment: string,
   kept: AuthorizationRecord[],
-): Pipeline {
-  const environments = pipeline.status?.environments ?? {};
+): PipelineStatus {
+  const environments = status?.environments ?? {};
   return {
-    ...pipeline,
-    status: {
-      ...pipeline.status,
-      environments: {
-        ...environments,
-        [environment]: { ...environments[environment], approvals: kept },
-      },
+    ...status,
+    environments: {
+      ...environments,
+      [environment]: { ...environments[environment], approvals: kept },
     },
   };
 }
 
 /**
- * Adds `record` to `environment` of `pipeline` (as read). Replayed when its `jti` is already
- * recorded; Full when the environment holds MAX_RECORDS live records; Gone when the Pipeline was
- * deleted. A conflict re-reads and re-checks, at most a few times, then throws.
+ * Recorded: the record was added. Replayed: its `jti` is already recorded. Full: the
+ * environment holds MAX_RECORDS live records. NotWaiting: the stored status no longer lets the
+ * environment take this authorization (a promotion or a rejection overtook it).
  */
-export async function recordAuthorization(
-  writer: PipelineWriter,
-  pipeline: Pipeline,
+export type RecordVerdict = 'Recorded' | 'Replayed' | 'Full' | 'NotWaiting';
+
+/**
+ * Adding `record` to `environment` as a status change, re-applied to whatever is stored after a
+ * conflict: a replay is refused first, then `stillWaiting` (pure) must hold on the stored
+ * Pipeline, then the environment's records are pruned and the new one added.
+ */
+export function authorizationChange(
   environment: string,
   record: AuthorizationRecord,
   now: number,
-): Promise<RecordResult> {
-  let current = pipeline;
-  for (let attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
-    if (record.jti !== undefined && isUsed(current.status, record.jti))
-      return { outcome: 'Replayed' };
-    const existing = current.status?.environments?.[environment]?.approvals ?? [];
+  stillWaiting: (stored: Pipeline) => boolean,
+): StatusChange<RecordVerdict> {
+  return (stored) => {
+    if (record.jti !== undefined && isUsed(stored.status, record.jti)) return { keep: 'Replayed' };
+    if (!stillWaiting(stored)) return { keep: 'NotWaiting' };
+    const existing = stored.status?.environments?.[environment]?.approvals ?? [];
     const kept = [...pruned(existing, record.revision, now), record];
-    if (kept.length > MAX_RECORDS) return { outcome: 'Full' };
-    const written = await replacePipelineStatus(writer, withRecord(current, environment, kept));
-    if (written.outcome !== 'Conflict')
-      return written.outcome === 'Gone'
-        ? written
-        : { outcome: 'Recorded', pipeline: written.pipeline };
-    const fresh = await readPipeline(writer, current);
-    if (fresh === undefined) return { outcome: 'Gone' };
-    current = fresh;
-  }
-  throw new Error(`authorization of ${environment} conflicted ${MAX_CONFLICT_RETRIES + 1} times`);
+    if (kept.length > MAX_RECORDS) return { keep: 'Full' };
+    return { write: withRecord(stored.status, environment, kept), verdict: 'Recorded' };
+  };
 }

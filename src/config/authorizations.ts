@@ -4,8 +4,8 @@
  * policies naming a configured issuer, no SSO identity claimed by two approvers).
  */
 import type { KeyObject } from 'node:crypto';
-import { importStaticKey } from '../auth/keys.js';
 import type { CheckedInput } from './input.js';
+import { approvalAlgorithm, importPublicKey } from './keys.js';
 import { problem } from './schema.js';
 import { resolveSecret, type SecretContext } from './secrets.js';
 import type { ApproverConfig, AuthorizationConfig } from './types.js';
@@ -14,15 +14,14 @@ import type { ApproverConfig, AuthorizationConfig } from './types.js';
 function approvalKeyProblem(text: string): string | undefined {
   let key: KeyObject;
   try {
-    key = importStaticKey(text);
+    key = importPublicKey(text);
   } catch {
-    // The parser's message may quote the key material: say only what was expected.
+    // importPublicKey never echoes the key material; neither does this message.
     return 'must be a PEM public key (SPKI) or a public JWK in JSON';
   }
-  const curve = key.asymmetricKeyDetails?.namedCurve;
-  if (key.asymmetricKeyType === 'ed25519') return undefined;
-  if (key.asymmetricKeyType === 'ec' && curve === 'prime256v1') return undefined;
-  return 'must be an Ed25519 (EdDSA) or P-256 (ES256) public key';
+  return approvalAlgorithm(key) === undefined
+    ? 'must be an Ed25519 (EdDSA) or P-256 (ES256) public key'
+    : undefined;
 }
 
 function buildApprover(

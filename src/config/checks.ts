@@ -2,6 +2,7 @@
  * Rules the JSON Schema cannot express: uniqueness across entries, relations between two
  * fields, and properties of resolved secrets. Each returns problem lines naming the field.
  */
+import { checkClaimTimeout } from './claim-timeout.js';
 import type { CheckedInput } from './input.js';
 import type { SecretBytes } from './types.js';
 import { problem } from './schema.js';
@@ -27,6 +28,7 @@ export function checkInput(input: CheckedInput): string[] {
       'backoffMaxMs',
     ),
     ...leaderTimings(input.leaderElection),
+    ...checkClaimTimeout(input.promotion),
     ...separateMetricsPort(input.server),
   ];
 }

@@ -57,6 +57,20 @@ export class PipelineQueue extends QueueFront<PipelineId> implements PipelineTri
     this.options.onRequest?.(id, source, result);
     return result;
   }
+
+  /**
+   * Re-checks at once, ahead of the resync's and with their failures forgotten, the loaded
+   * Pipelines of `ids` and every Pipeline backing off after a failed check: for when the
+   * management API answers again, so that nothing sleeps through the recovery on a long
+   * backoff. Returns the Pipelines hurried so.
+   */
+  recheckNow(ids: readonly PipelineId[]): Set<PipelineId> {
+    const hurried = new Set(this.queue.expediteBackoffs());
+    for (const id of ids) {
+      if (this.options.has(id) && this.queue.expedite(id) !== 'full') hurried.add(id);
+    }
+    return hurried;
+  }
 }
 
 function queuedOrFull(result: OfferResult): 'queued' | 'full' {

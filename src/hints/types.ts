@@ -6,8 +6,11 @@
 import type { PipelineId } from '../pipeline/id.js';
 import type { ObjectKey } from '../pipeline/object-key.js';
 
-/** Where a hint came from, for logs and metrics only. */
-export type HintSource = 'flux-event' | 'legacy-webhook';
+/**
+ * Where a hint came from, for logs and metrics only; `stale-status` is our own: the status shows
+ * a newer observation of the object than this replica's read.
+ */
+export type HintSource = 'flux-event' | 'legacy-webhook' | 'stale-status';
 
 /** Why a whole Pipeline is re-checked, for logs and metrics only. */
 export type RecheckSource = 'legacy-webhook' | 'resync' | 'hint' | 'spec-change' | 'authorization';

@@ -14,7 +14,7 @@ import { bearerToken } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import type { AuthorizationTarget, Principals } from '../auth/principals.js';
 import type { AuthorizationClaim, Identity } from '../auth/types.js';
-import type { Authorizer } from '../authorize/authorizer.js';
+import type { AuthorizationResult, Authorizer } from '../authorize/authorizer.js';
 import { GatewayError } from '../errors.js';
 import { pipelineId } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
@@ -109,7 +109,7 @@ function registerApprovals(app: Scope, { principals, authorizer, now }: Authoriz
         const { pipeline, environment } = targetOf(request.params);
         return reply
           .code(202)
-          .send(await authorizer.submit(pipeline, environment, principal, claim));
+          .send(answerOf(await authorizer.submit(pipeline, environment, principal, claim)));
       },
     },
   );
@@ -149,7 +149,7 @@ function registerPromotions(
         const { pipeline, environment } = targetOf(request.params);
         return reply
           .code(202)
-          .send(await authorizer.submit(pipeline, environment, principal, claim));
+          .send(answerOf(await authorizer.submit(pipeline, environment, principal, claim)));
       },
     },
   );
@@ -191,13 +191,36 @@ function registerLegacyApproval(app: Scope, options: AuthorizationRouteOptions):
       const identity = callerOf(request);
       const claim: AuthorizationClaim = { revision: request.params.revision, decision: 'approve' };
       const { principal } = authorizationOf(identity, claim);
-      const answer = await options.authorizer.submit(
+      const result = await options.authorizer.submit(
         targetOf(request.params).pipeline,
         request.params.env,
         principal,
         claim,
       );
-      return reply.code(202).send(answer);
+      return reply.code(202).send(answerOf(result));
     },
   });
+}
+
+/**
+ * The 202 body of a recorded (or re-check) authorization, or the registered error of a refusal:
+ * a lost race is a 409 (NotWaiting, Replayed; Contended is worth a retry), never a 5xx.
+ */
+function answerOf(result: AuthorizationResult) {
+  if (result.ok) return result.answer;
+  const { refusal } = result;
+  switch (refusal.reason) {
+    case 'NotWaiting':
+      return fail(new GatewayError('NotWaiting', refusal.detail));
+    case 'Full':
+      return fail(new GatewayError('RateLimited', undefined, { retryAfterSeconds: 60 }));
+    case 'Contended':
+      return fail(new GatewayError('Contended', undefined, { retryAfterSeconds: 1 }));
+    default:
+      return fail(new GatewayError(refusal.reason));
+  }
+}
+
+function fail(error: GatewayError): never {
+  throw error;
 }

@@ -19,11 +19,47 @@ export interface PipelineEventHandler {
   remove(namespace: string, name: string): void;
   /** A watch failed; it restarts by itself after `retryInMs`. */
   error(message: string, retryInMs: number): void;
+  /** A watch that had failed is watching again: the management API answers again. */
+  resumed(): void;
+}
+
+/** Makes the informer of one LIST+WATCH path (client-node's makeInformer; a fake in tests). */
+export type InformerFactory = (
+  path: string,
+  list: () => Promise<KubernetesListObject<KubernetesObject>>,
+) => Informer<KubernetesObject>;
+
+/** What a PipelineWatcher may be given besides its cluster: clocks, and informers for tests. */
+export interface PipelineWatcherOptions {
+  scheduler?: Scheduler;
+  informers?: InformerFactory;
+}
+
+/** One informer and its restart bookkeeping. */
+interface Watch {
+  informer: Informer<KubernetesObject>;
+  /** Failures since it last connected: they set the next restart's delay. */
+  failures: number;
+  /** Errors reported so far: a start during which this moved did not connect. */
+  errors: number;
+}
+
+/**
+ * The longest wait before a failed informer is started again. Short, because a watch that
+ * connects again is how a replica notices that the management API is back (claimed promotions
+ * are re-checked then), and a WATCH attempt every 2 s costs about what the Lease's renewals do.
+ */
+const RESTART_MAX_MS = 2_000;
+
+/** The wait before restarting after the `failures`-th failure in a row: 1 s, then 2 s. */
+function restartDelay(failures: number): number {
+  return Math.min(RESTART_MAX_MS, 500 * 2 ** Math.min(failures, 6));
 }
 
 /**
  * Watches Pipelines in the management cluster (all namespaces, or each configured one) with
- * client-node informers, restarting a failed informer with capped exponential backoff.
+ * client-node informers, restarting a failed informer with capped exponential backoff, and
+ * says when one that had failed is watching again.
  */
 export class PipelineWatcher {
   private readonly informers: Informer<KubernetesObject>[] = [];
@@ -33,14 +69,19 @@ export class PipelineWatcher {
   private readonly listed = new Set<Informer<KubernetesObject>>();
   private problem: string | undefined;
   private stopped = false;
+  private readonly scheduler: Scheduler;
+  private readonly makeInformer: InformerFactory;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
     private readonly namespaces: readonly string[],
     private readonly handler: PipelineEventHandler,
     private readonly calls: KubeCalls,
-    private readonly scheduler: Scheduler = realScheduler,
-  ) {}
+    options: PipelineWatcherOptions = {},
+  ) {
+    this.scheduler = options.scheduler ?? realScheduler;
+    this.makeInformer = options.informers ?? ((path, list) => makeInformer(kubeConfig, path, list));
+  }
 
   /** Starts every informer; resolves once each has listed (or failed and scheduled a retry). */
   async start(): Promise<void> {
@@ -90,7 +131,8 @@ export class PipelineWatcher {
       this.listed.add(informer);
       return result;
     };
-    const informer = makeInformer(this.kubeConfig, path, list);
+    const informer = this.makeInformer(path, list);
+    const watch: Watch = { informer, failures: 0, errors: 0 };
     this.informers.push(informer);
     const onObject = (obj: KubernetesObject) => {
       this.handler.upsert(withKind(obj));
@@ -100,28 +142,35 @@ export class PipelineWatcher {
     informer.on('delete', (obj) => {
       this.handler.remove(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
     });
-    let failures = 0;
     informer.on('error', (err: unknown) => {
       this.syncedInformers.delete(informer);
       // stop() aborts the watch, which the informer reports as an error: not worth a restart.
       if (this.stopped) return;
-      failures += 1;
-      const retryIn = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
+      watch.errors += 1;
+      watch.failures += 1;
+      const retryIn = restartDelay(watch.failures);
       this.failed(err, retryIn);
-      this.restartLater(informer, retryIn, () => (failures = 0));
+      this.restartLater(watch, retryIn);
     });
+    const errors = watch.errors;
     try {
       await informer.start();
-      this.markListed(informer);
+      this.connected(watch, errors);
     } catch (err) {
-      this.failed(err, 1000);
-      this.restartLater(informer, 1000, () => undefined);
+      this.failed(err, restartDelay(1));
+      this.restartLater(watch, restartDelay(1));
     }
   }
 
-  private markListed(informer: Informer<KubernetesObject>): boolean {
-    if (!this.listed.has(informer)) return false;
-    this.syncedInformers.add(informer);
+  /**
+   * After a start resolved: whether the informer is listed and watching, and if so marks it
+   * synced. start() resolves even when its list or watch failed: that was reported through
+   * 'error' (which has scheduled the next restart), so errors reported during it mean no.
+   */
+  private connected(watch: Watch, errorsBefore: number): boolean {
+    if (watch.errors !== errorsBefore || !this.listed.has(watch.informer)) return false;
+    watch.failures = 0;
+    this.syncedInformers.add(watch.informer);
     if (this.synced()) this.problem = undefined;
     return true;
   }
@@ -131,19 +180,19 @@ export class PipelineWatcher {
     this.handler.error(this.problem, retryInMs);
   }
 
-  private restartLater(informer: Informer<KubernetesObject>, ms: number, onOk: () => void): void {
+  private restartLater(watch: Watch, ms: number): void {
     if (this.stopped) return;
     const pending = this.scheduler.setTimer(ms, () => {
       this.pendingRestarts.delete(pending);
       if (this.stopped) return;
-      informer.start().then(
+      const errors = watch.errors;
+      watch.informer.start().then(
         () => {
-          // A failed list was reported through 'error', which scheduled its own restart.
-          if (this.markListed(informer)) onOk();
+          if (this.connected(watch, errors)) this.handler.resumed();
         },
         (err: unknown) => {
           this.failed(err, ms);
-          this.restartLater(informer, Math.min(30_000, ms * 2), onOk);
+          this.restartLater(watch, Math.min(RESTART_MAX_MS, ms * 2));
         },
       );
     });

@@ -13,6 +13,11 @@ export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** RFC 3339 with milliseconds, `2026-11-21T10:00:00.123Z`: for ordering observations. */
+export function rfc3339Millis(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 /** MicroTime for `ms` since the epoch: `2026-11-21T10:00:00.000000Z`. */
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/Z$/, '000Z');

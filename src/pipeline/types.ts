@@ -102,6 +102,11 @@ export interface TargetStatusRecord {
   ready: boolean;
   revision?: string;
   error?: string;
+  /**
+   * ours: when the gateway read the state this record shows (RFC 3339 with milliseconds). Reads
+   * that find the same state leave it; a replica never replaces it with an older observation.
+   */
+  observedTime?: string;
 }
 
 /** How a principal proved itself: a person, a CI job, or weave's shared legacy key. */

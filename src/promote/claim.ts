@@ -1,16 +1,15 @@
 /**
- * The claim: an optimistic-concurrency write of the promotion record that must land before any
- * promotion action runs. Whoever's write lands first owns the attempt; everybody else re-reads.
+ * The claim: the promotion record that must land in the status before any promotion action
+ * runs. Whoever's write lands first owns the attempt; everybody else re-reads and re-decides.
  */
 import type { EnvironmentDecision } from '../evaluate/types.js';
-import type { PipelineWriter } from '../kube/types.js';
-import { replacePipelineStatus } from '../pipeline/status-write.js';
+import type { StatusChange } from '../kube/status-writer.js';
+import { jsonEqual } from '../pipeline/json-equal.js';
 import { rfc3339 } from '../pipeline/time.js';
 import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/types.js';
 
-/** Inputs of a claim; `pipeline` is the object as read, its resourceVersion the precondition. */
+/** Inputs of a claim; `pipeline` is the object the decision was computed on. */
 export interface ClaimArgs {
-  writer: PipelineWriter;
   pipeline: Pipeline;
   /** A decision with outcome 'Promote', a revision and an attempt number. */
   decision: EnvironmentDecision;
@@ -20,35 +19,42 @@ export interface ClaimArgs {
   instanceId: string;
 }
 
-/**
- * Claimed: the record is ours and `pipeline` is the stored object after the write.
- * Conflict: someone wrote first; re-read and re-evaluate, never run. Gone: the Pipeline was deleted.
- */
-export type ClaimOutcome =
-  | { outcome: 'Claimed'; pipeline: Pipeline; record: PromotionRecord }
-  | { outcome: 'Conflict' }
-  | { outcome: 'Gone' };
+/** Claimed: the record is ours. Lost: someone else moved first; re-read, never run. */
+export type ClaimVerdict = 'Claimed' | 'Lost';
 
 /**
- * Write status.environments[env].promotion = {phase: 'Claimed', ...} with the read
- * resourceVersion as precondition, keeping every other status field. Throws on a decision that
- * is not a complete Promote, and re-throws write errors other than a deleted Pipeline.
+ * The claim as a status change: status.environments[env].promotion = {phase: 'Claimed', ...},
+ * every other field kept. It applies only while the stored spec, promotion record and
+ * authorizations of the environment are exactly those the decision was computed on: anything
+ * else means another replica claimed (or the inputs moved), which a claim never overrides.
+ * Throws on a decision that is not a complete Promote.
  */
-export async function claimPromotion(args: ClaimArgs): Promise<ClaimOutcome> {
-  const { pipeline } = args;
+export function claimChange(args: ClaimArgs): StatusChange<ClaimVerdict> {
   const record = claimRecord(args);
-  // The object as read already holds this attempt (or a later one): the decision is stale, and
-  // writing would hand a second replica the same attempt. Same answer as a 409: re-read.
-  const stored = pipeline.status?.environments?.[args.decision.environment]?.promotion;
-  if (isClaimedAlready(stored, record)) return { outcome: 'Conflict' };
-  const status = withPromotion(pipeline.status, args.decision.environment, record);
-  const written = await replacePipelineStatus(args.writer, { ...pipeline, status });
-  if (written.outcome !== 'Written') return written;
-  return { outcome: 'Claimed', pipeline: written.pipeline, record };
+  const environment = args.decision.environment;
+  const basis = args.pipeline;
+  return (stored) => {
+    const current = stored.status?.environments?.[environment];
+    // The object as read already holds this attempt (or a later one): the decision is stale, and
+    // writing would hand a second replica the same attempt.
+    if (isClaimedAlready(current?.promotion, record)) return { keep: 'Lost' };
+    if (!sameInputs(basis, stored, environment)) return { keep: 'Lost' };
+    return { write: withPromotion(stored.status, environment, record), verdict: 'Claimed' };
+  };
+}
+
+/** Whether `stored` still holds the spec, record and authorizations `basis` decided on. */
+function sameInputs(basis: Pipeline, stored: Pipeline, environment: string): boolean {
+  if (basis.metadata.generation !== stored.metadata.generation) return false;
+  const before = basis.status?.environments?.[environment];
+  const now = stored.status?.environments?.[environment];
+  return (
+    jsonEqual(before?.promotion, now?.promotion) && jsonEqual(before?.approvals, now?.approvals)
+  );
 }
 
 /** The record a claim writes; validates the decision first. */
-export function claimRecord(args: Omit<ClaimArgs, 'writer'>): PromotionRecord {
+export function claimRecord(args: ClaimArgs): PromotionRecord {
   const { decision, pipeline } = args;
   const { revision, attempt } = decision;
   if (decision.outcome !== 'Promote' || revision === undefined || attempt === undefined) {

@@ -4,15 +4,15 @@
  * and an attempt whose outcome is lost is resolved by the evaluator's retry policy.
  */
 import type { EnvironmentDecision } from '../evaluate/types.js';
-import type { PipelineWriter } from '../kube/types.js';
+import type { StatusWriter } from '../kube/status-writer.js';
 import type { Pipeline, PromotionRecord } from '../pipeline/types.js';
-import { claimPromotion } from './claim.js';
-import { recordOutcome } from './outcome.js';
+import { claimChange } from './claim.js';
+import { outcomeChange } from './outcome.js';
 import type { PromotionStrategy, StrategyResult } from './strategies/types.js';
 
-/** Inputs of one promotion; `pipeline` as read (its resourceVersion guards the claim). */
+/** Inputs of one promotion; `pipeline` is the object the decision was computed on. */
 export interface ExecutePromotionArgs {
-  writer: PipelineWriter;
+  status: Pick<StatusWriter, 'apply'>;
   pipeline: Pipeline;
   /** The evaluator's Promote decision for one environment. */
   decision: EnvironmentDecision;
@@ -20,19 +20,19 @@ export interface ExecutePromotionArgs {
   strategy: PromotionStrategy;
   now: number;
   instanceId: string;
-  /** Conflict re-reads allowed while recording the outcome (default 3). */
-  maxConflictRetries?: number;
 }
 
 /**
- * Promoted / Failed: the strategy ran and its outcome is stored in `pipeline`. Conflict / Gone:
- * the claim did not land and nothing ran. Superseded: it ran, but another replica has re-claimed
- * since, so its record was left alone. Unrecorded: it ran, but the outcome could not be written.
+ * Promoted / Failed: the strategy ran and its outcome is stored in `pipeline`. Conflict: the
+ * claim did not land (another replica claimed, or the inputs moved, or the status stayed
+ * contended) and nothing ran. Gone: the Pipeline was deleted. Superseded: it ran, but another
+ * replica has re-claimed since, so its record was left alone. Unrecorded: it ran, but the
+ * outcome could not be written; the claim timeout resolves it.
  */
 export type PromotionOutcome =
   | { outcome: 'Promoted'; pipeline: Pipeline; record: PromotionRecord; result: StrategyResult }
   | { outcome: 'Failed'; pipeline: Pipeline; record: PromotionRecord; result: StrategyResult }
-  | { outcome: 'Conflict' }
+  | { outcome: 'Conflict'; pipeline?: Pipeline }
   | { outcome: 'Gone' }
   | { outcome: 'Superseded'; result: StrategyResult }
   | { outcome: 'Unrecorded'; result: StrategyResult; error?: unknown };
@@ -42,41 +42,38 @@ export type PromotionOutcome =
  * strategy has not run then); every failure after the strategy ran becomes a named outcome.
  */
 export async function executePromotion(args: ExecutePromotionArgs): Promise<PromotionOutcome> {
-  const claim = await claimPromotion(args);
-  if (claim.outcome !== 'Claimed') return claim;
-
+  const claimed = await args.status.apply(args.pipeline, claimChange(args));
+  if (claimed.outcome === 'Gone') return claimed;
+  if (claimed.outcome === 'Contended') return { outcome: 'Conflict' };
+  if (claimed.outcome === 'Kept' || claimed.verdict !== 'Claimed') {
+    return { outcome: 'Conflict', pipeline: claimed.pipeline };
+  }
+  const pipeline = claimed.pipeline;
+  const record = pipeline.status?.environments?.[args.decision.environment]?.promotion;
+  if (record === undefined) return { outcome: 'Conflict', pipeline };
   const { environment } = args.decision;
   const result = await runOnce(args.strategy, {
-    pipeline: claim.pipeline,
+    pipeline,
     environment,
-    revision: claim.record.revision,
-    attempt: claim.record.attempt ?? 1,
+    revision: record.revision,
+    attempt: record.attempt ?? 1,
   });
-
   try {
-    const recorded = await recordOutcome({
-      writer: args.writer,
-      pipeline: claim.pipeline,
-      environment,
-      claim: claim.record,
-      result,
-      ...(args.maxConflictRetries === undefined
-        ? {}
-        : { maxConflictRetries: args.maxConflictRetries }),
-    });
+    const { change, record: outcome } = outcomeChange(environment, record, result);
+    const recorded = await args.status.apply(pipeline, change);
     switch (recorded.outcome) {
-      case 'Recorded':
+      case 'Written':
         return {
           outcome: result.ok ? 'Promoted' : 'Failed',
           pipeline: recorded.pipeline,
-          record: recorded.record,
+          record: outcome,
           result,
         };
-      case 'Superseded':
+      case 'Kept':
         return { outcome: 'Superseded', result };
       case 'Gone':
         return { outcome: 'Gone' };
-      case 'Unrecorded':
+      case 'Contended':
         return { outcome: 'Unrecorded', result };
     }
   } catch (error) {

@@ -6,7 +6,9 @@
 import { realScheduler, type Scheduler } from '../clock.js';
 import { backoffDelay } from './backoff.js';
 import { ReadyGroups } from './ready-groups.js';
+import { QueueReport } from './report.js';
 import { RunSpacing } from './run-spacing.js';
+import { Waiters } from './waiters.js';
 import type {
   Base,
   Entry,
@@ -15,7 +17,6 @@ import type {
   ReadyEntry,
   RunningEntry,
   ScheduledEntry,
-  WorkQueueEvent,
   WorkQueueOptions,
   WorkQueueStats,
 } from './types.js';
@@ -29,19 +30,12 @@ export class WorkQueue<K> {
   private readonly ready: ReadyGroups<K>;
   private readonly scheduler: Scheduler;
   private readonly random: () => number;
-  private readonly counters = {
-    queued: 0,
-    coalesced: 0,
-    rejected: 0,
-    processed: 0,
-    retried: 0,
-    dropped: 0,
-  };
+  private readonly report: QueueReport<K>;
   private scheduledCount = 0;
   private inFlight = 0;
   private seq = 0;
   private stopped = false;
-  private idleWaiters: (() => void)[] = [];
+  private readonly idleWaiters = new Waiters(() => this.isIdle());
   private readonly spacing: RunSpacing;
 
   /** Builds a queue that starts processing on the first offer. */
@@ -50,6 +44,7 @@ export class WorkQueue<K> {
     this.random = options.random ?? Math.random;
     this.spacing = new RunSpacing(options.minRunIntervalMs ?? 0);
     this.ready = new ReadyGroups(options.perGroupConcurrency);
+    this.report = new QueueReport(options.observer);
   }
 
   /**
@@ -69,20 +64,37 @@ export class WorkQueue<K> {
     return this.request(key, this.scheduler.now() + Math.max(0, ms), false);
   }
 
+  /**
+   * Runs `key` as soon as possible, ahead of non-urgent keys, with its failures forgotten
+   * (client-go's Forget): for when what it failed on has recovered. Unlike offer it cuts a retry
+   * backoff short, and a run in flight runs once more. Same results as offer.
+   */
+  expedite(key: K): OfferResult {
+    const entry = this.entries.get(this.options.keyOf(key));
+    if (entry !== undefined) entry.failures = 0;
+    return this.request(key, this.scheduler.now(), false, true);
+  }
+
+  /** Expedites every key waiting out a retry backoff, and returns them. */
+  expediteBackoffs(): K[] {
+    const waiting = [...this.entries.values()].filter((e) => e.state === 'scheduled' && e.backoff);
+    for (const entry of waiting) this.expedite(entry.key);
+    return waiting.map((e) => e.key);
+  }
+
   /** Current counters and gauges. */
   stats(): WorkQueueStats {
     return {
       depth: this.ready.size,
       scheduled: this.scheduledCount,
       inFlight: this.inFlight,
-      ...this.counters,
+      ...this.report.counters,
     };
   }
 
   /** Resolves when nothing is ready, due or running (timers set for later do not count). */
   idle(): Promise<void> {
-    if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.idleWaiters.wait();
   }
 
   /** Stops taking work, cancels timers and drops waiting keys; resolves when runs finish. */
@@ -93,7 +105,7 @@ export class WorkQueue<K> {
       this.detach(entry);
       this.entries.delete(entry.id);
     }
-    this.notifyIdle();
+    this.idleWaiters.wake();
     return this.idle();
   }
 
@@ -193,7 +205,7 @@ export class WorkQueue<K> {
     this.inFlight++;
     const startedAt = this.scheduler.now();
     this.spacing.started(id, startedAt);
-    this.emit({ type: 'start', key, waitedMs: startedAt - ready.readyAt });
+    this.report.emit({ type: 'start', key, waitedMs: startedAt - ready.readyAt });
     void this.run(running, startedAt);
   }
 
@@ -221,7 +233,7 @@ export class WorkQueue<K> {
     this.entries.delete(entry.id);
     if (!this.stopped) this.settle(entry, result, error, startedAt);
     this.dispatch();
-    this.notifyIdle();
+    this.idleWaiters.wake();
   }
 
   /** Decides what follows a run: nothing, the pending run, a retry, or a drop. */
@@ -234,8 +246,8 @@ export class WorkQueue<K> {
     const now = this.scheduler.now();
     const pendingAt = entry.dirty ? now : entry.laterAt;
     if (result !== 'retry') {
-      this.counters.processed++;
-      this.emit({ type: 'done', key: entry.key, durationMs: now - startedAt });
+      this.report.counters.processed++;
+      this.report.emit({ type: 'done', key: entry.key, durationMs: now - startedAt });
       // A run that asks to be requeued is done for now; an earlier pending run still wins.
       const requeueAt = result === 'done' ? undefined : now + Math.max(0, result.requeueAfterMs);
       const at = Math.min(pendingAt ?? Infinity, requeueAt ?? Infinity);
@@ -244,16 +256,16 @@ export class WorkQueue<K> {
     }
     const failures = entry.failures + 1;
     if (failures > this.options.maxRetries) {
-      this.counters.dropped++;
-      this.emit({ type: 'dropped', key: entry.key, attempts: failures, error });
+      this.report.counters.dropped++;
+      this.report.emit({ type: 'dropped', key: entry.key, attempts: failures, error });
       // An offer made during the failing run is new work: it gets a fresh retry budget.
       if (pendingAt !== undefined) this.place({ ...entry, failures: 0 }, pendingAt, false);
       return;
     }
     const { retryBaseMs, retryMaxMs } = this.options;
     const delayMs = backoffDelay(failures, retryBaseMs, retryMaxMs, this.random);
-    this.counters.retried++;
-    this.emit({ type: 'retry', key: entry.key, retry: failures, delayMs, error });
+    this.report.counters.retried++;
+    this.report.emit({ type: 'retry', key: entry.key, retry: failures, delayMs, error });
     // Offers made during the run merge into the retry (they do not cut a backoff short);
     // an addAfter for an earlier time wins, as it would over a scheduled backoff.
     const retryAt = now + delayMs;
@@ -271,28 +283,13 @@ export class WorkQueue<K> {
     return true;
   }
 
-  private notifyIdle(): void {
-    if (this.idleWaiters.length === 0 || !this.isIdle()) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
   private reject(key: K): OfferResult {
-    this.emit({ type: 'full', key });
+    this.report.emit({ type: 'full', key });
     return this.count('rejected');
   }
 
   private count(result: 'queued' | 'coalesced' | 'rejected'): OfferResult {
-    this.counters[result]++;
+    this.report.counters[result]++;
     return result === 'rejected' ? 'full' : result;
-  }
-
-  private emit(event: WorkQueueEvent<K>): void {
-    try {
-      this.options.observer?.(event);
-    } catch {
-      // A broken metrics hook must not corrupt the queue's bookkeeping.
-    }
   }
 }

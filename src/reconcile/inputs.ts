@@ -25,6 +25,18 @@ export function statusesFor(
   return out;
 }
 
+/** When each target's stored status was read (ms), aligned like statusesFor; undefined = never. */
+export function observedTimes(
+  verified: VerifiedTargets,
+  pipeline: Pipeline,
+  targets: readonly CatalogTarget[],
+): Record<string, (number | undefined)[]> {
+  const out: Record<string, (number | undefined)[]> = {};
+  for (const env of pipeline.spec.environments) out[env.name] = [];
+  for (const t of targets) (out[t.environment] ??= [])[t.index] = verified.get(t.key)?.readAt;
+  return out;
+}
+
 /** What the evaluator takes from the gateway's configuration. */
 export interface EvaluationSettings {
   policy: RetryPolicy;

@@ -25,11 +25,14 @@ export interface PipelineEventsDeps {
   started: () => boolean;
   /** The legacy webhook's keys, read ahead for every Pipeline that names a Secret. */
   legacyKeys: Pick<LegacyKeyStore, 'track' | 'forget'>;
+  /** The watch is watching again after failing: what waited on the management API can go on. */
+  resumed: () => void;
 }
 
 /** The watch handler that keeps the catalog and the re-checks in step with the API server. */
 export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
   const { catalog, logger } = deps;
+  let lastProblem: string | undefined;
   return {
     upsert: (object: KubeObject) => {
       const checked = checkPipeline(object);
@@ -60,7 +63,15 @@ export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
       deps.legacyKeys.forget(id);
     },
     error: (message, retryInMs) => {
-      logger.warn({ retryInMs }, `${message}; retrying`);
+      // A failing watch restarts every few seconds: the same failure again is only debug.
+      const level = message === lastProblem ? 'debug' : 'warn';
+      lastProblem = message;
+      logger[level]({ retryInMs }, `${message}; retrying`);
+    },
+    resumed: () => {
+      lastProblem = undefined;
+      logger.info('the Pipeline watch is watching again');
+      deps.resumed();
     },
   };
 }

@@ -7,10 +7,10 @@ import type {
   RetryPolicy,
   TargetStatus,
 } from '../evaluate/types.js';
-import type { PipelineWriter } from '../kube/types.js';
+import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf } from '../pipeline/id.js';
-import { readPipeline } from '../pipeline/status-write.js';
+import { parseTimestamp } from '../pipeline/time.js';
 import type { Pipeline } from '../pipeline/types.js';
 import { executePromotion, type PromotionOutcome } from '../promote/promoter.js';
 import type { PromotionStrategy } from '../promote/strategies/types.js';
@@ -19,7 +19,8 @@ import { evaluatePipeline, statusesFor } from './inputs.js';
 
 /** What promoting needs besides the evaluation. */
 export interface PromotionDeps {
-  writer: PipelineWriter;
+  /** The one writer of the Pipeline status, and its fresh reads. */
+  status: Pick<StatusWriter, 'apply' | 'read'>;
   verified: VerifiedTargets;
   policy: RetryPolicy;
   /** Approval floors by environment name. */
@@ -61,20 +62,21 @@ export async function promoteAll(
   const wanted = promotions(evaluation);
   if (wanted.length === 0) return { evaluation, conflicts: 0, retry: false };
   await confirmInputs(deps, pipeline, targets, wanted);
-  const fetched = await readPipeline(deps.writer, pipeline);
+  const fetched = await deps.status.read(pipeline.metadata);
   if (fetched === undefined) return { evaluation, conflicts: 0, retry: false };
   let current = fetched;
   if (current.metadata.generation !== pipeline.metadata.generation) {
     // The spec moved; the index catches up from the watch and re-checks this pipeline then.
     return { evaluation, pipeline: current, conflicts: 0, retry: true };
   }
+  await rereadBehindRecords(deps, current, targets, wanted);
   const statuses = statusesFor(deps.verified, current, targets);
   let conflicts = 0;
   for (const decision of promotions(evaluateOn(deps, current, statuses))) {
     const strategy = deps.strategyFor(current, decision.environment);
     if (strategy === undefined) continue;
     const outcome = await executePromotion({
-      writer: deps.writer,
+      status: deps.status,
       pipeline: current,
       decision,
       strategy,
@@ -85,11 +87,47 @@ export async function promoteAll(
     logOutcome(deps.logger, current, decision, outcome);
     if (outcome.outcome === 'Conflict') conflicts += 1;
     if (outcome.outcome === 'Gone') return { evaluation, conflicts, retry: false };
-    if ('pipeline' in outcome) current = outcome.pipeline;
-    else if (outcome.outcome === 'Conflict') break;
+    if ('pipeline' in outcome && outcome.pipeline !== undefined) current = outcome.pipeline;
+    if (outcome.outcome === 'Conflict') break;
   }
   const final = evaluateOn(deps, current, statusesFor(deps.verified, current, targets));
   return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 };
+}
+
+/**
+ * Another replica's claim made after our reads was decided on reads newer than ours: those of
+ * the environments this decision depends on are read again before deciding, so a replica that
+ * missed a rollout never promotes the revision it last saw over the one just claimed.
+ * Record times have second precision, so reads within the claim's second count as older.
+ */
+async function rereadBehindRecords(
+  deps: PromotionDeps,
+  pipeline: Pipeline,
+  targets: readonly CatalogTarget[],
+  wanted: readonly EnvironmentDecision[],
+): Promise<void> {
+  const dependedOn = dependedOnEnvironments(pipeline, wanted);
+  const times = [...dependedOn].map((env) =>
+    parseTimestamp(pipeline.status?.environments?.[env]?.promotion?.lastAttemptedTime),
+  );
+  const newest = Math.max(...times.map((t) => t ?? -Infinity));
+  if (!Number.isFinite(newest)) return;
+  const behind = targets.filter((t) => {
+    if (!dependedOn.has(t.environment)) return false;
+    const stored = deps.verified.get(t.key);
+    return stored === undefined || stored.readAt < newest + 1000;
+  });
+  if (behind.length > 0) await deps.verified.reread(behind);
+}
+
+/** The environments a decision rests on: its own and every one upstream of it. */
+function dependedOnEnvironments(
+  pipeline: Pipeline,
+  wanted: readonly EnvironmentDecision[],
+): Set<string> {
+  const envNames = pipeline.spec.environments.map((e) => e.name);
+  const furthest = Math.max(...wanted.map((d) => envNames.indexOf(d.environment)));
+  return new Set(envNames.slice(0, furthest + 1));
 }
 
 async function confirmInputs(
@@ -101,9 +139,7 @@ async function confirmInputs(
   // A decision depends on its source, on its own targets (already there? readable?) and on every
   // environment upstream (an Unknown one blocks it), so all of those must be current: a stale
   // read of an unreachable target must not promote what a resync now would not.
-  const envNames = pipeline.spec.environments.map((e) => e.name);
-  const furthest = Math.max(...wanted.map((d) => envNames.indexOf(d.environment)));
-  const dependedOn = new Set(envNames.slice(0, furthest + 1));
+  const dependedOn = dependedOnEnvironments(pipeline, wanted);
   const now = deps.now();
   const stale = targets.filter((t) => {
     if (!dependedOn.has(t.environment)) return false;

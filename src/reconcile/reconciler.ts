@@ -13,11 +13,11 @@ import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/types.js';
 import { rfc3339 } from '../pipeline/time.js';
 import type { ProcessResult } from '../queue/types.js';
-import { evaluatePipeline, statusesFor } from './inputs.js';
+import { evaluatePipeline, observedTimes, statusesFor } from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
-import type { PullRequestRefresher } from './pull-requests.js';
+import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import type { StatusQueue } from '../status/status-queue.js';
-import { syncStatus } from './status-sync.js';
+import { pendingPipelines } from './pending.js';
 import type { PipelineView } from './view.js';
 
 /** What the reconciler needs; all of it injected so tests can use fakes. */
@@ -25,8 +25,8 @@ export interface ReconcilerDeps extends PromotionDeps {
   catalog: PipelineCatalog;
   /** Reads open pull requests' states again and records changes (pull-request strategy). */
   pullRequests?: Pick<PullRequestRefresher, 'refresh' | 'forget' | 'dueInMs'>;
-  /** Writes statuses behind the checks; without it each check writes its own status. */
-  statusWrites?: Pick<StatusQueue, 'request'>;
+  /** Writes the verified view to the status, behind the checks (status/view-sync.ts). */
+  statusWrites: Pick<StatusQueue, 'request'>;
 }
 
 /** The reconciler: pipeline re-checks, and the read side for the API. */
@@ -62,9 +62,13 @@ export class Reconciler {
     this.remember(id, pipeline, statuses, promoted.evaluation);
     const latest = promoted.pipeline ?? pipeline;
     const refreshed = (await this.deps.pullRequests?.refresh(latest)) ?? latest;
-    const inputs = { pipeline: refreshed, targets: statuses, evaluation: promoted.evaluation };
-    if (this.deps.statusWrites === undefined) await syncStatus(this.deps, inputs);
-    else await this.deps.statusWrites.request(id, inputs);
+    await this.deps.statusWrites.request(id, {
+      pipeline: refreshed,
+      targets: statuses,
+      observedAt: observedTimes(verified, pipeline, targets),
+      // The evaluation must be the one of the records the view is written with.
+      evaluation: refreshed === latest ? promoted.evaluation : this.evaluate(refreshed, statuses),
+    });
     const unknown = targets.some((t) => verified.get(t.key)?.status.health === 'Unknown');
     if (unknown || promoted.retry) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);
@@ -83,6 +87,14 @@ export class Reconciler {
   /** The latest verified state and decisions of a pipeline, for GET /v1/pipelines. */
   view(id: PipelineId): PipelineView | undefined {
     return this.views.get(id);
+  }
+
+  /**
+   * Pipelines a check may move on now: a Claimed record, or a latest evaluation that promotes or
+   * waits. What to re-check at once when the management API answers again after failing.
+   */
+  pendingPipelines(): PipelineId[] {
+    return pendingPipelines(this.deps.catalog.all(), this.views);
   }
 
   private evaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): Evaluation {

@@ -21,7 +21,15 @@ export interface ResyncLeadershipDeps {
   logger: GatewayLogger;
   /** Set to 1 while this replica runs the periodic passes, else 0. */
   gauge: { set(value: number): void };
+  /**
+   * Told when this replica takes the Lease, and when a Lease call answers after failed ones:
+   * either way the management API answers, so what waited on it may go on now.
+   */
+  onRecovery?: (cause: LeaseRecovery) => void;
 }
+
+/** What told leader election that the management API answers: see onRecovery. */
+export type LeaseRecovery = 'lease-acquired' | 'lease-answered';
 
 /** The resync's schedule under leader election (or without it, when disabled). */
 export interface ResyncLeadership {
@@ -49,8 +57,14 @@ export function resyncLeadership(deps: ResyncLeadershipDeps): ResyncLeadership {
       stop: () => resync.stop(),
     };
   }
+  const { onRecovery } = deps;
   const elector = new LeaderElector({
-    store: deps.store,
+    store:
+      onRecovery === undefined
+        ? deps.store
+        : answersAgain(deps.store, () => {
+            onRecovery('lease-answered');
+          }),
     namespace: settings.namespace,
     name: settings.name,
     identity: settings.identity,
@@ -64,6 +78,7 @@ export function resyncLeadership(deps: ResyncLeadershipDeps): ResyncLeadership {
   elector.onChange((leader) => {
     gauge.set(leader ? 1 : 0);
     resync.setPeriodic(leader);
+    if (leader) onRecovery?.('lease-acquired');
   });
   return {
     identity: elector.identity,
@@ -78,5 +93,35 @@ export function resyncLeadership(deps: ResyncLeadershipDeps): ResyncLeadership {
       await elector.stop();
       await resync.stop();
     },
+  };
+}
+
+/** What a Lease call resolves to: a failure unless ok, or a 409 (which is an answer too). */
+type LeaseAnswer = { ok: true } | { ok: false; conflict?: boolean };
+
+/**
+ * `store`, calling `answered` on the first answer after calls that failed (unreachable, 5xx,
+ * denied, or thrown): the elector keeps calling every retry period whatever happens, so this is
+ * the earliest sign that the management API is back.
+ */
+export function answersAgain(store: LeaseStore, answered: () => void): LeaseStore {
+  let failing = false;
+  const observe = async <T extends LeaseAnswer>(call: () => Promise<T>): Promise<T> => {
+    let result: T;
+    try {
+      result = await call();
+    } catch (err) {
+      failing = true;
+      throw err;
+    }
+    const failed = !result.ok && result.conflict !== true;
+    if (failing && !failed) answered();
+    failing = failed;
+    return result;
+  };
+  return {
+    get: (namespace, name) => observe(() => store.get(namespace, name)),
+    create: (lease) => observe(() => store.create(lease)),
+    replace: (lease) => observe(() => store.replace(lease)),
   };
 }

@@ -14,6 +14,7 @@ import type {
   PipelineTarget,
   TargetStatusRecord,
 } from '../pipeline/types.js';
+import { jsonEqual } from '../pipeline/json-equal.js';
 import { truncate } from '../pipeline/text.js';
 import { rfc3339 } from '../pipeline/time.js';
 
@@ -188,27 +189,7 @@ function finishCondition(
   };
 }
 
-/**
- * Deep equality of two statuses as JSON: key order is ignored, array order is not, and a key
- * holding undefined counts as absent (it is never serialized).
- */
+/** Deep equality of two statuses as JSON (see jsonEqual); an absent status equals `{}`. */
 export function statusEqual(a: PipelineStatus | undefined, b: PipelineStatus | undefined): boolean {
   return jsonEqual(a ?? {}, b ?? {});
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  const left = definedEntries(a);
-  const right = new Map(definedEntries(b));
-  if (left.length !== right.size) return false;
-  return left.every(([key, value]) => right.has(key) && jsonEqual(value, right.get(key)));
-}
-
-function definedEntries(object: object): [string, unknown][] {
-  return Object.entries(object).filter(([, value]) => value !== undefined);
 }

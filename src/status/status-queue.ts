@@ -4,21 +4,16 @@
  * pending write per Pipeline: a newer computation replaces one not started yet. Promotion
  * records are not written here: the claim and the outcome write those themselves, at once.
  */
-import type { Evaluation, TargetStatus } from '../evaluate/types.js';
 import { commonOptions, type QueueCommon } from '../hints/hint-queue.js';
 import type { PipelineId } from '../pipeline/id.js';
-import type { Pipeline } from '../pipeline/types.js';
 import { QueueFront } from '../queue/front.js';
 import { WorkQueue } from '../queue/work-queue.js';
+import type { ViewInputs } from './view-change.js';
 
 /** What one status write is computed from: the Pipeline as last seen and its check's results. */
-export interface StatusInputs {
-  pipeline: Pipeline;
-  targets: Record<string, TargetStatus[]>;
-  evaluation: Evaluation;
-}
+export type StatusInputs = ViewInputs;
 
-/** Options of StatusQueue; `write` computes and writes one status (syncStatus). */
+/** Options of StatusQueue; `write` computes and writes one status (syncView). */
 export interface StatusQueueOptions extends QueueCommon<PipelineId> {
   write: (inputs: StatusInputs) => Promise<void>;
 }

@@ -1,9 +1,10 @@
-/** [verify]'s side of Kubernetes, wired: cluster readers, verified state, status writes. */
+/** [verify]'s side of Kubernetes, wired: cluster readers, verified state, the status writer. */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { wantedClusters } from '../catalog/wanted-clusters.js';
 import { LegacyKeyStore } from '../auth/legacy-keys.js';
 import { ClusterRegistry } from '../kube/clusters.js';
 import { KubePipelineWriter } from '../kube/pipeline-writer.js';
+import { StatusWriter } from '../kube/status-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { secretKeyReader } from '../kube/secrets.js';
 import { Verifier } from '../verify/verifier.js';
@@ -26,8 +27,15 @@ export function clusterAccess(rt: Runtime, catalog: PipelineCatalog) {
     clusters.noteReadResult(result);
   });
   const writer = new KubePipelineWriter(rt.management, calls, config.promotion.instanceId);
+  const status = new StatusWriter(writer, {
+    scheduler: rt.scheduler,
+    random: rt.random,
+    onAttempt: (result) => {
+      metrics.statusWrites.inc({ result });
+    },
+  });
   const legacyKeys = new LegacyKeyStore(secretKeyReader(rt.management, calls));
-  return { clusters, verified: new VerifiedTargets(verifier, now), writer, legacyKeys };
+  return { clusters, verified: new VerifiedTargets(verifier, now), writer, status, legacyKeys };
 }
 
 /** What clusterAccess builds. */

@@ -25,7 +25,8 @@ function authorizations(
   const authorizer = new Authorizer({
     ...{ catalog, logger, now },
     verified: access.verified,
-    writer: access.writer,
+    status: access.status,
+    events: access.writer,
     policy: config.promotion.retry,
     floors: config.authorizations.floors,
     recheck: (id) => {

@@ -9,10 +9,13 @@ import { pullRequestPorts, pullRequestState } from '../promote/strategies/pull-r
 import { strategyFor } from '../promote/strategies/select.js';
 import type { WorkQueueEvent } from '../queue/types.js';
 import { hintReader } from '../reconcile/on-hint.js';
-import { PullRequestRefresher } from '../reconcile/pull-requests.js';
+import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
-import { syncStatus } from '../reconcile/status-sync.js';
+import { evaluatePipeline } from '../reconcile/inputs.js';
 import { StatusQueue } from '../status/status-queue.js';
+import type { TargetPlace } from '../status/view-change.js';
+import { syncView } from '../status/view-sync.js';
+import type { PipelineId } from '../pipeline/id.js';
 import type { ClusterAccess } from './access.js';
 import type { Runtime } from './runtime.js';
 
@@ -28,7 +31,7 @@ const HINT_READ_SPACING_MS = 1_000;
 /** hints -> verify -> evaluate -> promote -> status: the three queues and the reconciler. */
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
-  const { verified, writer } = access;
+  const { verified, writer, status } = access;
   const { retry: policy, instanceId, webhooks } = config.promotion;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
@@ -37,16 +40,26 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const statusWrites = new StatusQueue({
     ...common,
     observer: queueFailures(logger, 'status write failed', 'pipeline'),
-    write: (inputs) => syncStatus({ writer, logger, now }, inputs),
+    write: (inputs) => syncView({ status, logger, now, evaluate, reread }, inputs),
   });
+  const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>
+    evaluatePipeline(pipeline, targets, { policy, floors: config.authorizations.floors }, now());
+  // A stored record newer than our read is a hint about that object: read it (spaced like any
+  // hint), then the Pipelines that reference it are checked again.
+  const reread = (id: PipelineId, places: readonly TargetPlace[]) => {
+    for (const t of catalog.targetsOf(id)) {
+      if (places.some((p) => p.environment === t.environment && p.index === t.index))
+        hints.offer(t.key, 'stale-status');
+    }
+  };
   const reconciler = new Reconciler({
-    ...{ catalog, verified, writer, policy, instanceId, logger, now },
+    ...{ catalog, verified, status, policy, instanceId, logger, now },
     floors: config.authorizations.floors,
     freshnessMs: FRESHNESS_MS,
     strategyFor: (pipeline, env) =>
       strategyFor(pipeline.spec, env, { writer, webhooks, fetch: rt.fetch, now, pullRequest }),
     pullRequests: new PullRequestRefresher({
-      ...{ writer, logger, now, intervalMs: settings.refreshIntervalMs },
+      ...{ status, logger, now, intervalMs: settings.refreshIntervalMs },
       state: pullRequestState(pullRequest),
     }),
     statusWrites,

@@ -5,14 +5,19 @@ import { KubeLeaseStore } from '../kube/lease.js';
 import { resyncLeadership } from '../resync/leadership.js';
 import { Resync } from '../resync/resync.js';
 import type { ClusterAccess } from './access.js';
+import type { RecoveryCause } from './recovery.js';
 import type { Runtime } from './runtime.js';
 
-/** [resync]: the periodic pass, feeding the same pipeline queue, under leader election. */
+/**
+ * [resync]: the periodic pass, feeding the same pipeline queue, under leader election; taking
+ * the Lease, or a Lease call answering after failed ones, calls `recover`.
+ */
 export function resyncLoop(
   rt: Runtime,
   catalog: PipelineCatalog,
   access: ClusterAccess,
   pipelines: PipelineQueue,
+  recover: (cause: RecoveryCause) => void,
 ) {
   const { config, logger, scheduler, random, metrics, calls } = rt;
   const resync = new Resync({
@@ -34,6 +39,7 @@ export function resyncLoop(
     ),
     ...{ resync, scheduler, random, logger },
     gauge: metrics.resyncLeader,
+    onRecovery: recover,
   });
   return { resync, leadership };
 }

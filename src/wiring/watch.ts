@@ -4,14 +4,19 @@ import { PipelineWatcher } from '../kube/pipeline-watch.js';
 import { pipelineEvents } from '../reconcile/pipeline-events.js';
 import type { ClusterAccess } from './access.js';
 import type { PromotionLoop } from './loop.js';
+import type { RecoveryCause } from './recovery.js';
 import type { Runtime } from './runtime.js';
 
-/** The Pipeline watch, feeding the catalog; re-checks start only once start() has run. */
+/**
+ * The Pipeline watch, feeding the catalog; re-checks start only once start() has run. A watch
+ * that connects again after failing calls `recover`.
+ */
 export function pipelineWatch(
   rt: Runtime,
   catalog: PipelineCatalog,
   access: ClusterAccess,
   loop: PromotionLoop,
+  recover: (cause: RecoveryCause) => void,
 ) {
   const lifecycle = { started: false };
   const handler = pipelineEvents({
@@ -24,14 +29,13 @@ export function pipelineWatch(
     logger: rt.logger,
     started: () => lifecycle.started,
     legacyKeys: access.legacyKeys,
+    resumed: () => {
+      recover('watch-resumed');
+    },
   });
   const { management, config, calls, scheduler } = rt;
-  const watcher = new PipelineWatcher(
-    management,
-    config.pipelineNamespaces,
-    handler,
-    calls,
+  const watcher = new PipelineWatcher(management, config.pipelineNamespaces, handler, calls, {
     scheduler,
-  );
+  });
   return { watcher, lifecycle };
 }

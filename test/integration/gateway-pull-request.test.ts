@@ -33,7 +33,8 @@ const createRoute = (kind: ForgeKind): string =>
   kind === 'github' ? 'POST /repos/{owner}/{repo}/pulls' : 'POST /projects/{id}/merge_requests';
 const PULL_REQUEST_CONFIG = {
   pullRequest: { allowPlainHttp: true, refreshIntervalMs: 0 },
-  retry: { maxAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 1000, claimTimeoutMs: 60_000 },
+  // The default claim timeout: it must exceed a pull-request attempt's bound (docs/configuration.md).
+  retry: { maxAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 1000 },
 };
 
 describe.each<ForgeKind>(['github', 'gitlab'])('pull-request promotions on %s', (kind) => {

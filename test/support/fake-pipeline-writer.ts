@@ -3,6 +3,11 @@
  * matters: resourceVersion preconditions (409 -> conflict), a new resourceVersion on every
  * write, status-only replacement, 404 for deleted objects. It counts calls for assertions.
  */
+import {
+  StatusWriter,
+  type ConflictPolicy,
+  type WriteAttempt,
+} from '../../src/kube/status-writer.js';
 import type { EventRecord, KubeObject, PipelineWriter } from '../../src/kube/types.js';
 import type { Pipeline } from '../../src/pipeline/types.js';
 
@@ -97,4 +102,26 @@ function keyOf(namespace: string, name: string): string {
 
 function clone<T>(value: T): T {
   return structuredClone(value);
+}
+
+/**
+ * The one status writer over `port`, with timers that fire at once (its conflict pauses take no
+ * time in unit tests) and no jitter; `attempts` collects every attempt's result.
+ */
+export function statusWriterOver(
+  port: PipelineWriter,
+  attempts: WriteAttempt[] = [],
+  policy?: ConflictPolicy,
+): StatusWriter {
+  return new StatusWriter(port, {
+    scheduler: {
+      setTimer: (_ms, fn) => {
+        queueMicrotask(fn);
+        return () => undefined;
+      },
+    },
+    random: () => 1,
+    onAttempt: (result) => attempts.push(result),
+    ...(policy === undefined ? {} : { policy }),
+  });
 }

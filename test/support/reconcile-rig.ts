@@ -12,7 +12,10 @@ import { Reconciler } from '../../src/reconcile/reconciler.js';
 import { VerifiedTargets } from '../../src/verify/verified-targets.js';
 import { Verifier } from '../../src/verify/verifier.js';
 import { FakeClusters } from './fake-clusters.js';
-import { FakePipelineWriter } from './fake-pipeline-writer.js';
+import { evaluatePipeline } from '../../src/reconcile/inputs.js';
+import type { TargetPlace } from '../../src/status/view-change.js';
+import { syncView } from '../../src/status/view-sync.js';
+import { FakePipelineWriter, statusWriterOver } from './fake-pipeline-writer.js';
 
 /** The management cluster's name in the rig; every target lives on it. */
 export const MGMT = 'mgmt';
@@ -45,14 +48,35 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
   catalog.upsert(stored);
   const verified = new VerifiedTargets(new Verifier(clusters), now);
   const outcomes: string[] = [];
+  const status = statusWriterOver(writer);
+  const policy = {
+    maxAttempts: 3,
+    backoffBaseMs: 10_000,
+    backoffMaxMs: 60_000,
+    claimTimeoutMs: 60_000,
+  };
+  const logger = createLogger('silent');
+  /** Targets the view sync asked to read again (a stored record was newer than ours). */
+  const rereads: TargetPlace[][] = [];
+  const viewSync = {
+    status,
+    logger,
+    now,
+    evaluate: (p: Pipeline, t: Parameters<typeof evaluatePipeline>[1]) =>
+      evaluatePipeline(p, t, { policy, floors: {} }, now()),
+    reread: (_id: PipelineId, places: readonly TargetPlace[]) => {
+      rereads.push([...places]);
+    },
+  };
   const reconciler = new Reconciler({
     catalog,
     verified,
-    writer,
-    policy: { maxAttempts: 3, backoffBaseMs: 10_000, backoffMaxMs: 60_000, claimTimeoutMs: 60_000 },
+    status,
+    statusWrites: { request: (_id, inputs) => syncView(viewSync, inputs) },
+    policy,
     floors: {},
     instanceId: 'test',
-    logger: createLogger('silent'),
+    logger,
     now,
     freshnessMs: 2_000,
     strategyFor: (pipeline, env) =>
@@ -69,6 +93,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     verified,
     reconciler,
     outcomes,
+    rereads,
     /** The stored promotion record of `env`. */
     record: (env: string): PromotionRecord | undefined =>
       writer.peek('apps', 'app')?.status?.environments?.[env]?.promotion,

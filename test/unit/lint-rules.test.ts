@@ -37,6 +37,8 @@ describe('import boundaries', () => {
     ['packages/sim-kit/src/x.ts', "import { startFleet } from 'kube-sim';"],
     ['packages/sim-kit/src/x.ts', "import { startForge } from '../../forge-sim/src/index.js';"],
     ['src/ingress/x.ts', "import { readBody } from 'sim-kit';"],
+    ['src/config/x.ts', "import { importStaticKey } from '../auth/keys.js';"],
+    ['src/config/x.ts', "import type { Identity } from '../auth/types.js';"],
   ])('%s may not: %s', async (path, code) => {
     expect(await ruleIds(path, code)).toContain('no-restricted-imports');
   });
@@ -47,6 +49,7 @@ describe('import boundaries', () => {
     ['src/queue/x.ts', "import { realScheduler } from '../clock.js';"],
     ['src/app.ts', "import { eventsRoutes } from './ingress/events.js';"],
     ['packages/kube-sim/src/x.ts', "import { readBody } from 'sim-kit';"],
+    ['src/auth/x.ts', "import { importPublicKey } from '../config/keys.js';"],
   ])('%s may: %s', async (path, code) => {
     expect(await ruleIds(path, code)).toEqual([]);
   });

@@ -78,4 +78,19 @@ describe('verifySignature', () => {
       ),
     );
   });
+
+  it('property: any header that is not the signature is false, never an exception', () => {
+    const good = signBody(body, key);
+    const headers = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.stringMatching(/^(sha256|sha384|sha512|SHA1|md5|)=[0-9a-fA-F]{0,200}$/),
+      fc.constantFrom(`${good} `, ` ${good}`, `${good},${good}`, good.toUpperCase().slice(0, -1)),
+    );
+    fc.assert(
+      fc.property(headers, (header) => {
+        expect(verifySignature(body, header, [key])).toBe(header.trim().toLowerCase() === good);
+      }),
+    );
+  });
 });

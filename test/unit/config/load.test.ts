@@ -61,7 +61,7 @@ describe('loadConfig', () => {
       maxAttempts: 3,
       backoffBaseMs: 30000,
       backoffMaxMs: 600000,
-      claimTimeoutMs: 600000,
+      claimTimeoutMs: 900000,
     });
     expect(config.promotion.webhooks).toEqual({});
     expect(config.promotion.instanceId).toBe('gw-7');

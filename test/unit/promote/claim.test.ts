@@ -1,10 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { claimPromotion } from '../../../src/promote/claim.js';
+import type { EnvironmentDecision } from '../../../src/evaluate/types.js';
+import { claimChange } from '../../../src/promote/claim.js';
 import { executePromotion } from '../../../src/promote/promoter.js';
 import type { PromotionStrategy, StrategyResult } from '../../../src/promote/strategies/types.js';
-import type { PipelineStatus } from '../../../src/pipeline/types.js';
-import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
+import type { Pipeline, PipelineStatus, PromotionRecord } from '../../../src/pipeline/types.js';
+import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
+
+/** The claim through the one status writer, with the outcomes these tests name. */
+async function claimPromotion(args: {
+  writer: FakePipelineWriter;
+  pipeline: Pipeline;
+  decision: EnvironmentDecision;
+  now: number;
+  instanceId: string;
+}): Promise<
+  | { outcome: 'Claimed'; pipeline: Pipeline; record: PromotionRecord | undefined }
+  | { outcome: 'Conflict' }
+  | { outcome: 'Gone' }
+> {
+  const change = claimChange(args);
+  const result = await statusWriterOver(args.writer).apply(args.pipeline, change);
+  if (result.outcome === 'Gone') return result;
+  if (result.outcome !== 'Written') return { outcome: 'Conflict' };
+  const record = result.pipeline.status?.environments?.[args.decision.environment]?.promotion;
+  return { outcome: 'Claimed', pipeline: result.pipeline, record };
+}
+
+/** `existingStatus` after another replica claimed staging's 1.1.0 first. */
+function claimedByOther(): PipelineStatus {
+  const staging = existingStatus.environments?.staging;
+  const promotion: PromotionRecord = {
+    revision: '1.1.0',
+    attempt: 1,
+    lastAttemptedTime: '2026-03-04T05:06:00Z',
+    phase: 'Claimed',
+    succeeded: false,
+    claimedBy: 'gw-b',
+  };
+  return {
+    ...existingStatus,
+    environments: { ...existingStatus.environments, staging: { ...staging, promotion } },
+  };
+}
 
 const existingStatus: PipelineStatus = {
   observedGeneration: 3,
@@ -101,10 +139,10 @@ describe('claimPromotion', () => {
     ).toBe('2.0.0');
   });
 
-  it('answers Conflict and writes nothing when the resourceVersion is stale', async () => {
+  it('answers Conflict and writes nothing when another replica claimed in between', async () => {
     const writer = new FakePipelineWriter();
     const read = writer.put(samplePipeline(existingStatus));
-    writer.put(samplePipeline(existingStatus)); // someone else wrote in between
+    writer.put(samplePipeline(claimedByOther())); // someone else claimed in between
     const before = writer.peek('flux-system', 'podinfo');
 
     const claim = await claimPromotion({
@@ -119,6 +157,55 @@ describe('claimPromotion', () => {
     expect(writer.writes).toBe(0);
     expect(writer.conflicts).toBe(1);
     expect(writer.peek('flux-system', 'podinfo')).toStrictEqual(before);
+  });
+
+  it('re-applies the claim over a write that left its inputs alone (a view, another environment)', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline(existingStatus));
+    const viewWritten: PipelineStatus = { ...existingStatus, observedGeneration: 4 };
+    writer.put(samplePipeline(viewWritten));
+    const claim = await claimPromotion({
+      writer,
+      pipeline: read,
+      decision: promoteDecision('staging', '1.1.0'),
+      now: T0,
+      instanceId: 'gw-a',
+    });
+    expect(claim.outcome).toBe('Claimed');
+    expect(writer.conflicts).toBe(1);
+    const stored = writer.peek('flux-system', 'podinfo')?.status;
+    expect(stored?.observedGeneration).toBe(4);
+    expect(stored?.environments?.staging?.promotion).toMatchObject({ claimedBy: 'gw-a' });
+  });
+
+  it('does not re-apply when an approval of the environment landed in between', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline(existingStatus));
+    const staging = existingStatus.environments?.staging;
+    const approvals = [
+      {
+        principal: 'bob',
+        kind: 'human' as const,
+        decision: 'reject' as const,
+        revision: '1.1.0',
+        time: '2026-03-04T05:06:00Z',
+      },
+    ];
+    writer.put(
+      samplePipeline({
+        ...existingStatus,
+        environments: { ...existingStatus.environments, staging: { ...staging, approvals } },
+      }),
+    );
+    const claim = await claimPromotion({
+      writer,
+      pipeline: read,
+      decision: promoteDecision('staging', '1.1.0'),
+      now: T0,
+      instanceId: 'gw-a',
+    });
+    expect(claim).toStrictEqual({ outcome: 'Conflict' });
+    expect(writer.writes).toBe(0);
   });
 
   it('answers Conflict without writing when the object as read already holds that attempt', async () => {
@@ -209,11 +296,11 @@ describe('executePromotion and the claim', () => {
   it('never runs the strategy when the claim conflicts', async () => {
     const writer = new FakePipelineWriter();
     const read = writer.put(samplePipeline(existingStatus));
-    writer.put(samplePipeline(existingStatus));
+    writer.put(samplePipeline(claimedByOther()));
     const { strategy, calls } = countingStrategy();
 
     const result = await executePromotion({
-      writer,
+      status: statusWriterOver(writer),
       pipeline: read,
       decision: promoteDecision('staging', '1.1.0'),
       strategy,
@@ -221,7 +308,7 @@ describe('executePromotion and the claim', () => {
       instanceId: 'gw-a',
     });
 
-    expect(result).toStrictEqual({ outcome: 'Conflict' });
+    expect(result.outcome).toBe('Conflict');
     expect(calls).toHaveLength(0);
   });
 
@@ -233,7 +320,7 @@ describe('executePromotion and the claim', () => {
     const results = await Promise.all(
       ['gw-a', 'gw-b'].map((instanceId) =>
         executePromotion({
-          writer,
+          status: statusWriterOver(writer),
           pipeline: read,
           decision: promoteDecision('staging', '1.1.0'),
           strategy,

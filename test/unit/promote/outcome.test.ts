@@ -1,23 +1,55 @@
 import { describe, expect, it } from 'vitest';
-import { claimPromotion, type ClaimOutcome } from '../../../src/promote/claim.js';
-import { MaxRecordMessage, outcomeRecord, recordOutcome } from '../../../src/promote/outcome.js';
+import { claimChange, claimRecord } from '../../../src/promote/claim.js';
+import { MaxRecordMessage, outcomeChange, outcomeRecord } from '../../../src/promote/outcome.js';
+import type { StrategyResult } from '../../../src/promote/strategies/types.js';
 import type { Pipeline, PromotionRecord } from '../../../src/pipeline/types.js';
-import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
+import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 
-type Claimed = Extract<ClaimOutcome, { outcome: 'Claimed' }>;
+interface Claimed {
+  pipeline: Pipeline;
+  record: PromotionRecord;
+}
 
 async function claimed(writer: FakePipelineWriter): Promise<Claimed> {
   const read = writer.put(samplePipeline());
-  const claim = await claimPromotion({
-    writer,
+  const args = {
     pipeline: read,
     decision: promoteDecision('staging', '1.1.0'),
     now: T0,
     instanceId: 'gw-a',
-  });
-  if (claim.outcome !== 'Claimed') throw new Error('claim failed');
-  return claim;
+  };
+  const result = await statusWriterOver(writer).apply(read, claimChange(args));
+  if (result.outcome !== 'Written') throw new Error('claim failed');
+  return { pipeline: result.pipeline, record: claimRecord(args) };
+}
+
+/** The outcome through the one status writer, named as a promotion names it. */
+async function recordOutcome(args: {
+  writer: FakePipelineWriter;
+  pipeline: Pipeline;
+  environment: string;
+  claim: PromotionRecord;
+  result: StrategyResult;
+  maxConflictRetries?: number;
+}) {
+  const policy =
+    args.maxConflictRetries === undefined
+      ? undefined
+      : { maxAttempts: args.maxConflictRetries + 1, baseDelayMs: 1, maxDelayMs: 1 };
+  const status = statusWriterOver(args.writer, [], policy);
+  const { change } = outcomeChange(args.environment, args.claim, args.result);
+  const written = await status.apply(args.pipeline, change);
+  switch (written.outcome) {
+    case 'Written':
+      return { outcome: 'Recorded' as const };
+    case 'Kept':
+      return { outcome: 'Superseded' as const };
+    case 'Gone':
+      return { outcome: 'Gone' as const };
+    case 'Contended':
+      return { outcome: 'Unrecorded' as const, attempts: written.attempts };
+  }
 }
 
 /** Simulates another replica's write of the same Pipeline (e.g. a status update or a re-claim). */
@@ -143,7 +175,7 @@ describe('recordOutcome', () => {
       result: { ok: true, message: 'done' },
     });
 
-    expect(result).toStrictEqual({ outcome: 'Superseded', current: theirs });
+    expect(result).toStrictEqual({ outcome: 'Superseded' });
     expect(stored(writer)).toStrictEqual(theirs);
   });
 
@@ -167,7 +199,7 @@ describe('recordOutcome', () => {
       maxConflictRetries: 2,
     });
 
-    expect(result).toStrictEqual({ outcome: 'Unrecorded', reason: 'ConflictRetriesExhausted' });
+    expect(result).toStrictEqual({ outcome: 'Unrecorded', attempts: 3 });
     expect(writer.conflicts).toBe(3);
     expect(stored(writer)).toStrictEqual(claim.record);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { executePromotion } from '../../../src/promote/promoter.js';
 import { notificationStrategy } from '../../../src/promote/strategies/notification.js';
 import type { PromotionStrategy, StrategyResult } from '../../../src/promote/strategies/types.js';
-import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
+import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 
 function counting(run: () => Promise<StrategyResult>) {
@@ -18,7 +18,7 @@ function counting(run: () => Promise<StrategyResult>) {
 }
 
 const base = (writer: FakePipelineWriter) => ({
-  writer,
+  status: statusWriterOver(writer),
   pipeline: writer.put(samplePipeline()),
   decision: promoteDecision('staging', '1.1.0'),
   now: T0,

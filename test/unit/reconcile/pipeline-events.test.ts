@@ -45,6 +45,7 @@ function setup(started = true) {
       },
       forget: (id) => calls.push(`forget-key ${id}`),
     },
+    resumed: () => calls.push('resumed'),
   });
   return { catalog, calls, logs, handler };
 }
@@ -97,6 +98,18 @@ describe('pipelineEvents', () => {
     expect(calls).toEqual(['forget-key apps/app']);
     expect(logs.join('')).toContain('pipeline ignored: invalid');
     expect(logs.join('')).toContain('apiVersion');
+  });
+
+  it('warns once per streak of the same watch failure, and passes a resumed watch on', () => {
+    const { calls, logs, handler } = setup();
+    const failure = 'listing or watching Pipelines in the management cluster failed: down';
+    handler.error(failure, 1000);
+    handler.error(failure, 2000);
+    expect(logs).toHaveLength(1);
+    handler.resumed();
+    expect(calls).toEqual(['resumed']);
+    handler.error(failure, 1000);
+    expect(logs).toHaveLength(2);
   });
 
   it('forgets a deleted Pipeline, and its legacy key', () => {

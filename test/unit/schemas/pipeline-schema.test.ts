@@ -358,7 +358,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.retryable;
   delete record.retryAfterTime;
   delete record.message;
-  delete dig(
+  const environment = dig(
     openApiOf(copy),
     'properties',
     'status',
@@ -366,7 +366,9 @@ function withoutOurAdditions(crd: Json): Json {
     'environments',
     'additionalProperties',
     'properties',
-  ).approvals;
+  );
+  delete environment.approvals;
+  delete dig(environment, 'targets', 'items', 'properties').observedTime;
   return copy;
 }
 

@@ -13,7 +13,12 @@ import { samplePipeline } from '../../support/pipeline-fixtures.js';
 const id = pipelineId({ namespace: 'flux-system', name: 'podinfo' });
 
 function inputs(tag: string): StatusInputs {
-  return { pipeline: samplePipeline(), targets: {}, evaluation: { decisions: [], tag } as never };
+  return {
+    pipeline: samplePipeline(),
+    targets: {},
+    observedAt: {},
+    evaluation: { decisions: [], tag } as never,
+  };
 }
 
 function tagOf(written: StatusInputs): unknown {

@@ -7,7 +7,7 @@ import { forgeClient, pullRequestText } from './forge-client.js';
 import { gitPusher } from './git-push.js';
 import { currentState } from './refresh.js';
 import type { PullRequestPorts } from './strategy.js';
-import type { PullRequestRefreshDeps } from '../../../reconcile/pull-requests.js';
+import type { PullRequestRefreshDeps } from './state-refresher.js';
 
 /** What the production ports are built from; `fetch` is the forge API's (tests), Git keeps its own. */
 export type PullRequestPortsOptions = Pick<PullRequestPorts, 'settings' | 'readSecret' | 'now'> & {

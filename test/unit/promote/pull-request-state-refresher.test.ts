@@ -12,8 +12,11 @@ import {
   withRequestState,
 } from '../../../src/promote/strategies/pull-request/refresh.js';
 import type { PullRequestRef } from '../../../src/promote/strategies/pull-request/types.js';
-import { PullRequestRefresher } from '../../../src/reconcile/pull-requests.js';
-import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
+import {
+  PullRequestRefresher,
+  requestStateChange,
+} from '../../../src/promote/strategies/pull-request/state-refresher.js';
+import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
 const URL_7 = 'https://github.com/acme/fleet/pull/7';
@@ -46,7 +49,7 @@ function rig(answers: (PullRequestRef['state'] | 'fail')[]) {
   const clock = { now: 1_000_000 };
   const asked: string[] = [];
   const refresher = new PullRequestRefresher({
-    writer,
+    status: statusWriterOver(writer),
     logger: createLogger('silent'),
     now: () => clock.now,
     intervalMs: 60_000,
@@ -134,5 +137,20 @@ describe('pull request state in status', () => {
       pullRequest: { url: URL_7, state: 'merged' },
       message: `pull request ${URL_7} was merged; waiting for the rollout of 6.6.0`,
     });
+  });
+
+  it('records a new state only over the record whose request was read', () => {
+    const pipeline = pipelineWithRequest();
+    const from = pipeline.status?.environments?.prod?.promotion;
+    if (from === undefined) throw new Error('no record');
+    const merged = withRequestState(from, 'merged');
+    const change = requestStateChange('prod', from, merged);
+    const written = change(pipeline);
+    expect('write' in written && written.write.environments?.prod?.promotion).toStrictEqual(merged);
+    // Another promotion replaced the record meanwhile: its request is not ours to mark.
+    const next = pipelineWithRequest();
+    const prod = next.status?.environments?.prod;
+    if (prod?.promotion !== undefined) prod.promotion = { ...prod.promotion, revision: '6.7.0' };
+    expect(change(next)).toStrictEqual({ keep: 'Moved' });
   });
 });

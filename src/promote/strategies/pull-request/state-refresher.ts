@@ -3,19 +3,23 @@
  * state again (spaced per environment by the refresh interval) and records a change, so status
  * says when a request was merged, or closed by a person and not to be reopened.
  */
-import type { PipelineWriter } from '../kube/types.js';
-import type { GatewayLogger } from '../log.js';
-import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
-import { replacePipelineStatus } from '../pipeline/status-write.js';
-import type { Pipeline, PullRequestStrategySpec } from '../pipeline/types.js';
-import { withPromotion } from '../promote/claim.js';
-import type { ForgeFailure } from '../promote/strategies/pull-request/forge-answers.js';
-import { openRequests, withRequestState } from '../promote/strategies/pull-request/refresh.js';
-import type { PullRequestRef } from '../promote/strategies/pull-request/types.js';
+import type { StatusChange, StatusWriter } from '../../../kube/status-writer.js';
+import type { GatewayLogger } from '../../../log.js';
+import { jsonEqual } from '../../../pipeline/json-equal.js';
+import { pipelineIdOf, type PipelineId } from '../../../pipeline/id.js';
+import type {
+  Pipeline,
+  PromotionRecord,
+  PullRequestStrategySpec,
+} from '../../../pipeline/types.js';
+import { withPromotion } from '../../claim.js';
+import type { ForgeFailure } from './forge-answers.js';
+import { openRequests, withRequestState } from './refresh.js';
+import type { PullRequestRef } from './types.js';
 
 /** What the refresher needs; `state` asks the forge (see refresh.ts currentState). */
 export interface PullRequestRefreshDeps {
-  writer: PipelineWriter;
+  status: Pick<StatusWriter, 'apply'>;
   logger: GatewayLogger;
   now: () => number;
   intervalMs: number;
@@ -58,7 +62,12 @@ export class PullRequestRefresher {
         continue;
       }
       if (state === 'open') continue;
-      const written = await this.record(current, environment, withRequestState(record, state));
+      const written = await this.record(
+        current,
+        environment,
+        record,
+        withRequestState(record, state),
+      );
       // Recorded: the request is no longer open. Lost: the next check reads it again.
       checked.delete(key);
       if (written !== undefined) current = written;
@@ -89,17 +98,35 @@ export class PullRequestRefresher {
   private async record(
     pipeline: Pipeline,
     environment: string,
-    record: Parameters<typeof withPromotion>[2],
+    from: PromotionRecord,
+    to: PromotionRecord,
   ): Promise<Pipeline | undefined> {
-    const status = withPromotion(pipeline.status, environment, record);
-    const written = await replacePipelineStatus(this.deps.writer, { ...pipeline, status });
-    if (written.outcome === 'Written') {
-      this.deps.logger.info(
-        { pipeline: pipelineIdOf(pipeline), environment, pullRequest: record.pullRequest },
-        'pull request state changed',
-      );
-      return written.pipeline;
-    }
-    return undefined;
+    const written = await this.deps.status.apply(
+      pipeline,
+      requestStateChange(environment, from, to),
+    );
+    if (written.outcome !== 'Written')
+      return written.outcome === 'Kept' ? written.pipeline : undefined;
+    this.deps.logger.info(
+      { pipeline: pipelineIdOf(pipeline), environment, pullRequest: to.pullRequest },
+      'pull request state changed',
+    );
+    return written.pipeline;
   }
+}
+
+/**
+ * The request's new state as a status change: it applies only while the stored record is still
+ * the one whose request was read (another promotion may have replaced it meanwhile).
+ */
+export function requestStateChange(
+  environment: string,
+  from: PromotionRecord,
+  to: PromotionRecord,
+): StatusChange<'Recorded' | 'Moved'> {
+  return (stored) => {
+    const current = stored.status?.environments?.[environment]?.promotion;
+    if (!jsonEqual(current, from)) return { keep: 'Moved' };
+    return { write: withPromotion(stored.status, environment, to), verdict: 'Recorded' };
+  };
 }

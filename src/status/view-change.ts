@@ -1,0 +1,153 @@
+/**
+ * The verified view as a status change: the targets' records, `waitingApproval`, the conditions
+ * and observedGeneration, computed from this replica's reads and applied to whatever is stored.
+ * Promotion records and authorizations are never touched (their writers own them), and a
+ * replica never writes an older truth over a newer one: every target record carries the time
+ * of the read it shows (`observedTime`), and a view whose read of a target is older than the
+ * stored record's, while saying something else, is not written. Pure.
+ */
+import type { Evaluation, TargetStatus } from '../evaluate/types.js';
+import type { StatusChange } from '../kube/status-writer.js';
+import { jsonEqual } from '../pipeline/json-equal.js';
+import { parseTimestamp, rfc3339Millis } from '../pipeline/time.js';
+import type {
+  EnvironmentStatus,
+  Pipeline,
+  PipelineStatus,
+  TargetStatusRecord,
+} from '../pipeline/types.js';
+import { computeStatus } from './pipeline-status.js';
+
+/** What one view is computed from: the Pipeline as checked, its reads and their evaluation. */
+export interface ViewInputs {
+  pipeline: Pipeline;
+  /** Verified state per environment, aligned with the spec's targets. */
+  targets: Record<string, TargetStatus[]>;
+  /** When each of those was read (ms since the epoch); undefined = never read. */
+  observedAt: Record<string, (number | undefined)[]>;
+  evaluation: Evaluation;
+}
+
+/** One target by its place in the spec. */
+export interface TargetPlace {
+  environment: string;
+  index: number;
+}
+
+/**
+ * Current: the view is (now) what is stored. Stale: the stored records of these targets are
+ * newer than this replica's reads and say otherwise; read them again. Outdated: the stored spec
+ * moved on; the watch brings it and a check follows.
+ */
+export type ViewVerdict =
+  { kind: 'Current' } | { kind: 'Stale'; targets: TargetPlace[] } | { kind: 'Outdated' };
+
+/** What the change needs besides the inputs. */
+export interface ViewChangeOptions {
+  /** Milliseconds since the epoch, for condition transitions. */
+  now: number;
+  /** The evaluation on the stored records, when they differ from the ones checked (pure). */
+  reevaluate: (stored: Pipeline, targets: Record<string, TargetStatus[]>) => Evaluation;
+}
+
+/** The view of `inputs` as a change of the stored status; see the module comment. */
+export function viewChange(
+  inputs: ViewInputs,
+  options: ViewChangeOptions,
+): StatusChange<ViewVerdict> {
+  return (stored) => {
+    if (stored.metadata.generation !== inputs.pipeline.metadata.generation) {
+      return { keep: { kind: 'Outdated' } };
+    }
+    // Records written since the check (a claim, an outcome, an approval) are part of the truth
+    // too: decide on them rather than publish a decision they have overtaken.
+    const evaluation = sameRecords(inputs.pipeline, stored)
+      ? inputs.evaluation
+      : options.reevaluate(stored, inputs.targets);
+    const computed = computeStatus({
+      pipeline: stored,
+      targets: inputs.targets,
+      evaluation,
+      now: options.now,
+    });
+    const stale: TargetPlace[] = [];
+    const environments: Record<string, EnvironmentStatus> = {};
+    for (const [name, env] of Object.entries(computed.environments ?? {})) {
+      const kept = stored.status?.environments?.[name];
+      const targets = (env.targets ?? []).map((record, index) => {
+        const merged = mergeTarget(
+          record,
+          kept?.targets?.[index],
+          inputs.observedAt[name]?.[index],
+        );
+        if (merged === 'stale') stale.push({ environment: name, index });
+        return merged === 'stale' ? record : merged;
+      });
+      environments[name] = withView(kept, targets, env.waitingApproval);
+    }
+    if (stale.length > 0) return { keep: { kind: 'Stale', targets: stale } };
+    return {
+      write: nextStatus(stored.status, computed, environments),
+      verdict: { kind: 'Current' },
+    };
+  };
+}
+
+/** Whether both hold the same promotion records and authorizations in every environment. */
+function sameRecords(a: Pipeline, b: Pipeline): boolean {
+  const names = new Set([
+    ...Object.keys(a.status?.environments ?? {}),
+    ...Object.keys(b.status?.environments ?? {}),
+  ]);
+  for (const name of names) {
+    const x = a.status?.environments?.[name];
+    const y = b.status?.environments?.[name];
+    if (!jsonEqual(x?.promotion, y?.promotion) || !jsonEqual(x?.approvals, y?.approvals)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The record to store for one target: the stored one while it says the same (its observation
+ * time too, so repeated reads write nothing); ours, stamped with our read's time, when ours is
+ * newer; 'stale' when the stored record is newer than our read and says something else.
+ */
+export function mergeTarget(
+  ours: TargetStatusRecord,
+  stored: TargetStatusRecord | undefined,
+  readAt: number | undefined,
+): TargetStatusRecord | 'stale' {
+  if (stored !== undefined && jsonEqual({ ...stored, observedTime: undefined }, ours)) {
+    return stored;
+  }
+  const storedAt = parseTimestamp(stored?.observedTime);
+  if (storedAt !== undefined && (readAt === undefined || readAt <= storedAt)) return 'stale';
+  return readAt === undefined ? ours : { ...ours, observedTime: rfc3339Millis(readAt) };
+}
+
+/** The stored environment with the view's own fields replaced and everything else kept. */
+function withView(
+  kept: EnvironmentStatus | undefined,
+  targets: TargetStatusRecord[],
+  waitingApproval: EnvironmentStatus['waitingApproval'],
+): EnvironmentStatus {
+  const { targets: _targets, waitingApproval: _waiting, ...others } = kept ?? {};
+  return { ...others, targets, ...(waitingApproval === undefined ? {} : { waitingApproval }) };
+}
+
+function nextStatus(
+  stored: PipelineStatus | undefined,
+  computed: PipelineStatus,
+  environments: Record<string, EnvironmentStatus>,
+): PipelineStatus {
+  return {
+    ...stored,
+    ...(computed.observedGeneration === undefined
+      ? {}
+      : { observedGeneration: computed.observedGeneration }),
+    ...(computed.conditions === undefined ? {} : { conditions: computed.conditions }),
+    environments,
+  };
+}
