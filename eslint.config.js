@@ -28,7 +28,7 @@ const impureModules = [
 
 /** The words every stage shares; pure, so the decision core may use them. */
 const vocabulary = [
-  'src/pipeline/types.ts',
+  'src/pipeline/pipeline-resource.ts',
   'src/pipeline/id.ts',
   'src/pipeline/object-key.ts',
   'src/pipeline/api-version.ts',

@@ -8,6 +8,9 @@ const SOURCE_CONDITION = '@promotion-gateway/source';
 export default defineConfig({
   ssr: { resolve: { conditions: [SOURCE_CONDITION] } },
   test: {
+    // Most integration tests wait on sockets and timers, not the CPU: three files at once on
+    // CI's two cores halve the run (one worker per core left them mostly idle).
+    maxWorkers: 3,
     // The JSON report lets .ci/run print one plain "N passed, N failed" line per Node version.
     reporters: ['default', ['json', { outputFile: 'coverage/vitest-report.json' }]],
     projects: [

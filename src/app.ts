@@ -8,8 +8,8 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { AuthSettings } from './auth/authenticate.js';
 import { createJwtKeys, type JwtKeys } from './auth/jwt.js';
 import type { LegacyKeyResolver } from './auth/legacy-keys.js';
-import type { GatewayConfig } from './config/types.js';
-import type { HintSink } from './hints/types.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import type { HintSink } from './hints/sinks.js';
 import { installAuthentication } from './ingress/authenticated.js';
 import { installJsonBody } from './ingress/body.js';
 import { installRequestContext } from './ingress/context.js';

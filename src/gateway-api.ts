@@ -4,7 +4,7 @@
  * status snapshot. Its parts stay inside; what they do shows in status(), logs and metrics.
  */
 import type { PipelineRef } from './pipeline/id.js';
-import type { WorkQueueStats } from './queue/types.js';
+import type { WorkQueueStats } from './queue/queue-model.js';
 import type { PipelineView } from './reconcile/view.js';
 import type { ResyncReport } from './resync/resync.js';
 

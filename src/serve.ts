@@ -13,7 +13,7 @@ import {
   type CommandValues,
 } from './cli/args.js';
 import { ConfigError, loadConfig } from './config/load.js';
-import type { GatewayConfig } from './config/types.js';
+import type { GatewayConfig } from './config/gateway-config.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { createLogger } from './log.js';
 

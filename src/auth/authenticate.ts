@@ -4,8 +4,8 @@
  * one indistinguishable 401.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ClusterConfig, JwtConfig } from '../config/types.js';
-import type { Identity } from './types.js';
+import type { ClusterConfig, JwtConfig } from '../config/gateway-config.js';
+import type { Identity } from './identity.js';
 import { verifySignature } from './hmac.js';
 import { verifyJwt } from './jwt.js';
 import type { JwtKeys } from './jwt.js';

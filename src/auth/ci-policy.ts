@@ -3,7 +3,7 @@
  * the claims a token must carry (exact, or a glob where `*` matches any run of characters),
  * and the pipelines and environments its principal `ci:<policy-name>` may authorize.
  */
-import type { CiPolicyConfig } from '../config/types.js';
+import type { CiPolicyConfig } from '../config/gateway-config.js';
 import type { PipelineRef } from '../pipeline/id.js';
 import { claimText } from './oidc.js';
 

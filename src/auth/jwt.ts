@@ -7,7 +7,7 @@ import { createPublicKey } from 'node:crypto';
 import type { JsonWebKey as NodeJsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWK, JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
-import type { JwtConfig } from '../config/types.js';
+import type { JwtConfig } from '../config/gateway-config.js';
 
 /** Resolves the verification key for a token's protected header (static keys and/or JWKS). */
 export type JwtKeys = JWTVerifyGetKey;

@@ -6,7 +6,7 @@
  * tell from the answer or its timing which Pipelines exist.
  */
 import type { PipelineId } from '../pipeline/id.js';
-import type { Pipeline } from '../pipeline/types.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 
 /** A Pipeline's legacy `hmac-key` as raw bytes; undefined when it has none (or none is known). */
 export type LegacyKeyResolver = (id: PipelineId) => Buffer | undefined;

@@ -5,7 +5,7 @@
  * refetched on an unknown `kid` at most every 30 s, each fetch bounded by a timeout.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { OidcIssuerConfig } from '../config/types.js';
+import type { OidcIssuerConfig } from '../config/gateway-config.js';
 
 /** Remote JWKS fetch settings: short timeout, bounded refetch rate, a 10-minute cache. */
 const REMOTE_JWKS_OPTIONS = {

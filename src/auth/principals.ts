@@ -5,12 +5,12 @@
  * HTTP layer answers with the one indistinguishable 401.
  */
 import { decodeJwt } from 'jose';
-import type { AuthorizationConfig } from '../config/types.js';
+import type { AuthorizationConfig } from '../config/gateway-config.js';
 import type { PipelineRef } from '../pipeline/id.js';
 import { matchingPolicies, policyCovers } from './ci-policy.js';
 import { OidcVerifier } from './oidc.js';
 import { statementSigner, verifyStatement } from './statement.js';
-import type { Identity } from './types.js';
+import type { Identity } from './identity.js';
 
 /** The pipeline and environment a request's URL names. */
 export interface AuthorizationTarget {

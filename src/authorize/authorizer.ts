@@ -7,17 +7,17 @@
  * met. An authorization never stands in for verification: it only lets a gated environment
  * take what the gateway itself verified upstream, and the promotion re-verifies again.
  */
-import type { AuthorizationClaim, Principal } from '../auth/types.js';
+import type { AuthorizationClaim, Principal } from '../auth/identity.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { allows, gateOf } from '../evaluate/gate.js';
-import type { EnvironmentDecision, GateView } from '../evaluate/types.js';
+import type { EnvironmentDecision, GateView } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
-import type { PipelineWriter } from '../kube/types.js';
+import type { PipelineWriter } from '../kube/ports.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineId, type PipelineId, type PipelineRef } from '../pipeline/id.js';
 import { display } from '../pipeline/text.js';
 import { rfc3339 } from '../pipeline/time.js';
-import type { AuthorizationRecord, Pipeline } from '../pipeline/types.js';
+import type { AuthorizationRecord, Pipeline } from '../pipeline/pipeline-resource.js';
 import { evaluatePipeline, statusesFor, type EvaluationSettings } from '../reconcile/inputs.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { authorizationEvent } from './events.js';

@@ -2,8 +2,8 @@
  * The Kubernetes Event that records an authorization on its Pipeline, for `kubectl describe`
  * and for anything that watches Events (a Flux Alert, an audit pipeline).
  */
-import type { EventRecord } from '../kube/types.js';
-import type { AuthorizationRecord, Pipeline } from '../pipeline/types.js';
+import type { EventRecord } from '../kube/ports.js';
+import type { AuthorizationRecord, Pipeline } from '../pipeline/pipeline-resource.js';
 import { display } from '../pipeline/text.js';
 import type { AuthorizationAnswer } from './authorizer.js';
 import { involvedObjectOf } from '../pipeline/involved-object.js';

@@ -7,7 +7,11 @@
  */
 import type { StatusChange } from '../kube/status-writer.js';
 import { parseTimestamp } from '../pipeline/time.js';
-import type { AuthorizationRecord, Pipeline, PipelineStatus } from '../pipeline/types.js';
+import type {
+  AuthorizationRecord,
+  Pipeline,
+  PipelineStatus,
+} from '../pipeline/pipeline-resource.js';
 
 /** The most records one environment keeps (the CRD's maxItems). */
 export const MAX_RECORDS = 256;

@@ -6,7 +6,7 @@
 import { sortApiVersions } from '../pipeline/api-version.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
-import type { Pipeline } from '../pipeline/types.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
 import { StringTable } from './share-strings.js';
 import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';

@@ -3,8 +3,8 @@
  * reference (or nothing, for the management cluster); everything downstream (hint keys, the
  * cluster directory, `/v1/events/{cluster}`) uses one flat string name instead.
  */
-import type { GatewayConfig } from '../config/types.js';
-import type { PipelineTarget } from '../pipeline/types.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import type { PipelineTarget } from '../pipeline/pipeline-resource.js';
 
 /** A GitopsCluster object in the management cluster, by namespace and name. */
 export interface GitopsClusterRef {

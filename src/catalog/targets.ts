@@ -2,11 +2,11 @@
  * A Pipeline's targets resolved to where their app object lives: the gateway's cluster name,
  * the object to read, and the key its verified state is stored under.
  */
-import type { TargetLocation } from '../evaluate/types.js';
+import type { TargetLocation } from '../evaluate/decisions.js';
 import { parseApiVersion } from '../pipeline/api-version.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
-import type { Pipeline } from '../pipeline/types.js';
-import type { ObjectRef } from '../kube/types.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { ObjectRef } from '../kube/ports.js';
 import { clusterNameFor, type ClusterNamingConfig } from './cluster-names.js';
 
 /** One target of a Pipeline, resolved to where its app object lives and how to read it. */

@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '../config/types.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import type { WantedCluster } from '../kube/clusters.js';
 import type { PipelineCatalog } from './catalog.js';
 import { clusterNameFor, gitopsClusterRefOf } from './cluster-names.js';

@@ -9,9 +9,9 @@ import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { statementSigner, verifyStatement, type StatementClaims } from '../auth/statement.js';
 import { loadConfig } from '../config/load.js';
-import type { AuthorizationConfig } from '../config/types.js';
+import type { AuthorizationConfig } from '../config/gateway-config.js';
 import { parseTimestamp } from '../pipeline/time.js';
-import type { AuthorizationRecord, PipelineStatus } from '../pipeline/types.js';
+import type { AuthorizationRecord, PipelineStatus } from '../pipeline/pipeline-resource.js';
 import {
   command,
   required,

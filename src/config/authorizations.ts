@@ -8,7 +8,7 @@ import type { CheckedInput } from './input.js';
 import { approvalAlgorithm, importPublicKey } from './keys.js';
 import { problem } from './schema.js';
 import { resolveSecret, type SecretContext } from './secrets.js';
-import type { ApproverConfig, AuthorizationConfig } from './types.js';
+import type { ApproverConfig, AuthorizationConfig } from './gateway-config.js';
 
 /** What a signed approval may be signed with: Ed25519, or ECDSA on P-256. */
 function approvalKeyProblem(text: string): string | undefined {

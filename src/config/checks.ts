@@ -4,7 +4,7 @@
  */
 import { checkClaimTimeout } from './claim-timeout.js';
 import type { CheckedInput } from './input.js';
-import type { SecretBytes } from './types.js';
+import type { SecretBytes } from './gateway-config.js';
 import { problem } from './schema.js';
 
 /** Every cross-field rule on a schema-valid input; an empty list means all hold. */

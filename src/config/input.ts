@@ -2,7 +2,7 @@
  * The configuration file's own shape (schemas/config.schema.json), before defaults and secret
  * resolution. Code that builds a config without a file (demo, tests) writes one of these.
  */
-import type { PullRequestSettings } from './types.js';
+import type { PullRequestSettings } from './gateway-config.js';
 
 /** Where a secret comes from: exactly one of an inline value, a file's exact bytes, or an env var. */
 export type SecretSource = { value: string } | { file: string } | { env: string };

@@ -13,7 +13,7 @@ import { checkHmacKeysDistinct, checkInput, checkPublicKey } from './checks.js';
 import type { CheckedInput, ConfigInput } from './input.js';
 import { pointerSegment, problem, validateShape } from './schema.js';
 import { resolveSecret, type SecretContext } from './secrets.js';
-import type { ClusterConfig, GatewayConfig, JwtConfig, WebhookEndpoint } from './types.js';
+import type { ClusterConfig, GatewayConfig, JwtConfig, WebhookEndpoint } from './gateway-config.js';
 
 export type { ConfigInput, SecretSource } from './input.js';
 

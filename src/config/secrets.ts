@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { inspect } from 'node:util';
-import type { SecretBytes } from './types.js';
+import type { SecretBytes } from './gateway-config.js';
 import type { SecretSource } from './input.js';
 import { problem } from './schema.js';
 

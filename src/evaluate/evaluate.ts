@@ -2,7 +2,7 @@
  * The pure promotion evaluator: verified target state, stored promotion records and `now` in,
  * one decision per environment out. No I/O and no clock, so every decision is replayable.
  */
-import type { PipelineEnvironment } from '../pipeline/types.js';
+import type { PipelineEnvironment } from '../pipeline/pipeline-resource.js';
 import { Reasons } from './reasons.js';
 import { decideFromRecord, normalisePolicy } from './retry.js';
 import { display } from '../pipeline/text.js';
@@ -14,7 +14,7 @@ import type {
   EvaluationInput,
   RetryPolicy,
   TargetStatus,
-} from './types.js';
+} from './decisions.js';
 
 interface Context {
   input: EvaluationInput;

@@ -9,7 +9,7 @@ import type {
   AuthorizationRecord,
   PipelineEnvironment,
   PipelineSpec,
-} from '../pipeline/types.js';
+} from '../pipeline/pipeline-resource.js';
 
 /** The gateway's floor for environments of one name (config `approvals.floors`). */
 export interface GateFloor {

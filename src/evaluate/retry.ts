@@ -2,11 +2,11 @@
  * What a stored promotion record means for the upstream revision R: done, in flight, waiting
  * out a backoff, worth another attempt, or out of budget. Pure: `now` comes from the caller.
  */
-import type { PromotionRecord } from '../pipeline/types.js';
+import type { PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { Reasons } from './reasons.js';
 import { display } from '../pipeline/text.js';
 import { formatTime, parseTimestamp } from '../pipeline/time.js';
-import type { EnvironmentDecision, RetryPolicy } from './types.js';
+import type { EnvironmentDecision, RetryPolicy } from './decisions.js';
 
 /** A policy with a usable budget: maxAttempts below 1 or not an integer means 1 (no retries). */
 export function normalisePolicy(policy: RetryPolicy): RetryPolicy {

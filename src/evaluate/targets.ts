@@ -3,8 +3,8 @@
  * summarising whether they form a single healthy revision.
  */
 import { display } from '../pipeline/text.js';
-import type { PipelineEnvironment } from '../pipeline/types.js';
-import type { TargetStatus } from './types.js';
+import type { PipelineEnvironment } from '../pipeline/pipeline-resource.js';
+import type { TargetStatus } from './decisions.js';
 
 /** How an environment's targets stand as a source of a revision. */
 export type TargetSummary =

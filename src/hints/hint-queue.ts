@@ -2,13 +2,13 @@
  * The [hints] stage. A hint about an object no Pipeline references is dropped here, before any
  * cluster read; the rest are coalesced per object and processed under a per-cluster cap.
  */
-import type { GatewayConfig } from '../config/types.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import type { Scheduler } from '../clock.js';
 import { QueueFront } from '../queue/front.js';
 import { WorkQueue } from '../queue/work-queue.js';
-import type { ProcessResult, WorkQueueEvent } from '../queue/types.js';
-import type { EnqueueResult, HintSink, HintSource } from './types.js';
+import type { ProcessResult, WorkQueueEvent } from '../queue/queue-model.js';
+import type { EnqueueResult, HintSink, HintSource } from './sinks.js';
 
 /** Global cap on concurrent runs when the caller sets none: several clusters at full cap. */
 export const defaultGlobalConcurrency = 32;

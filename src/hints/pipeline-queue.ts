@@ -5,9 +5,9 @@
 import type { PipelineId } from '../pipeline/id.js';
 import { QueueFront } from '../queue/front.js';
 import { WorkQueue } from '../queue/work-queue.js';
-import type { OfferResult, ProcessResult } from '../queue/types.js';
+import type { OfferResult, ProcessResult } from '../queue/queue-model.js';
 import { commonOptions, doneNow, type QueueCommon } from './hint-queue.js';
-import type { PipelineTrigger, RecheckResult, RecheckSource } from './types.js';
+import type { PipelineTrigger, RecheckResult, RecheckSource } from './sinks.js';
 
 /** Options of PipelineQueue. */
 export interface PipelineQueueOptions extends QueueCommon<PipelineId> {

@@ -17,7 +17,7 @@ import type {
   HookHandlerDoneFunction,
   RouteOptions,
 } from 'fastify';
-import type { Identity } from '../auth/types.js';
+import type { Identity } from '../auth/identity.js';
 import { GatewayError } from '../errors.js';
 
 /** How a route turns a request into an Identity; undefined = not (validly) authenticated. */

@@ -13,7 +13,7 @@ import type { FastifyPluginCallback, FastifyRequest, FastifySchemaValidationErro
 import { bearerToken } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import type { AuthorizationTarget, Principals } from '../auth/principals.js';
-import type { AuthorizationClaim, Identity } from '../auth/types.js';
+import type { AuthorizationClaim, Identity } from '../auth/identity.js';
 import type { AuthorizationResult, Authorizer } from '../authorize/authorizer.js';
 import { GatewayError } from '../errors.js';
 import { pipelineId } from '../pipeline/id.js';

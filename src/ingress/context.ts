@@ -3,7 +3,7 @@
  * is computed over them) and the authenticated Identity. Declared once here for every plugin.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Identity } from '../auth/types.js';
+import type { Identity } from '../auth/identity.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

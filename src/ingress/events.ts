@@ -11,7 +11,7 @@ import type {
 } from 'fastify';
 import { authenticateClusterEvent, type AuthSettings } from '../auth/authenticate.js';
 import { GatewayError } from '../errors.js';
-import type { EnqueueResult, HintSink } from '../hints/types.js';
+import type { EnqueueResult, HintSink } from '../hints/sinks.js';
 import { debugEnabled } from '../log.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { callerOf } from './authenticated.js';
@@ -66,7 +66,7 @@ function eventFields(subject: string, cluster: string, event: FluxEvent) {
 
 /**
  * The per-event line, at debug: a burst of identical events costs one read, and that read
- * logs the info line (see reconcile/on-hint.ts). The fields are built only when debug is on.
+ * logs the info line (see verify/hinted-read.ts). The fields are built only when debug is on.
  */
 function logAccepted(
   log: FastifyBaseLogger,

@@ -7,9 +7,9 @@
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
 import { authenticateLegacy } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
-import type { Identity } from '../auth/types.js';
+import type { Identity } from '../auth/identity.js';
 import { GatewayError } from '../errors.js';
-import type { RecheckResult } from '../hints/types.js';
+import type { RecheckResult } from '../hints/sinks.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
 import { rawBodyOf } from './context.js';

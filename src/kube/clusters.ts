@@ -3,7 +3,7 @@ import { classifyKubeError } from './errors.js';
 import { kubeConfigFromSecretValue, kubeconfigSecretOf } from './kubeconfig-secret.js';
 import type { KubeCalls } from './request-options.js';
 import { GITOPS_CLUSTER } from './resources.js';
-import type { ClusterDirectory, ObjectReader } from './types.js';
+import type { ClusterDirectory, ObjectReader } from './ports.js';
 
 /** A cluster the gateway should be able to read: the management cluster or a GitopsCluster. */
 export interface WantedCluster {

@@ -1,5 +1,5 @@
 import { ApiException } from '@kubernetes/client-node';
-import type { ReadFailureReason } from './types.js';
+import type { ReadFailureReason } from './ports.js';
 
 /** A classified Kubernetes call failure; the message holds no credentials or response bodies. */
 export interface KubeFailure {

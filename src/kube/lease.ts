@@ -19,7 +19,7 @@ import type {
   LeaseWriteResult,
   ObjectMeta,
   ReadResult,
-} from './types.js';
+} from './ports.js';
 
 const LEASE_API_VERSION = 'coordination.k8s.io/v1';
 

@@ -11,7 +11,7 @@ import { realScheduler, type Scheduler } from '../clock.js';
 import { failureSummary } from './errors.js';
 import type { KubeCalls } from './request-options.js';
 import { PIPELINE } from './resources.js';
-import type { KubeObject } from './types.js';
+import type { KubeObject } from './ports.js';
 
 /** What the watcher reports; the index and the reconciler subscribe through this. */
 export interface PipelineEventHandler {

@@ -2,7 +2,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import { isConflict, isNotFound } from './errors.js';
 import type { KubeCalls } from './request-options.js';
 import { PIPELINE } from './resources.js';
-import type { EventRecord, KubeObject, PipelineWriter } from './types.js';
+import type { EventRecord, KubeObject, PipelineWriter } from './ports.js';
 
 /** The component name on Events we record, as a Kubernetes EventSource. */
 export const EVENT_COMPONENT = 'promotion-gateway';

@@ -2,7 +2,7 @@ import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError } from './errors.js';
 import type { KubeCalls } from './request-options.js';
 import { coordinatesFor } from './resources.js';
-import type { KubeObject, ObjectReader, ObjectRef, PageVisitor, ReadResult } from './types.js';
+import type { KubeObject, ObjectReader, ObjectRef, PageVisitor, ReadResult } from './ports.js';
 
 /**
  * Objects per LIST page: a page is about 1 MiB of JSON, so a pass holds at most one page per

@@ -8,10 +8,10 @@
  * written, so an idle fleet causes no writes.
  */
 import type { Scheduler } from '../clock.js';
-import type { Pipeline, PipelineStatus } from '../pipeline/types.js';
-import { asPipeline } from '../pipeline/validate.js';
+import type { Pipeline, PipelineStatus } from '../pipeline/pipeline-resource.js';
+import { asPipeline } from './pipeline-check.js';
 import { jsonEqual } from '../pipeline/json-equal.js';
-import type { PipelineWriter } from './types.js';
+import type { PipelineWriter } from './ports.js';
 
 /** What a change makes of the stored Pipeline: a status to write, or no write at all. */
 export type ChangeVerdict<V> = { write: PipelineStatus; verdict: V } | { keep: V };

@@ -1,4 +1,4 @@
-import type { Pipeline } from './types.js';
+import type { Pipeline } from './pipeline-resource.js';
 
 /** What a Kubernetes Event names as its subject: the Pipeline, with its uid when known. */
 export interface InvolvedPipeline {

@@ -2,11 +2,11 @@
  * The claim: the promotion record that must land in the status before any promotion action
  * runs. Whoever's write lands first owns the attempt; everybody else re-reads and re-decides.
  */
-import type { EnvironmentDecision } from '../evaluate/types.js';
+import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import type { StatusChange } from '../kube/status-writer.js';
 import { jsonEqual } from '../pipeline/json-equal.js';
 import { rfc3339 } from '../pipeline/time.js';
-import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/types.js';
+import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/pipeline-resource.js';
 
 /** Inputs of a claim; `pipeline` is the object the decision was computed on. */
 export interface ClaimArgs {

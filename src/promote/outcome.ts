@@ -5,9 +5,9 @@
 import type { StatusChange } from '../kube/status-writer.js';
 import { truncate } from '../pipeline/text.js';
 import { rfc3339 } from '../pipeline/time.js';
-import type { PromotionRecord } from '../pipeline/types.js';
+import type { PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { withPromotion } from './claim.js';
-import type { StrategyResult } from './strategies/types.js';
+import type { StrategyResult } from './strategies/strategy.js';
 
 /** Longest message stored in a promotion record. */
 export const MaxRecordMessage = 1024;

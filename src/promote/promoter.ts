@@ -3,12 +3,12 @@
  * Nothing here loops around a strategy: a strategy runs only right after our own claim landed,
  * and an attempt whose outcome is lost is resolved by the evaluator's retry policy.
  */
-import type { EnvironmentDecision } from '../evaluate/types.js';
+import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
-import type { Pipeline, PromotionRecord } from '../pipeline/types.js';
+import type { Pipeline, PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { claimChange } from './claim.js';
 import { outcomeChange } from './outcome.js';
-import type { PromotionStrategy, StrategyResult } from './strategies/types.js';
+import type { PromotionStrategy, StrategyResult } from './strategies/strategy.js';
 
 /** Inputs of one promotion; `pipeline` is the object the decision was computed on. */
 export interface ExecutePromotionArgs {
@@ -27,7 +27,8 @@ export interface ExecutePromotionArgs {
  * claim did not land (another replica claimed, or the inputs moved, or the status stayed
  * contended) and nothing ran. Gone: the Pipeline was deleted. Superseded: it ran, but another
  * replica has re-claimed since, so its record was left alone. Unrecorded: it ran, but the
- * outcome could not be written; the claim timeout resolves it.
+ * outcome could not be written; the caller keeps it to write later (UnrecordedOutcomes), and
+ * the claim timeout resolves it if this replica cannot.
  */
 export type PromotionOutcome =
   | { outcome: 'Promoted'; pipeline: Pipeline; record: PromotionRecord; result: StrategyResult }
@@ -35,7 +36,7 @@ export type PromotionOutcome =
   | { outcome: 'Conflict'; pipeline?: Pipeline }
   | { outcome: 'Gone' }
   | { outcome: 'Superseded'; result: StrategyResult }
-  | { outcome: 'Unrecorded'; result: StrategyResult; error?: unknown };
+  | { outcome: 'Unrecorded'; claim: PromotionRecord; result: StrategyResult; error?: unknown };
 
 /**
  * Claim, run, record. Rejects only when the claim write fails in an unclassified way (the
@@ -74,11 +75,11 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
       case 'Gone':
         return { outcome: 'Gone' };
       case 'Contended':
-        return { outcome: 'Unrecorded', result };
+        return { outcome: 'Unrecorded', claim: record, result };
     }
   } catch (error) {
     // The strategy already ran; retrying here would re-run it. Report and let the claim time out.
-    return { outcome: 'Unrecorded', result, error };
+    return { outcome: 'Unrecorded', claim: record, result, error };
   }
 }
 

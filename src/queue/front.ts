@@ -1,5 +1,5 @@
 import type { WorkQueue } from './work-queue.js';
-import type { WorkQueueStats } from './types.js';
+import type { WorkQueueStats } from './queue-model.js';
 
 /** What every queue in front of a WorkQueue shares: its stats, idle wait and stop. */
 export abstract class QueueFront<K> {

@@ -3,7 +3,7 @@
  * group has its own concurrency cap, and picked oldest first across the groups below their cap,
  * urgent keys before all others.
  */
-import type { Group, ReadyEntry } from './types.js';
+import type { Group, ReadyEntry } from './queue-model.js';
 
 /** Ready entries by group, with each group's running count. */
 export class ReadyGroups<K> {

@@ -2,7 +2,7 @@
  * What a WorkQueue tells the outside: its counters, and events for an observer (metrics, logs)
  * that must never break the queue's bookkeeping.
  */
-import type { WorkQueueEvent, WorkQueueStats } from './types.js';
+import type { WorkQueueEvent, WorkQueueStats } from './queue-model.js';
 
 /** The counters of WorkQueueStats (the gauges are the queue's own). */
 export type QueueCounters = Omit<WorkQueueStats, 'depth' | 'scheduled' | 'inFlight'>;

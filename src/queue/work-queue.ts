@@ -19,7 +19,7 @@ import type {
   ScheduledEntry,
   WorkQueueOptions,
   WorkQueueStats,
-} from './types.js';
+} from './queue-model.js';
 
 /** Placeholder until a scheduled entry's timer is set. */
 const cancel = (): void => undefined;

@@ -1,8 +1,8 @@
 import type { CatalogTarget } from '../catalog/targets.js';
 import { evaluate } from '../evaluate/evaluate.js';
 import type { GateFloor } from '../evaluate/gate.js';
-import type { Evaluation, RetryPolicy, TargetStatus } from '../evaluate/types.js';
-import type { Pipeline } from '../pipeline/types.js';
+import type { Evaluation, RetryPolicy, TargetStatus } from '../evaluate/decisions.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 
 /**

@@ -3,9 +3,9 @@
  * these are checked at once instead of on whatever backoff or timer they were left with.
  */
 import { recordState } from '../evaluate/retry.js';
-import type { EnvironmentOutcome } from '../evaluate/types.js';
+import type { EnvironmentOutcome } from '../evaluate/decisions.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
-import type { Pipeline } from '../pipeline/types.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { PipelineView } from './view.js';
 
 /** Outcomes that a coming check acts on: a promotion to run, or a wait that may be over. */

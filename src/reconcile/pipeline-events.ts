@@ -5,12 +5,12 @@
  */
 import type { LegacyKeyStore } from '../auth/legacy-keys.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
-import type { PipelineTrigger } from '../hints/types.js';
-import type { KubeObject } from '../kube/types.js';
+import type { PipelineTrigger } from '../hints/sinks.js';
+import type { KubeObject } from '../kube/ports.js';
 import type { PipelineEventHandler } from '../kube/pipeline-watch.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
-import { checkPipeline } from '../pipeline/validate.js';
+import { checkPipeline } from '../kube/pipeline-check.js';
 
 /** What the handler needs. */
 export interface PipelineEventsDeps {

@@ -6,14 +6,15 @@ import type {
   Evaluation,
   RetryPolicy,
   TargetStatus,
-} from '../evaluate/types.js';
+} from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf } from '../pipeline/id.js';
 import { parseTimestamp } from '../pipeline/time.js';
-import type { Pipeline } from '../pipeline/types.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { executePromotion, type PromotionOutcome } from '../promote/promoter.js';
-import type { PromotionStrategy } from '../promote/strategies/types.js';
+import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
+import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { evaluatePipeline, statusesFor } from './inputs.js';
 
@@ -31,6 +32,8 @@ export interface PromotionDeps {
   freshnessMs: number;
   /** The strategy for promotions to an environment; undefined = the Pipeline only tracks. */
   strategyFor: (pipeline: Pipeline, environment: string) => PromotionStrategy | undefined;
+  /** Keeps outcomes whose write failed, for the next checks to write (never a re-run). */
+  unrecorded?: Pick<UnrecordedOutcomes, 'remember'>;
   /** Reports each promotion outcome (metrics). */
   onOutcome?: (outcome: PromotionOutcome['outcome']) => void;
 }
@@ -85,6 +88,14 @@ export async function promoteAll(
     });
     deps.onOutcome?.(outcome.outcome);
     logOutcome(deps.logger, current, decision, outcome);
+    if (outcome.outcome === 'Unrecorded') {
+      const { claim, result } = outcome;
+      deps.unrecorded?.remember(pipelineIdOf(current), {
+        environment: decision.environment,
+        claim,
+        result,
+      });
+    }
     if (outcome.outcome === 'Conflict') conflicts += 1;
     if (outcome.outcome === 'Gone') return { evaluation, conflicts, retry: false };
     if ('pipeline' in outcome && outcome.pipeline !== undefined) current = outcome.pipeline;

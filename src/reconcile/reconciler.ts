@@ -8,15 +8,16 @@
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { CatalogTarget } from '../catalog/targets.js';
 import { nextWakeup } from '../evaluate/evaluate.js';
-import type { Evaluation, TargetStatus } from '../evaluate/types.js';
+import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineId } from '../pipeline/id.js';
-import type { Pipeline } from '../pipeline/types.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { rfc3339 } from '../pipeline/time.js';
-import type { ProcessResult } from '../queue/types.js';
+import type { ProcessResult } from '../queue/queue-model.js';
 import { evaluatePipeline, observedTimes, statusesFor } from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
 import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import type { StatusQueue } from '../status/status-queue.js';
+import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import { pendingPipelines } from './pending.js';
 import type { PipelineView } from './view.js';
 
@@ -25,6 +26,8 @@ export interface ReconcilerDeps extends PromotionDeps {
   catalog: PipelineCatalog;
   /** Reads open pull requests' states again and records changes (pull-request strategy). */
   pullRequests?: Pick<PullRequestRefresher, 'refresh' | 'forget' | 'dueInMs'>;
+  /** Outcomes whose write failed, written again before each check of their Pipeline. */
+  unrecorded?: Pick<UnrecordedOutcomes, 'has' | 'replay' | 'forget' | 'remember'>;
   /** Writes the verified view to the status, behind the checks (status/view-sync.ts). */
   statusWrites: Pick<StatusQueue, 'request'>;
 }
@@ -51,8 +54,11 @@ export class Reconciler {
     if (pipeline === undefined) {
       this.views.delete(id);
       this.deps.pullRequests?.forget(id);
+      this.deps.unrecorded?.forget(id);
       return 'done';
     }
+    // An outcome lost to an outage is written first: the strategy already ran, once.
+    if (this.deps.unrecorded?.has(id) === true) await this.deps.unrecorded.replay(id, pipeline);
     const targets = catalog.targetsOf(id);
     await verified.readAll(this.dueForRead(id, targets));
     const evaluation = this.evaluate(pipeline, this.statusesOf(pipeline, targets));
@@ -70,7 +76,7 @@ export class Reconciler {
       evaluation: refreshed === latest ? promoted.evaluation : this.evaluate(refreshed, statuses),
     });
     const unknown = targets.some((t) => verified.get(t.key)?.status.health === 'Unknown');
-    if (unknown || promoted.retry) return 'retry';
+    if (unknown || promoted.retry || this.deps.unrecorded?.has(id) === true) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);
     const waits = [
       wakeAt === undefined ? undefined : Math.max(0, wakeAt - this.deps.now()),

@@ -2,7 +2,7 @@
  * What the gateway currently knows of one Pipeline, as GET /v1/pipelines serves it: the
  * verified state of every target and each environment's decision and reason.
  */
-import type { EnvironmentDecision, TargetStatus } from '../evaluate/types.js';
+import type { EnvironmentDecision, TargetStatus } from '../evaluate/decisions.js';
 
 /** The verified view of one Pipeline, as JSON. */
 export interface PipelineView {

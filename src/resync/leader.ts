@@ -6,7 +6,7 @@
  * since its last successful renewal, which is before anyone else may take the Lease over.
  */
 import type { Scheduler } from '../clock.js';
-import type { LeaseObject, LeaseSpec, LeaseStore, LeaseWriteResult } from '../kube/types.js';
+import type { LeaseObject, LeaseSpec, LeaseStore, LeaseWriteResult } from '../kube/ports.js';
 import { failureSummary } from '../kube/errors.js';
 import { logFailure, type GatewayLogger } from '../log.js';
 import { microTime } from '../pipeline/time.js';

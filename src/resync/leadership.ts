@@ -3,9 +3,9 @@
  * fills the verified view and readiness waits for it), and after that only the replica
  * holding the Lease makes periodic passes, so N replicas cost one set of LISTs, not N.
  */
-import type { GatewayConfig } from '../config/types.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import type { Scheduler } from '../clock.js';
-import type { LeaseStore } from '../kube/types.js';
+import type { LeaseStore } from '../kube/ports.js';
 import type { GatewayLogger } from '../log.js';
 import { LeaderElector } from './leader.js';
 import type { Resync } from './resync.js';

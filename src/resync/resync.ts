@@ -5,7 +5,7 @@
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { Scheduler } from '../clock.js';
-import type { PipelineTrigger } from '../hints/types.js';
+import type { PipelineTrigger } from '../hints/sinks.js';
 import { failureSummary } from '../kube/errors.js';
 import { logFailure, type GatewayLogger } from '../log.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';

@@ -4,7 +4,7 @@
  * stored, since only the claim and the outcome writer may change them.
  */
 import { Reasons } from '../evaluate/reasons.js';
-import type { EnvironmentDecision, Evaluation, TargetStatus } from '../evaluate/types.js';
+import type { EnvironmentDecision, Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type {
   AppRef,
   Condition,
@@ -13,7 +13,7 @@ import type {
   PipelineStatus,
   PipelineTarget,
   TargetStatusRecord,
-} from '../pipeline/types.js';
+} from '../pipeline/pipeline-resource.js';
 import { jsonEqual } from '../pipeline/json-equal.js';
 import { truncate } from '../pipeline/text.js';
 import { rfc3339 } from '../pipeline/time.js';

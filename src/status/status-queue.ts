@@ -32,7 +32,14 @@ export class StatusQueue extends QueueFront<PipelineId> {
       process: async (id) => {
         const inputs = this.pending.get(id);
         this.pending.delete(id);
-        if (inputs !== undefined) await options.write(inputs);
+        if (inputs === undefined) return 'done';
+        try {
+          await options.write(inputs);
+        } catch (error) {
+          // The queue retries the key with backoff: it must find something to write then.
+          if (!this.pending.has(id)) this.pending.set(id, inputs);
+          throw error;
+        }
         return 'done';
       },
       ...commonOptions(options),

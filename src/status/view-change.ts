@@ -6,7 +6,7 @@
  * of the read it shows (`observedTime`), and a view whose read of a target is older than the
  * stored record's, while saying something else, is not written. Pure.
  */
-import type { Evaluation, TargetStatus } from '../evaluate/types.js';
+import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { StatusChange } from '../kube/status-writer.js';
 import { jsonEqual } from '../pipeline/json-equal.js';
 import { parseTimestamp, rfc3339Millis } from '../pipeline/time.js';
@@ -15,7 +15,7 @@ import type {
   Pipeline,
   PipelineStatus,
   TargetStatusRecord,
-} from '../pipeline/types.js';
+} from '../pipeline/pipeline-resource.js';
 import { computeStatus } from './pipeline-status.js';
 
 /** What one view is computed from: the Pipeline as checked, its reads and their evaluation. */

@@ -4,11 +4,11 @@
  * read those targets again (as a hint would), so a replica that missed an event catches up
  * instead of writing its older view back; the hint queue spaces those reads.
  */
-import type { Evaluation, TargetStatus } from '../evaluate/types.js';
+import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
-import type { Pipeline } from '../pipeline/types.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { viewChange, type TargetPlace, type ViewInputs } from './view-change.js';
 
 /** What publishing a view needs. */

@@ -2,8 +2,8 @@
  * Reads a Flux app object (HelmRelease or Kustomization), as fetched from its own cluster, into
  * the TargetStatus the evaluator decides on. Pure: no I/O, the object is only read.
  */
-import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
-import type { KubeObject, ReadFailureReason } from '../kube/types.js';
+import type { TargetLocation, TargetStatus } from '../evaluate/decisions.js';
+import type { KubeObject, ReadFailureReason } from '../kube/ports.js';
 import { revisionSourceOf, type RevisionSource } from '../pipeline/flux-kinds.js';
 import { clip } from '../pipeline/text.js';
 

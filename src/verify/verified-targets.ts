@@ -4,7 +4,7 @@
  * object; hints, re-checks, the confirmation before a promotion and the resync all read here.
  */
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
-import type { TargetStatus } from '../evaluate/types.js';
+import type { TargetStatus } from '../evaluate/decisions.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { Limiter } from '../queue/limiter.js';
 import { isClusterWide, widenScopes } from './scope-plan.js';

@@ -1,6 +1,6 @@
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
-import type { TargetLocation, TargetStatus } from '../evaluate/types.js';
-import type { ClusterDirectory, ReadFailureReason, ReadResult } from '../kube/types.js';
+import type { TargetLocation, TargetStatus } from '../evaluate/decisions.js';
+import type { ClusterDirectory, ReadFailureReason, ReadResult } from '../kube/ports.js';
 import { parseApiVersion } from '../pipeline/api-version.js';
 import { apiVersionCandidates } from '../pipeline/flux-kinds.js';
 import { isClusterWide } from './scope-plan.js';

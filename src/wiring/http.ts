@@ -10,7 +10,7 @@ import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { ClusterAccess } from './access.js';
 import type { PromotionLoop } from './loop.js';
 import type { Runtime } from './runtime.js';
-import type { HintSink, RecheckResult } from '../hints/types.js';
+import type { HintSink, RecheckResult } from '../hints/sinks.js';
 import type { ReadinessProbe } from '../ingress/ops.js';
 import type { PipelineId } from '../pipeline/id.js';
 

@@ -7,8 +7,9 @@ import { secretKeyReader } from '../kube/secrets.js';
 import { logFailure, type GatewayLogger } from '../log.js';
 import { pullRequestPorts, pullRequestState } from '../promote/strategies/pull-request/ports.js';
 import { strategyFor } from '../promote/strategies/select.js';
-import type { WorkQueueEvent } from '../queue/types.js';
-import { hintReader } from '../reconcile/on-hint.js';
+import { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
+import type { WorkQueueEvent } from '../queue/queue-model.js';
+import { hintReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
 import { evaluatePipeline } from '../reconcile/inputs.js';
@@ -63,6 +64,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       state: pullRequestState(pullRequest),
     }),
     statusWrites,
+    unrecorded: new UnrecordedOutcomes(status),
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });
     },

@@ -4,7 +4,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { realScheduler, type Scheduler } from '../clock.js';
-import type { GatewayConfig } from '../config/types.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import { AgentPool } from '../kube/agent-pool.js';
 import { KubeCalls } from '../kube/request-options.js';
 import type { GatewayLogger } from '../log.js';

@@ -8,7 +8,7 @@ import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyRecords } from '../../src/cli/verify-approvals.js';
 import { defaultConfig } from '../../src/config/load.js';
-import type { ApprovalSpec } from '../../src/pipeline/types.js';
+import type { ApprovalSpec } from '../../src/pipeline/pipeline-resource.js';
 import {
   approver,
   approverConfig,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
-import type { ApprovalSpec } from '../../src/pipeline/types.js';
+import type { ApprovalSpec } from '../../src/pipeline/pipeline-resource.js';
 import { postPromotion, startIssuer, type TestIssuer } from '../support/authorizations.js';
 import {
   APP_NAME,

@@ -4,7 +4,7 @@
  * periodic passes; when it stops, the other takes the Lease over and the passes with it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LeaseSpec } from '../../src/kube/types.js';
+import type { LeaseSpec } from '../../src/kube/ports.js';
 import {
   HR_RESOURCE,
   createApp,

@@ -6,7 +6,7 @@
  * periodic passes run, events arrive at the replica that missed the rollout, and time passes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineStatus } from '../../src/pipeline/types.js';
+import type { PipelineStatus } from '../../src/pipeline/pipeline-resource.js';
 import {
   createApp,
   eventually,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
-import type { EnqueueResult } from '../../src/hints/types.js';
+import type { EnqueueResult } from '../../src/hints/sinks.js';
 import type { ObjectKey } from '../../src/pipeline/object-key.js';
 import { fixture, post, PROD_KEYS, startGateway, VECTOR } from '../support/ingress-harness.js';
 import type { Gateway } from '../support/ingress-harness.js';

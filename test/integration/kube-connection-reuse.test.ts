@@ -17,7 +17,7 @@ import { KubePipelineWriter } from '../../src/kube/pipeline-writer.js';
 import { KubeObjectReader } from '../../src/kube/reader.js';
 import { KubeCalls } from '../../src/kube/request-options.js';
 import { PIPELINE } from '../../src/kube/resources.js';
-import type { KubeObject } from '../../src/kube/types.js';
+import type { KubeObject } from '../../src/kube/ports.js';
 import { applyFiles, SimCluster, startFleet, type Fleet } from 'kube-sim';
 
 const CRD = fileURLToPath(

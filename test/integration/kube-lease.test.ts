@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentPool } from '../../src/kube/agent-pool.js';
 import { KubeCalls } from '../../src/kube/request-options.js';
 import { KubeLeaseStore } from '../../src/kube/lease.js';
-import type { LeaseObject } from '../../src/kube/types.js';
+import type { LeaseObject } from '../../src/kube/ports.js';
 import { startFleet, type Fleet, type SimCluster } from 'kube-sim';
 
 const NS = 'leases';

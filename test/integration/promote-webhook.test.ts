@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { StrategyContext, StrategyResult } from '../../src/promote/strategies/types.js';
+import type { StrategyContext, StrategyResult } from '../../src/promote/strategies/strategy.js';
 import { webhookStrategy } from '../../src/promote/strategies/webhook.js';
 import { samplePipeline, T0 } from '../support/pipeline-fixtures.js';
 import { closedPort } from '../support/net.js';

@@ -16,7 +16,7 @@ import {
   pullRequestText,
 } from '../../src/promote/strategies/pull-request/forge-client.js';
 import { gitPusher } from '../../src/promote/strategies/pull-request/git-push.js';
-import type { PromotionChange } from '../../src/promote/strategies/pull-request/types.js';
+import type { PromotionChange } from '../../src/promote/strategies/pull-request/forge-model.js';
 import type { FetchLike } from '../../src/promote/strategies/webhook.js';
 
 const MARKER = 'apps:podinfo:dev';

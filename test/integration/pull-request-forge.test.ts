@@ -17,7 +17,7 @@ import type {
   ForgeClient,
   ForgeResult,
   RepositoryRef,
-} from '../../src/promote/strategies/pull-request/types.js';
+} from '../../src/promote/strategies/pull-request/forge-model.js';
 import type { FetchLike } from '../../src/promote/strategies/webhook.js';
 
 interface RateLimitCase {

@@ -18,7 +18,7 @@ import { gitPusher } from '../../src/promote/strategies/pull-request/git-push.js
 import type {
   PromotionChange,
   PushOutcome,
-} from '../../src/promote/strategies/pull-request/types.js';
+} from '../../src/promote/strategies/pull-request/forge-model.js';
 import { closedPort } from '../support/net.js';
 
 const run = promisify(execFile);

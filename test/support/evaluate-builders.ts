@@ -7,13 +7,13 @@ import type {
   EvaluationInput,
   RetryPolicy,
   TargetStatus,
-} from '../../src/evaluate/types.js';
+} from '../../src/evaluate/decisions.js';
 import type {
   PipelineSpec,
   PromotionRecord,
   PromotionSpec,
   AuthorizationRecord,
-} from '../../src/pipeline/types.js';
+} from '../../src/pipeline/pipeline-resource.js';
 
 /** A fixed "now": 2025-01-01T12:00:00Z. */
 export const NOW = Date.parse('2025-01-01T12:00:00Z');

@@ -11,7 +11,7 @@ import type {
   PageVisitor,
   ReadFailureReason,
   ReadResult,
-} from '../../src/kube/types.js';
+} from '../../src/kube/ports.js';
 
 /** One cluster's objects and the reads made of them. */
 export class FakeCluster implements ObjectReader {

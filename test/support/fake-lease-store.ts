@@ -9,7 +9,7 @@ import type {
   LeaseStore,
   LeaseWriteResult,
   ReadResult,
-} from '../../src/kube/types.js';
+} from '../../src/kube/ports.js';
 
 /** The shared state: at most one Lease per namespace/name. */
 export class FakeLeases {

@@ -8,8 +8,8 @@ import {
   type ConflictPolicy,
   type WriteAttempt,
 } from '../../src/kube/status-writer.js';
-import type { EventRecord, KubeObject, PipelineWriter } from '../../src/kube/types.js';
-import type { Pipeline } from '../../src/pipeline/types.js';
+import type { EventRecord, KubeObject, PipelineWriter } from '../../src/kube/ports.js';
+import type { Pipeline } from '../../src/pipeline/pipeline-resource.js';
 
 /** Thrown like a 404 from the API server. */
 export class FakeNotFoundError extends Error {

@@ -1,7 +1,7 @@
 /** Flux object fixtures and small editors for the target-status tests. */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { KubeObject } from '../../src/kube/types.js';
+import type { KubeObject } from '../../src/kube/ports.js';
 
 /** The folder of Flux object fixtures. */
 export const OBJECTS = new URL('../fixtures/flux/objects/', import.meta.url);

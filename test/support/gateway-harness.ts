@@ -12,14 +12,14 @@ import { signBody } from '../../src/auth/hmac.js';
 import { realScheduler, type Scheduler } from '../../src/clock.js';
 import { defaultConfig, type ConfigInput } from '../../src/config/load.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
-import type { KubeObject } from '../../src/kube/types.js';
+import type { KubeObject } from '../../src/kube/ports.js';
 import { createLogger } from '../../src/log.js';
 import type {
   Pipeline,
   PromotionRecord,
   PromotionSpec,
   StrategySpec,
-} from '../../src/pipeline/types.js';
+} from '../../src/pipeline/pipeline-resource.js';
 import {
   ENVIRONMENTS,
   FLUX_NAMESPACE,

@@ -1,6 +1,6 @@
 /** Hand-written Pipelines and decisions for the promote and status tests. */
-import type { EnvironmentDecision } from '../../src/evaluate/types.js';
-import type { Pipeline, PipelineStatus } from '../../src/pipeline/types.js';
+import type { EnvironmentDecision } from '../../src/evaluate/decisions.js';
+import type { Pipeline, PipelineStatus } from '../../src/pipeline/pipeline-resource.js';
 
 /** A three-environment HelmRelease pipeline (dev -> staging -> prod) with a notification strategy. */
 export function samplePipeline(status?: PipelineStatus): Pipeline {

@@ -5,7 +5,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { ForgeHandle, ForgeKind } from 'forge-sim';
-import type { StrategySpec } from '../../src/pipeline/types.js';
+import type { StrategySpec } from '../../src/pipeline/pipeline-resource.js';
 import { APP_NAME, rollOut, type TestFleet } from './gateway-harness.js';
 
 /** The Secret the Pipelines name in `secretRef`. */

@@ -3,7 +3,11 @@
  * Keys look like `cluster:name`; the group is the part before ':'.
  */
 import { WorkQueue } from '../../src/queue/work-queue.js';
-import type { ProcessResult, WorkQueueEvent, WorkQueueOptions } from '../../src/queue/types.js';
+import type {
+  ProcessResult,
+  WorkQueueEvent,
+  WorkQueueOptions,
+} from '../../src/queue/queue-model.js';
 import { FakeScheduler, deferred, flush } from './fake-scheduler.js';
 import type { Deferred } from './fake-scheduler.js';
 

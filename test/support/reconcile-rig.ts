@@ -6,8 +6,9 @@ import { PipelineCatalog } from '../../src/catalog/catalog.js';
 import { defaultConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { pipelineIdOf, type PipelineId } from '../../src/pipeline/id.js';
-import type { Pipeline, PromotionRecord } from '../../src/pipeline/types.js';
+import type { Pipeline, PromotionRecord } from '../../src/pipeline/pipeline-resource.js';
 import { strategyFor } from '../../src/promote/strategies/select.js';
+import { UnrecordedOutcomes } from '../../src/promote/unrecorded-outcomes.js';
 import { Reconciler } from '../../src/reconcile/reconciler.js';
 import { VerifiedTargets } from '../../src/verify/verified-targets.js';
 import { Verifier } from '../../src/verify/verifier.js';
@@ -73,6 +74,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     verified,
     status,
     statusWrites: { request: (_id, inputs) => syncView(viewSync, inputs) },
+    unrecorded: new UnrecordedOutcomes(status),
     policy,
     floors: {},
     instanceId: 'test',

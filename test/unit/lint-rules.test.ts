@@ -38,7 +38,7 @@ describe('import boundaries', () => {
     ['packages/sim-kit/src/x.ts', "import { startForge } from '../../forge-sim/src/index.js';"],
     ['src/ingress/x.ts', "import { readBody } from 'sim-kit';"],
     ['src/config/x.ts', "import { importStaticKey } from '../auth/keys.js';"],
-    ['src/config/x.ts', "import type { Identity } from '../auth/types.js';"],
+    ['src/config/x.ts', "import type { Identity } from '../auth/identity.js';"],
   ])('%s may not: %s', async (path, code) => {
     expect(await ruleIds(path, code)).toContain('no-restricted-imports');
   });

@@ -2,8 +2,8 @@
  * The notification strategy, as weave's pipeline-controller did it: a Kubernetes Event on the
  * Pipeline that other tooling (e.g. a Flux Alert) turns into an action.
  */
-import type { PipelineWriter } from '../../kube/types.js';
-import type { PromotionStrategy, StrategyContext, StrategyResult } from './types.js';
+import type { PipelineWriter } from '../../kube/ports.js';
+import type { PromotionStrategy, StrategyContext, StrategyResult } from './strategy.js';
 import { involvedObjectOf } from '../../pipeline/involved-object.js';
 
 /** The Event reason pipeline-controller used (`PromoteReason`). */

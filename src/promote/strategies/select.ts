@@ -2,12 +2,12 @@
  * Strategy selection: which PromotionStrategy carries out a promotion to one environment.
  * The environment's own `promotion.strategy` overrides the pipeline-wide one.
  */
-import type { WebhookEndpoint } from '../../config/types.js';
-import type { PipelineWriter } from '../../kube/types.js';
-import type { PipelineSpec, StrategySpec } from '../../pipeline/types.js';
+import type { WebhookEndpoint } from '../../config/gateway-config.js';
+import type { PipelineWriter } from '../../kube/ports.js';
+import type { PipelineSpec, StrategySpec } from '../../pipeline/pipeline-resource.js';
 import { notificationStrategy } from './notification.js';
 import { pullRequestStrategy, type PullRequestPorts } from './pull-request/strategy.js';
-import type { PromotionStrategy, StrategyResult } from './types.js';
+import type { PromotionStrategy, StrategyResult } from './strategy.js';
 import { webhookStrategy, type FetchLike } from './webhook.js';
 
 /** What the strategies need from the rest of the gateway. */

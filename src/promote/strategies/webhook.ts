@@ -4,9 +4,9 @@
  * endpoint's name and the HTTP status only: never its URL, secret or response body.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { WebhookEndpoint } from '../../config/types.js';
+import type { WebhookEndpoint } from '../../config/gateway-config.js';
 import { rfc3339 } from '../../pipeline/time.js';
-import type { PromotionStrategy, StrategyContext, StrategyResult } from './types.js';
+import type { PromotionStrategy, StrategyContext, StrategyResult } from './strategy.js';
 
 /** The fetch the strategy calls; injected so tests can stand in for the network. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;

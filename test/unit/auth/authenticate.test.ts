@@ -10,8 +10,8 @@ import {
 import type { AuthSettings } from '../../../src/auth/authenticate.js';
 import { signBody } from '../../../src/auth/hmac.js';
 import { createJwtKeys } from '../../../src/auth/jwt.js';
-import type { Identity } from '../../../src/auth/types.js';
-import type { JwtConfig } from '../../../src/config/types.js';
+import type { Identity } from '../../../src/auth/identity.js';
+import type { JwtConfig } from '../../../src/config/gateway-config.js';
 
 const body = Buffer.from('{"involvedObject":{}}');
 const devKey = Buffer.from('dev-key');

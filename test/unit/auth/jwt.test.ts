@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createJwtKeys, parseStaticKeys, verifyJwt } from '../../../src/auth/jwt.js';
-import type { JwtConfig } from '../../../src/config/types.js';
+import type { JwtConfig } from '../../../src/config/gateway-config.js';
 
 const base = {
   issuer: 'https://iss',

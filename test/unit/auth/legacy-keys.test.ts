@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { LegacyKeyStore, type SecretKeyReader } from '../../../src/auth/legacy-keys.js';
 import { pipelineId } from '../../../src/pipeline/id.js';
-import type { Pipeline } from '../../../src/pipeline/types.js';
+import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { deferred } from '../../support/fake-scheduler.js';
 
 function pipeline(name: string, secret?: string): Pipeline {

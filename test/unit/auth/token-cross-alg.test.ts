@@ -17,7 +17,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createJwtKeys, verifyJwt } from '../../../src/auth/jwt.js';
 import { OidcVerifier } from '../../../src/auth/oidc.js';
-import type { JwtConfig } from '../../../src/config/types.js';
+import type { JwtConfig } from '../../../src/config/gateway-config.js';
 import { crossAlgTokens, signingKeys, type SigningKeys } from '../../support/cross-alg.js';
 
 const ISSUER = 'https://issuer.example.com';

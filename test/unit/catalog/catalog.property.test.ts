@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ClusterConfig } from '../../../src/config/types.js';
+import type { ClusterConfig } from '../../../src/config/gateway-config.js';
 import { objectKeyId } from '../../../src/pipeline/object-key.js';
 import type { ObjectKey } from '../../../src/pipeline/object-key.js';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { pipelineId } from '../../../src/pipeline/id.js';
-import type { Pipeline, PipelineTarget } from '../../../src/pipeline/types.js';
+import type { Pipeline, PipelineTarget } from '../../../src/pipeline/pipeline-resource.js';
 
 function cluster(name: string, gitopsCluster?: { namespace: string; name: string }): ClusterConfig {
   return { name, gitopsCluster, hmacKeys: [], jwtSubjects: [] };

@@ -2,11 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { ClusterConfig } from '../../../src/config/types.js';
+import type { ClusterConfig } from '../../../src/config/gateway-config.js';
 import { objectKeyId, type ObjectKey } from '../../../src/pipeline/object-key.js';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { parsePipelineId, pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
-import type { Pipeline, PipelineEnvironment } from '../../../src/pipeline/types.js';
+import type { Pipeline, PipelineEnvironment } from '../../../src/pipeline/pipeline-resource.js';
 
 const id = (text: string): PipelineId =>
   parsePipelineId(text) ?? pipelineId({ namespace: '', name: text });

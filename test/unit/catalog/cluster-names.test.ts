@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterConfig } from '../../../src/config/types.js';
+import type { ClusterConfig } from '../../../src/config/gateway-config.js';
 import {
   clusterNameFor,
   configuredGitopsClusters,

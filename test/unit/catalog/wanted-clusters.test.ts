@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/load.js';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { wantedClusters } from '../../../src/catalog/wanted-clusters.js';
-import type { Pipeline } from '../../../src/pipeline/types.js';
+import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 
 const config = defaultConfig({
   clusters: [

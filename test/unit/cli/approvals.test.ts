@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { verifyStatement } from '../../../src/auth/statement.js';
 import { runApprovals } from '../../../src/cli/approvals.js';
-import type { AuthorizationRecord } from '../../../src/pipeline/types.js';
+import type { AuthorizationRecord } from '../../../src/pipeline/pipeline-resource.js';
 import { tempDir } from '../../support/temp-dirs.js';
 
 async function run(...args: string[]): Promise<{ code: number; out: string }> {

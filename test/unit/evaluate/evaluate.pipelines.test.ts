@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, nextWakeup, promotions } from '../../../src/evaluate/evaluate.js';
-import type { EvaluationInput } from '../../../src/evaluate/types.js';
+import type { EvaluationInput } from '../../../src/evaluate/decisions.js';
 import {
   MINUTE,
   NOW,

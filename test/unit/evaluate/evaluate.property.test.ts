@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluate, nextWakeup } from '../../../src/evaluate/evaluate.js';
-import type { EvaluationInput, TargetStatus } from '../../../src/evaluate/types.js';
-import type { PromotionRecord } from '../../../src/pipeline/types.js';
+import type { EvaluationInput, TargetStatus } from '../../../src/evaluate/decisions.js';
+import type { PromotionRecord } from '../../../src/pipeline/pipeline-resource.js';
 import {
   MINUTE,
   NOW,

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { HintQueue } from '../../../src/hints/hint-queue.js';
 import { PipelineQueue } from '../../../src/hints/pipeline-queue.js';
-import type { EnqueueResult, HintSource } from '../../../src/hints/types.js';
+import type { EnqueueResult, HintSource } from '../../../src/hints/sinks.js';
 import { pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
 import type { ObjectKey } from '../../../src/pipeline/object-key.js';
-import type { Pipeline } from '../../../src/pipeline/types.js';
-import type { ProcessResult } from '../../../src/queue/types.js';
+import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
+import type { ProcessResult } from '../../../src/queue/queue-model.js';
 import { FakeScheduler, deferred, flush } from '../../support/fake-scheduler.js';
 import type { Deferred } from '../../support/fake-scheduler.js';
 

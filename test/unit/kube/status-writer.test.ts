@@ -10,7 +10,7 @@ import {
   type StatusChange,
   type WriteAttempt,
 } from '../../../src/kube/status-writer.js';
-import type { Pipeline } from '../../../src/pipeline/types.js';
+import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { EnvironmentDecision } from '../../../src/evaluate/types.js';
+import type { EnvironmentDecision } from '../../../src/evaluate/decisions.js';
 import { claimChange } from '../../../src/promote/claim.js';
 import { executePromotion } from '../../../src/promote/promoter.js';
-import type { PromotionStrategy, StrategyResult } from '../../../src/promote/strategies/types.js';
-import type { Pipeline, PipelineStatus, PromotionRecord } from '../../../src/pipeline/types.js';
+import type {
+  PromotionStrategy,
+  StrategyResult,
+} from '../../../src/promote/strategies/strategy.js';
+import type {
+  Pipeline,
+  PipelineStatus,
+  PromotionRecord,
+} from '../../../src/pipeline/pipeline-resource.js';
 import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 

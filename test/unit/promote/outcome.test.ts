@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { claimChange, claimRecord } from '../../../src/promote/claim.js';
 import { MaxRecordMessage, outcomeChange, outcomeRecord } from '../../../src/promote/outcome.js';
-import type { StrategyResult } from '../../../src/promote/strategies/types.js';
-import type { Pipeline, PromotionRecord } from '../../../src/pipeline/types.js';
+import type { StrategyResult } from '../../../src/promote/strategies/strategy.js';
+import type { Pipeline, PromotionRecord } from '../../../src/pipeline/pipeline-resource.js';
 import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 

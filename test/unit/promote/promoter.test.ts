@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { executePromotion } from '../../../src/promote/promoter.js';
 import { notificationStrategy } from '../../../src/promote/strategies/notification.js';
-import type { PromotionStrategy, StrategyResult } from '../../../src/promote/strategies/types.js';
+import type {
+  PromotionStrategy,
+  StrategyResult,
+} from '../../../src/promote/strategies/strategy.js';
 import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { promoteDecision, samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 

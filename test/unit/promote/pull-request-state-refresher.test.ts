@@ -6,12 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { pipelineIdOf } from '../../../src/pipeline/id.js';
-import type { Pipeline, PromotionRecord } from '../../../src/pipeline/types.js';
+import type { Pipeline, PromotionRecord } from '../../../src/pipeline/pipeline-resource.js';
 import {
   requestNumberOf,
   withRequestState,
 } from '../../../src/promote/strategies/pull-request/refresh.js';
-import type { PullRequestRef } from '../../../src/promote/strategies/pull-request/types.js';
+import type { PullRequestRef } from '../../../src/promote/strategies/pull-request/forge-model.js';
 import {
   PullRequestRefresher,
   requestStateChange,

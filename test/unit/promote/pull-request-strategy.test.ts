@@ -4,8 +4,8 @@
  * promotion's result. Real Git and forge traffic is covered by the integration tests.
  */
 import { describe, expect, it } from 'vitest';
-import type { PullRequestSettings } from '../../../src/config/types.js';
-import type { PullRequestStrategySpec } from '../../../src/pipeline/types.js';
+import type { PullRequestSettings } from '../../../src/config/gateway-config.js';
+import type { PullRequestStrategySpec } from '../../../src/pipeline/pipeline-resource.js';
 import {
   commitMessage,
   promotionBranch,
@@ -17,7 +17,7 @@ import type {
   PromotionChange,
   PushOutcome,
   PullRequestText,
-} from '../../../src/promote/strategies/pull-request/types.js';
+} from '../../../src/promote/strategies/pull-request/forge-model.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
 const TOKEN = 'ghp_secretsecretsecret';

@@ -8,7 +8,7 @@ import {
 import type {
   ForgeClient,
   RepositoryRef,
-} from '../../../src/promote/strategies/pull-request/types.js';
+} from '../../../src/promote/strategies/pull-request/forge-model.js';
 import type { FetchLike } from '../../../src/promote/strategies/webhook.js';
 
 const TOKEN = 'ghp_unit0123456789abcdef';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { notificationStrategy } from '../../../src/promote/strategies/notification.js';
 import { strategyFor } from '../../../src/promote/strategies/select.js';
-import type { StrategyContext } from '../../../src/promote/strategies/types.js';
+import type { StrategyContext } from '../../../src/promote/strategies/strategy.js';
 import { webhookStrategy, type FetchLike } from '../../../src/promote/strategies/webhook.js';
-import type { PipelineSpec } from '../../../src/pipeline/types.js';
+import type { PipelineSpec } from '../../../src/pipeline/pipeline-resource.js';
 import { FakePipelineWriter } from '../../support/fake-pipeline-writer.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 

@@ -4,9 +4,9 @@
  * a latest evaluation that promotes or waits; not a Pipeline that is up to date or done.
  */
 import { describe, expect, it } from 'vitest';
-import type { EnvironmentOutcome } from '../../../src/evaluate/types.js';
+import type { EnvironmentOutcome } from '../../../src/evaluate/decisions.js';
 import { pipelineIdOf, type PipelineId } from '../../../src/pipeline/id.js';
-import type { Pipeline, PromotionRecord } from '../../../src/pipeline/types.js';
+import type { Pipeline, PromotionRecord } from '../../../src/pipeline/pipeline-resource.js';
 import { pendingPipelines } from '../../../src/reconcile/pending.js';
 import type { PipelineView } from '../../../src/reconcile/view.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { defaultConfig } from '../../../src/config/load.js';
-import type { KubeObject } from '../../../src/kube/types.js';
+import type { KubeObject } from '../../../src/kube/ports.js';
 import { createLogger } from '../../../src/log.js';
 import type { PipelineId } from '../../../src/pipeline/id.js';
 import { pipelineEvents } from '../../../src/reconcile/pipeline-events.js';

@@ -91,4 +91,24 @@ describe('Reconciler.reconcile', () => {
     await rig.reconciler.reconcile(rig.id);
     expect(rig.clusters.reads().gets).toBe(6);
   });
+
+  it('writes an outcome lost to an outage on the next check, never running the strategy again', async () => {
+    const rig = reconcileRig({ dev: '1.1.0', staging: '1.0.0', prod: '1.0.0' });
+    // The claim lands; then the API goes away before the outcome is written.
+    rig.writer.beforeNextWrite(() => undefined);
+    rig.writer.beforeNextWrite(() => {
+      throw new Error('connect ECONNREFUSED');
+    });
+    expect(await rig.reconciler.reconcile(rig.id)).toBe('retry');
+    expect(rig.record('staging')).toMatchObject({ revision: '1.1.0', phase: 'Claimed' });
+    expect(rig.writer.events).toHaveLength(1);
+    // Back: the next check writes the outcome the strategy already had.
+    expect(await rig.reconciler.reconcile(rig.id)).toBe('done');
+    expect(rig.record('staging')).toMatchObject({
+      revision: '1.1.0',
+      phase: 'Succeeded',
+      attempt: 1,
+    });
+    expect(rig.writer.events).toHaveLength(1);
+  });
 });

@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { LeaseObject } from '../../../src/kube/types.js';
+import type { LeaseObject } from '../../../src/kube/ports.js';
 import { createLogger } from '../../../src/log.js';
 import { microTime } from '../../../src/pipeline/time.js';
 import { LeaderElector } from '../../../src/resync/leader.js';

@@ -4,7 +4,7 @@
  * and never while calls keep succeeding or keep failing.
  */
 import { describe, expect, it } from 'vitest';
-import type { LeaseObject, LeaseStore } from '../../../src/kube/types.js';
+import type { LeaseObject, LeaseStore } from '../../../src/kube/ports.js';
 import { answersAgain } from '../../../src/resync/leadership.js';
 import { FakeLeases } from '../../support/fake-lease-store.js';
 

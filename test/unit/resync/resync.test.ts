@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { defaultConfig } from '../../../src/config/load.js';
-import type { RecheckSource } from '../../../src/hints/types.js';
+import type { RecheckSource } from '../../../src/hints/sinks.js';
 import { createLogger } from '../../../src/log.js';
 import { pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
-import type { Pipeline } from '../../../src/pipeline/types.js';
+import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { Resync } from '../../../src/resync/resync.js';
 import { VerifiedTargets } from '../../../src/verify/verified-targets.js';
 import { Verifier } from '../../../src/verify/verifier.js';

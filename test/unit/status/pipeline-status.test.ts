@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Evaluation, TargetStatus } from '../../../src/evaluate/types.js';
-import type { PipelineStatus, PromotionRecord } from '../../../src/pipeline/types.js';
+import type { Evaluation, TargetStatus } from '../../../src/evaluate/decisions.js';
+import type { PipelineStatus, PromotionRecord } from '../../../src/pipeline/pipeline-resource.js';
 import { computeStatus, statusEqual } from '../../../src/status/pipeline-status.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 

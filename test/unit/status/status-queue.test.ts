@@ -63,3 +63,24 @@ describe('StatusQueue', () => {
     expect(queue.stats().depth).toBe(0);
   });
 });
+
+describe('StatusQueue after a failed write', () => {
+  it('writes the same status again on the retry, unless a newer one arrived', async () => {
+    const written: string[] = [];
+    let failures = 1;
+    const hints = { ...defaultConfig({}).hints, retryBaseMs: 1, retryMaxMs: 1 };
+    const queue = new StatusQueue({
+      hints,
+      write: (i) => {
+        written.push(String(tagOf(i)));
+        if (failures-- > 0) return Promise.reject(new Error('management API unreachable'));
+        return Promise.resolve();
+      },
+    });
+    await queue.request(id, inputs('only'));
+    for (let i = 0; i < 200 && written.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(written).toEqual(['only', 'only']);
+  });
+});

@@ -7,9 +7,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../../src/evaluate/evaluate.js';
-import type { Evaluation, TargetStatus } from '../../../src/evaluate/types.js';
+import type { Evaluation, TargetStatus } from '../../../src/evaluate/decisions.js';
 import type { ChangeVerdict } from '../../../src/kube/status-writer.js';
-import type { Pipeline, PipelineStatus, PromotionRecord } from '../../../src/pipeline/types.js';
+import type {
+  Pipeline,
+  PipelineStatus,
+  PromotionRecord,
+} from '../../../src/pipeline/pipeline-resource.js';
 import { mergeTarget, viewChange, type ViewVerdict } from '../../../src/status/view-change.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReadFailureReason } from '../../../src/kube/types.js';
+import type { ReadFailureReason } from '../../../src/kube/ports.js';
 import {
   targetStatusFromFailure,
   targetStatusFromObject,

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { TargetStatus } from '../../../src/evaluate/types.js';
+import type { TargetStatus } from '../../../src/evaluate/decisions.js';
 import { targetStatusFromObject } from '../../../src/verify/target-status.js';
 import {
   LOCATION,

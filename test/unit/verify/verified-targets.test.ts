@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { defaultConfig } from '../../../src/config/load.js';
-import type { Pipeline } from '../../../src/pipeline/types.js';
+import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { CLUSTER_WIDE_ABOVE } from '../../../src/verify/scope-plan.js';
 import { RELIST_FROM, VerifiedTargets } from '../../../src/verify/verified-targets.js';
 import { Verifier } from '../../../src/verify/verifier.js';

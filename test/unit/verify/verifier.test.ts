@@ -7,7 +7,7 @@ import type {
   ObjectRef,
   PageVisitor,
   ReadResult,
-} from '../../../src/kube/types.js';
+} from '../../../src/kube/ports.js';
 import { objectKeyId } from '../../../src/pipeline/object-key.js';
 import { Verifier } from '../../../src/verify/verifier.js';
 

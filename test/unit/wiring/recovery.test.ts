@@ -7,13 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { defaultConfig } from '../../../src/config/load.js';
-import type { EnvironmentDecision } from '../../../src/evaluate/types.js';
+import type { EnvironmentDecision } from '../../../src/evaluate/decisions.js';
 import { PipelineQueue } from '../../../src/hints/pipeline-queue.js';
 import { PipelineWatcher } from '../../../src/kube/pipeline-watch.js';
 import { createLogger } from '../../../src/log.js';
 import { pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
-import type { Pipeline, PipelineStatus } from '../../../src/pipeline/types.js';
-import type { ProcessResult, WorkQueueEvent } from '../../../src/queue/types.js';
+import type { Pipeline, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
+import type { ProcessResult, WorkQueueEvent } from '../../../src/queue/queue-model.js';
 import { pendingPipelines } from '../../../src/reconcile/pending.js';
 import { pipelineEvents } from '../../../src/reconcile/pipeline-events.js';
 import type { PipelineView } from '../../../src/reconcile/view.js';

@@ -5,7 +5,7 @@
  */
 import type { SecretKeyReader } from '../../../auth/legacy-keys.js';
 import type { ForgeFailure } from './forge-answers.js';
-import type { ForgeCredentials } from './types.js';
+import type { ForgeCredentials } from './forge-model.js';
 
 /** The Secret's `token` (required) and optional `username`/`password` for Git over HTTPS. */
 export async function readCredentials(

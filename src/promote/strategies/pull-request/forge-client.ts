@@ -17,7 +17,7 @@ import type {
   PullRequestRef,
   PullRequestText,
   RepositoryRef,
-} from './types.js';
+} from './forge-model.js';
 
 /** What `forgeClient` may be given besides the repository and token; all optional. */
 export interface ForgeClientOptions {

@@ -6,7 +6,7 @@
 import type { FetchLike } from '../webhook.js';
 import type { ForgeFailure, ForgeKind } from './forge-answers.js';
 import { classifyForgeAnswer } from './forge-answers.js';
-import type { PullRequestRef, PullRequestText } from './types.js';
+import type { PullRequestRef, PullRequestText } from './forge-model.js';
 
 /** A REST call, relative to the API root; `query` and `body` are encoded by the caller. */
 export interface ForgeRequest {

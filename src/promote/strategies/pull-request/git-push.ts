@@ -11,7 +11,12 @@ import type { ForgeFailure } from './forge-answers.js';
 import { gitFailure, gitHttpClient, type GitHttpOptions } from './git-http.js';
 import { setMarkedValues } from './markers.js';
 import { repositoryUrl } from './repository.js';
-import type { PromotionChange, PromotionPusher, PushOutcome, RepositoryRef } from './types.js';
+import type {
+  PromotionChange,
+  PromotionPusher,
+  PushOutcome,
+  RepositoryRef,
+} from './forge-model.js';
 
 /** Options of the Git side: the transport's (time limit, fetch) and the clock. */
 export interface GitPusherOptions extends GitHttpOptions {

@@ -4,7 +4,7 @@
  */
 import type { ForgeDialect } from './forge-http.js';
 import { pullRequestRef, record } from './forge-http.js';
-import type { PullRequestRef } from './types.js';
+import type { PullRequestRef } from './forge-model.js';
 
 /** GitHub's words for "a pull request for this head is open already" in a 422's errors. */
 const ALREADY_EXISTS = 'A pull request already exists';

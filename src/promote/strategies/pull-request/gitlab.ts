@@ -4,7 +4,7 @@
  */
 import type { ForgeDialect } from './forge-http.js';
 import { pullRequestRef, record } from './forge-http.js';
-import type { PullRequestRef } from './types.js';
+import type { PullRequestRef } from './forge-model.js';
 
 /** GitLab's words for "a merge request for this source branch is open already" in a 409. */
 const ALREADY_EXISTS = 'Another open merge request already exists';

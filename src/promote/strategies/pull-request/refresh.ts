@@ -7,11 +7,11 @@ import type {
   PipelineSpec,
   PromotionRecord,
   PullRequestStrategySpec,
-} from '../../../pipeline/types.js';
+} from '../../../pipeline/pipeline-resource.js';
 import { strategySpecFor } from '../select.js';
 import type { ForgeFailure } from './forge-answers.js';
 import { resolveRepository, type PullRequestPorts } from './strategy.js';
-import type { PullRequestRef } from './types.js';
+import type { PullRequestRef } from './forge-model.js';
 
 /** GitHub's `.../pull/12` and GitLab's `.../-/merge_requests/12`: the number ends the path. */
 export function requestNumberOf(url: string): number | undefined {

@@ -3,10 +3,10 @@
  * gateway sends the Pipeline's token wherever `url` points, so the operator's policy (allowed
  * hosts, https only) is checked before any Secret is read or any request is made.
  */
-import type { PullRequestSettings } from '../../../config/types.js';
-import type { PullRequestStrategySpec } from '../../../pipeline/types.js';
+import type { PullRequestSettings } from '../../../config/gateway-config.js';
+import type { PullRequestStrategySpec } from '../../../pipeline/pipeline-resource.js';
 import type { ForgeFailure } from './forge-answers.js';
-import type { RepositoryRef } from './types.js';
+import type { RepositoryRef } from './forge-model.js';
 
 /** The repository to use, or a non-retryable failure saying what in the spec to change. */
 export function checkRepository(

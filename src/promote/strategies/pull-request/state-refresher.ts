@@ -11,11 +11,11 @@ import type {
   Pipeline,
   PromotionRecord,
   PullRequestStrategySpec,
-} from '../../../pipeline/types.js';
+} from '../../../pipeline/pipeline-resource.js';
 import { withPromotion } from '../../claim.js';
 import type { ForgeFailure } from './forge-answers.js';
 import { openRequests, withRequestState } from './refresh.js';
-import type { PullRequestRef } from './types.js';
+import type { PullRequestRef } from './forge-model.js';
 
 /** What the refresher needs; `state` asks the forge (see refresh.ts currentState). */
 export interface PullRequestRefreshDeps {

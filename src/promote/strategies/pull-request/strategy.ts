@@ -6,9 +6,9 @@
  * request, so it neither pushes twice nor opens a second request.
  */
 import type { SecretKeyReader } from '../../../auth/legacy-keys.js';
-import type { PullRequestSettings } from '../../../config/types.js';
-import type { PullRequestStrategySpec } from '../../../pipeline/types.js';
-import type { PromotionStrategy, StrategyContext, StrategyResult } from '../types.js';
+import type { PullRequestSettings } from '../../../config/gateway-config.js';
+import type { PullRequestStrategySpec } from '../../../pipeline/pipeline-resource.js';
+import type { PromotionStrategy, StrategyContext, StrategyResult } from '../strategy.js';
 import type { ForgeFailure } from './forge-answers.js';
 import { markerFor } from './markers.js';
 import { readCredentials } from './credentials.js';
@@ -19,7 +19,7 @@ import type {
   PromotionPusher,
   PullRequestText,
   RepositoryRef,
-} from './types.js';
+} from './forge-model.js';
 
 /** What the strategy needs from the rest of the gateway; all injectable. */
 export interface PullRequestPorts {

@@ -3,11 +3,11 @@
  * references it, then a re-check of each of those Pipelines.
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
-import type { PipelineTrigger } from '../hints/types.js';
+import type { PipelineTrigger } from '../hints/sinks.js';
 import type { GatewayLogger } from '../log.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
-import type { ProcessResult } from '../queue/types.js';
-import type { VerifiedTargets } from '../verify/verified-targets.js';
+import type { ProcessResult } from '../queue/queue-model.js';
+import type { VerifiedTargets } from './verified-targets.js';
 
 /** What the hint processor needs. */
 export interface HintReaderDeps {

@@ -5,8 +5,8 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { compileSchema } from '../schemas.js';
-import { clip } from './text.js';
-import type { Pipeline } from './types.js';
+import { clip } from '../pipeline/text.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 
 const API_VERSION = 'pipelines.weave.works/v1alpha1';
 const MAX_PROBLEM_LENGTH = 200;

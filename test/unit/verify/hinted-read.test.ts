@@ -3,11 +3,11 @@
  * every Pipeline that references it; nothing at all for an object no Pipeline references.
  */
 import { describe, expect, it } from 'vitest';
-import type { RecheckSource } from '../../../src/hints/types.js';
+import type { RecheckSource } from '../../../src/hints/sinks.js';
 import { createLogger } from '../../../src/log.js';
 import type { PipelineId } from '../../../src/pipeline/id.js';
 import type { ObjectKey } from '../../../src/pipeline/object-key.js';
-import { hintReader } from '../../../src/reconcile/on-hint.js';
+import { hintReader } from '../../../src/verify/hinted-read.js';
 import { MGMT, reconcileRig } from '../../support/reconcile-rig.js';
 
 function key(namespace: string, name = 'app'): ObjectKey {

@@ -2,7 +2,7 @@
  * The contract every promotion strategy keeps: run once per claimed attempt, never throw for an
  * expected failure, and return a secret-free message.
  */
-import type { Pipeline } from '../../pipeline/types.js';
+import type { Pipeline } from '../../pipeline/pipeline-resource.js';
 
 /** What a strategy is asked to do: promote `revision` of `pipeline` to `environment`. */
 export interface StrategyContext {

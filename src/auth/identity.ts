@@ -3,7 +3,7 @@
  * not the URL or payload, decides the cluster.
  */
 
-import type { AuthorizationKind } from '../pipeline/types.js';
+import type { AuthorizationKind } from '../pipeline/pipeline-resource.js';
 
 /**
  * How the caller proved itself: a cluster's Flux HMAC key, a JWT, a Pipeline's legacy key, an

@@ -2,7 +2,11 @@
  * Inputs and outputs of the pure decision core. Nothing here knows about HTTP, Kubernetes
  * clients or clocks: callers pass verified state and `now` in, and act on the decisions out.
  */
-import type { AuthorizationRecord, PipelineSpec, PromotionRecord } from '../pipeline/types.js';
+import type {
+  AuthorizationRecord,
+  PipelineSpec,
+  PromotionRecord,
+} from '../pipeline/pipeline-resource.js';
 import type { GateFloor } from './gate.js';
 
 /** Where a target lives: the gateway's cluster name and the namespace of the app object. */

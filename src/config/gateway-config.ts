@@ -2,7 +2,7 @@
  * The gateway's configuration after validation against schemas/config.schema.json and secret
  * resolution. Built once at start by loadConfig() and frozen; nothing else reads process.env.
  */
-import type { RetryPolicy } from '../evaluate/types.js';
+import type { RetryPolicy } from '../evaluate/decisions.js';
 
 /** A secret as resolved at load time. Never logged: see src/log.ts redaction paths. */
 export type SecretBytes = Buffer;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { asPipeline, checkPipeline } from '../../../src/pipeline/validate.js';
+import { asPipeline, checkPipeline } from '../../../src/kube/pipeline-check.js';
 import { packagePath } from '../../../src/paths.js';
 
 const samples = packagePath('test', 'fixtures', 'weave-gitops', 'samples');
