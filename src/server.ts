@@ -5,6 +5,7 @@
  * environment.
  */
 import { runApprovals } from './cli/approvals.js';
+import { runStatus } from './cli/status.js';
 import { runServe } from './serve.js';
 
 const usage = `promotion-gateway: promotes applications through Flux environments from verified state.
@@ -12,6 +13,7 @@ const usage = `promotion-gateway: promotes applications through Flux environment
 Usage:
   promotion-gateway serve --config FILE [--kubeconfig PATH] [--context NAME]
   promotion-gateway approvals keygen|sign|verify ...   (for approvers; --help on each)
+  promotion-gateway status [NAMESPACE/PIPELINE] [-A] [--watch] [--json]   (the fleet, per environment)
   promotion-gateway --help | --version
 
 serve reads and validates the configuration (docs/configuration.md), connects to the
@@ -36,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       return runServe(rest, process.env, process.stdout);
     case 'approvals':
       return runApprovals(rest, process.env, process.stdout);
+    case 'status':
+      return runStatus(rest, { env: process.env, out: process.stdout });
     case '--version':
     case 'version':
       process.stdout.write(`${await packageVersion()}\n`);

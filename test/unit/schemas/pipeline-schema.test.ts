@@ -325,6 +325,14 @@ function dig(schema: Json, ...path: string[]): Json {
  */
 function withoutOurAdditions(crd: Json): Json {
   const copy = structuredClone(crd);
+  // Our printer columns (Pending, Message) follow weave's Ready and Status.
+  for (const version of (copy.spec as { versions: Json[] }).versions) {
+    const columns = version.additionalPrinterColumns as Json[] | undefined;
+    if (columns === undefined) continue;
+    version.additionalPrinterColumns = columns.filter(
+      (c) => !['Pending', 'Message'].includes(c.name as string),
+    );
+  }
   const spec = dig(openApiOf(copy), 'properties', 'spec', 'properties');
   const strategies = [
     dig(spec, 'promotion', 'properties', 'strategy', 'properties'),

@@ -1,0 +1,160 @@
+/**
+ * What `promotion-gateway status` prints, computed from Pipelines as the API server stores them
+ * (the gateway's own status records, nothing read from the target clusters): a table with one
+ * row per environment, as `flux get` prints one per object, or one Pipeline in detail. Pure.
+ */
+import { display } from '../pipeline/text.js';
+import type {
+  AuthorizationRecord,
+  EnvironmentStatus,
+  Pipeline,
+  TargetStatusRecord,
+} from '../pipeline/pipeline-resource.js';
+
+/** One environment of one Pipeline, as a row. */
+export interface EnvironmentRow {
+  namespace: string;
+  pipeline: string;
+  environment: string;
+  /** The revisions its targets run (one when they agree), or `-` before the first read. */
+  revision: string;
+  /** `n/m` targets ready. */
+  ready: string;
+  /** What happens next, in words: the decision, what it waits for. */
+  state: string;
+  /** The latest promotion's pull request, if it is open. */
+  pullRequest: string;
+}
+
+/** The rows of `pipelines`, sorted by namespace and name, environments in spec order. */
+export function environmentRows(pipelines: readonly Pipeline[]): EnvironmentRow[] {
+  return [...pipelines].sort(byName).flatMap((p) =>
+    p.spec.environments.map((env) => {
+      const stored = p.status?.environments?.[env.name];
+      const targets = stored?.targets ?? [];
+      return {
+        namespace: p.metadata.namespace,
+        pipeline: p.metadata.name,
+        environment: env.name,
+        revision: revisionOf(targets),
+        ready: `${String(targets.filter((t) => t.ready).length)}/${String(env.targets.length)}`,
+        state: stateOf(stored),
+        pullRequest: openRequest(stored),
+      };
+    }),
+  );
+}
+
+const COLUMNS: readonly [keyof EnvironmentRow, string][] = [
+  ['namespace', 'NAMESPACE'],
+  ['pipeline', 'PIPELINE'],
+  ['environment', 'ENVIRONMENT'],
+  ['revision', 'REVISION'],
+  ['ready', 'READY'],
+  ['state', 'STATE'],
+  ['pullRequest', 'PULL REQUEST'],
+];
+
+/** The rows as an aligned text table (kubectl's style: upper-case headers, two spaces). */
+export function renderTable(rows: readonly EnvironmentRow[]): string {
+  if (rows.length === 0) return 'No Pipelines found.\n';
+  const cells = [
+    COLUMNS.map(([, header]) => header),
+    ...rows.map((r) => COLUMNS.map(([k]) => r[k])),
+  ];
+  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((line) => (line[i] ?? '').length)));
+  return cells
+    .map((line) =>
+      line
+        .map((cell, i) => (i === line.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
+    .concat('\n');
+}
+
+/** One Pipeline in detail: its conditions, then each environment's targets, gate and record. */
+export function renderDetail(pipeline: Pipeline): string {
+  const { namespace, name } = pipeline.metadata;
+  const { appRef } = pipeline.spec;
+  const lines = [`Pipeline ${namespace}/${name} (${appRef.kind} ${appRef.name})`];
+  for (const c of pipeline.status?.conditions ?? []) {
+    lines.push(`  ${c.type}: ${c.status} (${c.reason}) ${display(c.message, 300)}`);
+  }
+  for (const env of pipeline.spec.environments) {
+    const stored = pipeline.status?.environments?.[env.name];
+    lines.push('', `  ${env.name}: ${stateOf(stored)}`);
+    env.targets.forEach((target, i) => {
+      const where = `${target.clusterRef?.name ?? 'management'}/${target.namespace}`;
+      lines.push(`    ${where}: ${targetLine(stored?.targets?.[i])}`);
+    });
+    lines.push(...gateLines(stored?.approvals ?? []), ...recordLines(stored));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function byName(a: Pipeline, b: Pipeline): number {
+  const ka = `${a.metadata.namespace}/${a.metadata.name}`;
+  const kb = `${b.metadata.namespace}/${b.metadata.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+function revisionOf(targets: readonly TargetStatusRecord[]): string {
+  const revisions = [...new Set(targets.map((t) => t.revision).filter((r) => r !== undefined))];
+  return revisions.length === 0 ? '-' : revisions.map((r) => display(r, 64)).join(',');
+}
+
+/** What the environment waits for or did last, in words, from the records the gateway keeps. */
+function stateOf(env: EnvironmentStatus | undefined): string {
+  if (env === undefined) return 'not checked yet';
+  if (env.waitingApproval !== undefined) {
+    const approvals = (env.approvals ?? []).filter(
+      (a) => a.revision === env.waitingApproval?.revision && a.decision === 'approve',
+    );
+    const by =
+      approvals.length === 0 ? '' : `, approved by ${approvals.map((a) => a.principal).join(', ')}`;
+    return `waiting for approval of ${display(env.waitingApproval.revision, 64)}${by}`;
+  }
+  const record = env.promotion;
+  const unready = (env.targets ?? []).find((t) => !t.ready);
+  if (unready !== undefined) return `not ready: ${display(unready.error ?? 'not ready', 120)}`;
+  if (record === undefined) return 'up to date';
+  const phase = record.phase ?? (record.succeeded ? 'Succeeded' : 'Failed');
+  const attempt = record.attempt === undefined ? '' : ` (attempt ${String(record.attempt)})`;
+  return `promotion of ${display(record.revision, 64)}: ${phase}${attempt}`;
+}
+
+function openRequest(env: EnvironmentStatus | undefined): string {
+  const pr = env?.promotion?.pullRequest;
+  return pr === undefined ? '' : `${pr.url} (${pr.state})`;
+}
+
+function targetLine(record: TargetStatusRecord | undefined): string {
+  if (record === undefined) return 'not verified yet';
+  const revision = record.revision === undefined ? 'no revision' : display(record.revision, 64);
+  const health = record.ready ? 'ready' : `not ready: ${display(record.error ?? '', 200)}`;
+  const seen = record.observedTime === undefined ? '' : `, verified ${record.observedTime}`;
+  return `${revision}, ${health}${seen}`;
+}
+
+function gateLines(approvals: readonly AuthorizationRecord[]): string[] {
+  return approvals.map((a) => {
+    const id = a.jti === undefined ? '' : `, id ${a.jti}`;
+    const signed = a.statement === undefined ? '' : ', signed statement kept';
+    return `    ${a.decision} ${display(a.revision, 64)} by ${a.principal} (${a.kind}) at ${a.time}${id}${signed}`;
+  });
+}
+
+function recordLines(env: EnvironmentStatus | undefined): string[] {
+  const record = env?.promotion;
+  if (record === undefined) return [];
+  const lines = [
+    `    last promotion: ${display(record.revision, 64)} ${record.phase ?? ''} at ${record.lastAttemptedTime}`.trimEnd(),
+  ];
+  if (record.message !== undefined) lines.push(`      ${display(record.message, 300)}`);
+  if (record.pullRequest !== undefined) {
+    lines.push(`      pull request ${record.pullRequest.url} (${record.pullRequest.state})`);
+  }
+  return lines;
+}

@@ -1,0 +1,213 @@
+/**
+ * `promotion-gateway status`: the operator's view of the fleet, as `flux get` gives one of Flux
+ * objects. It reads the Pipelines through a kubeconfig (the operator's own credentials, no
+ * gateway token needed) and prints per environment what runs, what waits and for whom, and the
+ * open pull request, from the records the gateway keeps in each Pipeline's status.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { failureSummary } from '../kube/errors.js';
+import { checkPipeline } from '../kube/pipeline-check.js';
+import { listAllPages } from '../kube/pipeline-watch.js';
+import type { KubeObject } from '../kube/ports.js';
+import { PIPELINE } from '../kube/resources.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import { runCommand, UsageError, type CommandIo } from './args.js';
+import { environmentRows, renderDetail, renderTable } from './status-view.js';
+
+/** `status --help`. */
+export const STATUS_USAGE = `Usage: promotion-gateway status [NAMESPACE/PIPELINE] [-n NAMESPACE | -A] [--watch] [--json]
+                                [--kubeconfig PATH] [--context NAME] [--interval SECONDS]
+
+Reads the Pipelines through a kubeconfig (--kubeconfig, else $KUBECONFIG, else ~/.kube/config)
+and prints one row per environment: the revision its targets run, how many are ready, what it
+waits for (an approval, a rollout, a retry) and the open pull request. NAMESPACE/PIPELINE prints
+that Pipeline in detail: conditions, every target, the approvals recorded and the last promotion.
+--watch prints again whenever something changes (every --interval seconds, default 2) until
+interrupted; --json prints the Pipelines' rows and records as JSON.
+`;
+
+const OPTIONS = {
+  namespace: { type: 'string', short: 'n' },
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  watch: { type: 'boolean', short: 'w' },
+  json: { type: 'boolean' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  interval: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** What one run asks for. */
+interface StatusRequest {
+  /** Undefined with -A: every namespace. */
+  namespace: string | undefined;
+  /** No -n and no -A: the kubeconfig context's namespace, as kubectl does. */
+  contextNamespace: boolean;
+  name: string | undefined;
+  json: boolean;
+  watch: boolean;
+  intervalMs: number;
+}
+
+/**
+ * Runs `status ...`; resolves to the exit status (2 for a usage or kubeconfig mistake, 1 when
+ * the cluster cannot be read). `stop` ends a --watch (the process entry never sets it: Ctrl-C).
+ */
+export function runStatus(args: string[], io: CommandIo, stop?: AbortSignal): Promise<number> {
+  return runCommand(io.out, STATUS_USAGE, async () => {
+    const parsed = parse(args);
+    if (parsed === 'help') {
+      io.out.write(STATUS_USAGE);
+      return 0;
+    }
+    const { kubeconfig, context } = parsed;
+    const config = loadKubeConfig(kubeconfig, context, io.env);
+    const request = parsed.request.contextNamespace
+      ? { ...parsed.request, namespace: contextNamespace(config) }
+      : parsed.request;
+    const api = config.makeApiClient(CustomObjectsApi);
+    let last = '';
+    for (;;) {
+      const text = render(await readPipelines(api, request), request);
+      if (text !== last) io.out.write(request.watch && last !== '' ? `\n${text}` : text);
+      last = text;
+      if (!request.watch || stopped(stop)) return 0;
+      await pause(request.intervalMs, stop);
+      if (stopped(stop)) return 0;
+    }
+  });
+}
+
+function parse(
+  args: string[],
+): 'help' | { request: StatusRequest; kubeconfig?: string; context?: string } {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) return 'help';
+  if (positionals.length > 1) throw new UsageError('at most one NAMESPACE/PIPELINE');
+  const [target] = positionals;
+  const [ns, name] = target === undefined ? [] : target.split('/');
+  if (target !== undefined && (ns === undefined || name === undefined || ns === '' || name === ''))
+    throw new UsageError(`"${target}" is not NAMESPACE/PIPELINE`);
+  const interval = Number(values.interval ?? '2');
+  if (!(interval >= 0.2 && interval <= 3600))
+    throw new UsageError('--interval must be a number of seconds from 0.2 to 3600');
+  const all = values['all-namespaces'] === true;
+  const namespace = ns ?? (all ? undefined : values.namespace);
+  const request: StatusRequest = {
+    namespace,
+    contextNamespace: namespace === undefined && !all,
+    name,
+    json: values.json === true,
+    watch: values.watch === true,
+    intervalMs: interval * 1000,
+  };
+  return {
+    request,
+    ...(values.kubeconfig === undefined ? {} : { kubeconfig: values.kubeconfig }),
+    ...(values.context === undefined ? {} : { context: values.context }),
+  };
+}
+
+/**
+ * The kubeconfig as kubectl finds it (--kubeconfig, $KUBECONFIG's first file, ~/.kube/config),
+ * with `context` selected; a missing file or context is a UsageError naming both (exit 2).
+ */
+export function loadKubeConfig(
+  path: string | undefined,
+  context: string | undefined,
+  env: CommandIo['env'],
+): KubeConfig {
+  const file = path ?? env.KUBECONFIG?.split(':')[0] ?? join(env.HOME ?? '', '.kube', 'config');
+  if (file === '' || !existsSync(file)) throw new UsageError(`kubeconfig ${file}: no such file`);
+  const config = new KubeConfig();
+  try {
+    config.loadFromFile(file);
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new UsageError(`kubeconfig ${file} cannot be read: ${why ?? ''}`);
+  }
+  const wanted = context ?? config.getCurrentContext();
+  if (config.getContextObject(wanted) === null) {
+    throw new UsageError(`kubeconfig ${file}: no context "${wanted}"`);
+  }
+  config.setCurrentContext(wanted);
+  if (config.getCurrentCluster() === null)
+    throw new UsageError(`kubeconfig ${file}: context "${wanted}" names no cluster`);
+  return config;
+}
+
+function contextNamespace(config: KubeConfig): string {
+  return config.getContextObject(config.getCurrentContext())?.namespace ?? 'default';
+}
+
+async function readPipelines(api: CustomObjectsApi, request: StatusRequest): Promise<Pipeline[]> {
+  try {
+    if (request.name !== undefined && request.namespace !== undefined) {
+      const one = (await api.getNamespacedCustomObject({
+        ...PIPELINE,
+        namespace: request.namespace,
+        name: request.name,
+      })) as KubeObject;
+      return valid([one]);
+    }
+    const page = (token: string | undefined) => {
+      const paging = { limit: 500, ...(token === undefined ? {} : { _continue: token }) };
+      return request.namespace === undefined
+        ? api.listClusterCustomObject({ ...PIPELINE, ...paging })
+        : api.listNamespacedCustomObject({ ...PIPELINE, namespace: request.namespace, ...paging });
+    };
+    return valid((await listAllPages(page)).items as KubeObject[]);
+  } catch (error) {
+    const { message } = failureSummary(error);
+    throw new Error(`cannot read Pipelines: ${message}`);
+  }
+}
+
+/** Pipelines that match the CRD's schema; others cannot be shown (the gateway ignores them too). */
+function valid(objects: readonly KubeObject[]): Pipeline[] {
+  return objects.flatMap((o) => {
+    const checked = checkPipeline(o);
+    return checked.ok ? [checked.pipeline] : [];
+  });
+}
+
+function render(pipelines: readonly Pipeline[], request: StatusRequest): string {
+  if (request.json) {
+    const rows = environmentRows(pipelines);
+    const body = pipelines.map((p) => ({
+      namespace: p.metadata.namespace,
+      name: p.metadata.name,
+      environments: rows.filter(
+        (r) => r.namespace === p.metadata.namespace && r.pipeline === p.metadata.name,
+      ),
+      status: p.status ?? {},
+    }));
+    return `${JSON.stringify({ pipelines: body }, null, 2)}\n`;
+  }
+  const [one] = pipelines;
+  if (request.name !== undefined && one !== undefined) return renderDetail(one);
+  return renderTable(environmentRows(pipelines));
+}
+
+function stopped(stop: AbortSignal | undefined): boolean {
+  return stop?.aborted === true;
+}
+
+function pause(ms: number, stop: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    stop?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * `promotion-gateway status` against kube-sim, through the real client library with an
+ * operator's kubeconfig: the table, one Pipeline in detail, JSON, --watch printing a change,
+ * and the mistakes an operator makes (no such file, no such context, a cluster that refuses).
+ */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runStatus } from '../../src/cli/status.js';
+import {
+  createApp,
+  eventually,
+  launchGateway,
+  rollOut,
+  startTestFleet,
+  waitSteady,
+  type RunningGateway,
+  type TestFleet,
+} from '../support/gateway-harness.js';
+import { tempDir } from '../support/temp-dirs.js';
+
+const NS = 'cli-status';
+let fleet: TestFleet;
+let gw: RunningGateway;
+let kubeconfig: string;
+
+beforeAll(async () => {
+  fleet = await startTestFleet();
+  gw = await launchGateway(fleet);
+  createApp(fleet, NS, { prodPromotion: { approval: { minApprovals: 1 } } });
+  await waitSteady(fleet, [gw], NS);
+  rollOut(fleet.dev, NS, '6.6.0');
+  rollOut(fleet.staging, NS, '6.6.0');
+  await gw.gateway.resync();
+  await gw.gateway.idle();
+  kubeconfig = join(tempDir('cli-status'), 'kubeconfig');
+  writeFileSync(kubeconfig, fleet.management.kubeconfig());
+});
+afterAll(async () => {
+  await gw.close();
+  await fleet.close();
+});
+
+/** Runs `status args...` with the operator's kubeconfig; resolves to [exit code, output]. */
+async function status(args: string[], stop?: AbortSignal): Promise<[number, string]> {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const code = await runStatus(args, { env: { KUBECONFIG: kubeconfig }, out }, stop);
+  return [code, text];
+}
+
+describe('promotion-gateway status', () => {
+  it('prints one row per environment saying what runs and what waits', async () => {
+    await eventually(async () => {
+      const [code, text] = await status(['-n', NS]);
+      expect(code).toBe(0);
+      const rows = text.split('\n').filter((l) => l.startsWith(NS));
+      expect(rows).toHaveLength(3);
+      expect(rows[0]).toMatch(/podinfo +dev +6\.6\.0 +1\/1 +up to date/);
+      expect(rows[2]).toMatch(/podinfo +prod +6\.5\.0 +1\/1 +waiting for approval of 6\.6\.0/);
+    });
+  });
+
+  it('prints one Pipeline in detail, and JSON that a script can read', async () => {
+    // Without -n or -A, the context's namespace (here none: `default`), as kubectl does.
+    const [defaultCode, none] = await status([]);
+    expect([defaultCode, none]).toEqual([0, 'No Pipelines found.\n']);
+    const [code, detail] = await status([`${NS}/podinfo`]);
+    expect(code).toBe(0);
+    expect(detail).toContain(`Pipeline ${NS}/podinfo (HelmRelease podinfo)`);
+    expect(detail).toMatch(/prod: waiting for approval of 6\.6\.0/);
+    const [jsonCode, json] = await status(['-A', '--json']);
+    expect(jsonCode).toBe(0);
+    const parsed = JSON.parse(json) as {
+      pipelines: { namespace: string; environments: unknown[] }[];
+    };
+    const ours = parsed.pipelines.find((p) => p.namespace === NS);
+    expect(ours?.environments).toHaveLength(3);
+  });
+
+  it('prints again when something changes under --watch', async () => {
+    const stop = new AbortController();
+    const watching = status([`${NS}/podinfo`, '--watch', '--interval', '0.2'], stop.signal);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    rollOut(fleet.prod, NS, '6.4.0');
+    await gw.gateway.resync();
+    await gw.gateway.idle();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    stop.abort();
+    const [code, text] = await watching;
+    expect(code).toBe(0);
+    const prints = text.split(`Pipeline ${NS}/podinfo`).length - 1;
+    expect(prints).toBe(2);
+    expect(text).toContain('6.4.0');
+  });
+
+  it('names the file or the context an operator got wrong (exit 2), and a refusing cluster (exit 1)', async () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => (text += c.toString('utf8')));
+    const missing = await runStatus(['--kubeconfig', '/nonexistent/kc'], { env: {}, out });
+    expect(missing).toBe(2);
+    expect(text).toContain('kubeconfig /nonexistent/kc: no such file');
+    const [badContext, contextText] = await status(['--context', 'nope']);
+    expect(badContext).toBe(2);
+    expect(contextText).toContain(`kubeconfig ${kubeconfig}: no context "nope"`);
+    // A user the cluster knows but whose rules grant nothing on Pipelines: a 403.
+    fleet.management.addUser('nobody', []);
+    const nobody = join(tempDir('cli-status'), 'nobody');
+    writeFileSync(nobody, fleet.management.kubeconfig('nobody'));
+    const refused = new PassThrough();
+    let refusedText = '';
+    refused.on('data', (c: Buffer) => (refusedText += c.toString('utf8')));
+    expect(await runStatus(['--kubeconfig', nobody], { env: {}, out: refused })).toBe(1);
+    expect(refusedText).toMatch(/^error: cannot read Pipelines: /);
+    expect(refusedText).not.toContain('    at ');
+  });
+
+  it('gives kubectl get pipelines columns that say what waits', async () => {
+    const got = await new Promise<string>((resolve, reject) => {
+      execFile(
+        'kubectl',
+        ['--kubeconfig', kubeconfig, 'get', 'pipelines', '-n', NS, '-o', 'wide'],
+        { encoding: 'utf8' },
+        (err, stdout) => {
+          if (err === null) resolve(stdout);
+          else reject(new Error(`kubectl get failed: ${err.message}`));
+        },
+      );
+    });
+    const [header, row] = got.trimEnd().split('\n');
+    expect(header).toMatch(/NAME +APP KIND +APP NAME +AGE +READY +STATUS +PENDING +MESSAGE/);
+    expect(row).toMatch(
+      /podinfo +HelmRelease +podinfo .* +True +All 3 targets are ready +ApprovalRequired +prod: .*needs approval of 6\.6\.0/,
+    );
+  });
+});
