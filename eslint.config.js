@@ -46,6 +46,7 @@ const pureModules = [
   'src/evaluate/**/*.ts',
   ...vocabulary,
   'src/verify/target-status.ts',
+  'src/verify/revision-kinds.ts',
   'src/status/pipeline-status.ts',
   'src/status/view-change.ts',
 ];

@@ -24,6 +24,7 @@ import { legacyRoutes, type PipelineHinter } from './ingress/legacy.js';
 import { metricsRoute, opsRoutes, type ReadinessProbe } from './ingress/ops.js';
 import { pipelineRoutes, type PipelineViewSource } from './ingress/pipelines.js';
 import { installRateLimit } from './ingress/ratelimit.js';
+import { refusalReporter } from './ingress/refusals.js';
 import { AJV_OPTIONS, installSchemas } from './ingress/schemas.js';
 import { debugEnabled, lazyChildLoggerFactory, type GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   jwtKeys?: JwtKeys;
   /** The authorization doors (approvals, CI-triggered promotions); absent = not served. */
   authorizations?: Pick<AuthorizationRouteOptions, 'principals' | 'authorizer' | 'now'>;
+  /** The gateway's clock (ms), which spaces the refusals' log lines; Date.now by default. */
+  now?: () => number;
 }
 
 /** Keep-alive idle time: long enough for Flux's bursts, short enough not to hoard sockets. */
@@ -98,8 +101,9 @@ function observeResponse(metrics: GatewayMetrics) {
     const status = reply.statusCode;
     metrics.observeHttp(request.method, route, status, reply.elapsedTime / 1000);
     // Answered requests are debug (an accepted event's info line is its verified read, which
-    // covers a whole burst); rejections stay at info, except for probes and scrapes.
-    const quiet = status < 400 || QUIET_ROUTES.has(route);
+    // covers a whole burst); rejections stay at info, except for probes and scrapes, and for
+    // refused credentials, whose rate-limited `request refused` line says why (ingress/refusals.ts).
+    const quiet = status < 400 || status === 401 || QUIET_ROUTES.has(route);
     if (!quiet || debugEnabled(request.log)) {
       const fields = {
         method: request.method,
@@ -150,7 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ownPort = config.server.metricsPort !== undefined;
   await app.register(opsRoutes, { readiness: deps.readiness, ...(ownPort ? {} : { metrics }) });
   await app.register(async (scope) => {
-    installAuthentication(scope);
+    installAuthentication(scope, refusalReporter(metrics, deps.now ?? Date.now));
     await scope.register(eventsRoutes, { auth, hints: deps.hints, metrics });
     await scope.register(legacyRoutes, {
       legacyKeys: deps.legacyKeys,

@@ -21,6 +21,8 @@ export { signStatement, STATEMENT_ALGORITHMS } from './auth/statement.js';
 export type { StatementClaims } from './auth/statement.js';
 export { managementAccess, TARGET_ACCESS } from './kube/access.js';
 export type { AccessRule } from './kube/access.js';
+// What a chart version may be, so that the demo refuses what the gateway would not verify.
+export { isSemVer2, quote } from './verify/revision-kinds.js';
 // The command-line conventions, so that the demo's commands parse and answer like the gateway's.
 export {
   flagOptions,

@@ -26,6 +26,8 @@ export interface GatewayMetrics {
   readonly clusterReads: Counter<'cluster' | 'result'>;
   /** Authorizations (approvals, rejections, CI triggers), by principal kind and outcome. */
   readonly authorizations: Counter<'kind' | 'outcome'>;
+  /** Refused credentials, by door (route group) and reason (src/auth/refusal.ts). */
+  readonly refusals: Counter<'door' | 'reason'>;
   /** Promotion attempts, by outcome (e.g. claimed, succeeded, failed, conflict). */
   readonly promotions: Counter<'outcome'>;
   /** Pipeline status write attempts, by result (written, conflict, unchanged, contended). */
@@ -38,6 +40,8 @@ export interface GatewayMetrics {
   readonly catalogSize: Gauge<'what'>;
   /** 1 while this replica runs the periodic resync (it holds the Lease, or election is off). */
   readonly resyncLeader: Gauge;
+  /** Changes a resync pass found that no event announced, by cluster, namespace and kind. */
+  readonly unannouncedChanges: Counter<'cluster' | 'namespace' | 'kind'>;
   /** Where the scrape-time gauges read their values; until bound they read 0. */
   bindSources(sources: MetricSources): void;
   /** The `cluster` label value for a name: itself when configured, else OTHER_CLUSTER. */
@@ -48,6 +52,8 @@ export interface GatewayMetrics {
   observeRead(cluster: string, result: string): void;
   /** Records one resync pass in resyncDuration (`partial` when some target was Unknown). */
   observeResync(report: { unknown: number; durationMs: number }): void;
+  /** Counts one unannounced change (cluster through clusterLabel) in unannouncedChanges. */
+  observeUnannounced(cluster: string, namespace: string, kind: string): void;
 }
 
 /** The live values behind the scrape-time gauges. */
@@ -149,6 +155,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       'Authorizations (approvals, rejections, CI triggers), by principal kind and outcome.',
       ['kind', 'outcome'],
     ),
+    refusals: refusalCounter(registers),
     resyncDuration,
     ...sourceGauges(registers),
     resyncLeader: new Gauge({
@@ -164,7 +171,35 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       const result = report.unknown > 0 ? 'partial' : 'ok';
       resyncDuration.observe({ result }, report.durationMs / 1000);
     },
+    ...unannouncedMetrics(registers, clusterLabel),
   };
+}
+
+/**
+ * unannouncedChanges and its observer. Label values stay bounded: configured cluster names,
+ * the namespaces the Pipelines' targets name, and the Flux app kinds.
+ */
+function unannouncedMetrics(registers: Registry[], clusterLabel: (name: string) => string) {
+  const unannouncedChanges = new Counter({
+    name: 'promotion_gateway_unannounced_changes_total',
+    help: 'Changes a resync pass found that no Flux event announced, by cluster, namespace and kind.',
+    labelNames: ['cluster', 'namespace', 'kind'] as const,
+    registers,
+  });
+  const observeUnannounced = (cluster: string, namespace: string, kind: string): void => {
+    unannouncedChanges.inc({ cluster: clusterLabel(cluster), namespace, kind });
+  };
+  return { unannouncedChanges, observeUnannounced };
+}
+
+/** refusals_total: labels bounded by the doors and the reasons of src/auth/refusal.ts. */
+function refusalCounter(registers: Registry[]): Counter<'door' | 'reason'> {
+  return new Counter({
+    name: 'promotion_gateway_refusals_total',
+    help: 'Refused credentials (answered 401), by door and reason; see "Why was I refused?" in docs/operations.md.',
+    labelNames: ['door', 'reason'] as const,
+    registers,
+  });
 }
 
 function zero(): number {

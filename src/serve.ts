@@ -2,8 +2,9 @@
  * `promotion-gateway serve`: load and validate the configuration, connect to the management
  * cluster, start the gateway and serve until SIGINT/SIGTERM.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
+import { dirname } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   command,
@@ -24,7 +25,9 @@ const SERVE_USAGE = `Usage: promotion-gateway serve --config FILE [--kubeconfig 
 
 Reads and validates the configuration (docs/configuration.md), connects to the management
 cluster (--kubeconfig, the config's management.kubeconfig, or the in-cluster service account)
-and serves until SIGINT/SIGTERM. A bad configuration or missing credentials exit with status 2.
+and serves until SIGINT/SIGTERM. A bad configuration, missing credentials or a kubeconfig
+that cannot be used (unreadable, not YAML, no such context, a context without cluster or user,
+no current-context) exit with status 2 and one line naming the file and the context.
 `;
 
 const SERVE_OPTIONS = valueOptions('config', 'kubeconfig', 'context');
@@ -75,8 +78,9 @@ export const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceacco
 
 /**
  * The management cluster's credentials: --kubeconfig (or the config's management.kubeconfig)
- * when given, else the in-cluster service account; or, when neither exists, a sentence saying
- * what is missing (client-node would otherwise build `https://undefined` and fail every call).
+ * when given, else the in-cluster service account; or, when they cannot be used, one line
+ * saying why, naming the file and the context (client-node would otherwise fail later with
+ * its own words, `ENOENT` or `No active cluster!`, or build `https://undefined`).
  */
 export function managementKubeConfig(
   config: GatewayConfig,
@@ -93,11 +97,98 @@ export function managementKubeConfig(
       return `no management cluster credentials: ${missing}; give --kubeconfig PATH or management.kubeconfig in the configuration, or run in a pod with a service account`;
     loadInCluster(kubeConfig, env);
   } else {
-    kubeConfig.loadFromFile(file);
-    const wanted = context ?? config.management.context;
-    if (wanted !== undefined) kubeConfig.setCurrentContext(wanted);
+    const problem = loadKubeconfigFile(kubeConfig, file, context ?? config.management.context);
+    if (problem !== undefined) return problem;
   }
   return kubeConfig;
+}
+
+/**
+ * Loads `file` into `kubeConfig` with `wanted` (else its current-context) as the context, or
+ * answers what is wrong in one line naming both. Messages name files, fields, positions and
+ * names, never a value that may be a credential.
+ */
+function loadKubeconfigFile(
+  kubeConfig: KubeConfig,
+  file: string,
+  wanted: string | undefined,
+): string | undefined {
+  const where = `management kubeconfig "${file}", ${wanted === undefined ? 'its current-context' : `context "${wanted}"`}`;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return `${where}: cannot read the file (${errorCode(error)})`;
+  }
+  try {
+    kubeConfig.loadFromString(text);
+  } catch (error) {
+    return `${where}: ${parseProblem(error)}`;
+  }
+  // As client-node's loadFromFile does: certificate and key files are relative to the file.
+  kubeConfig.makePathsAbsolute(dirname(file));
+  // Typed as a string, but whatever the file's `current-context` holds, absent included.
+  const current: unknown = kubeConfig.getCurrentContext();
+  const name = wanted ?? (typeof current === 'string' ? current : '');
+  if (name === '')
+    return `${where}: the file sets no current-context; give --context NAME or management.context`;
+  kubeConfig.setCurrentContext(name);
+  const problem = contextProblem(kubeConfig, name);
+  return problem === undefined
+    ? undefined
+    : `management kubeconfig "${file}", context "${name}": ${problem}`;
+}
+
+/** What is wrong with context `name` of a loaded kubeconfig, if anything. */
+function contextProblem(kubeConfig: KubeConfig, name: string): string | undefined {
+  const context = kubeConfig.getContextObject(name);
+  if (context === null) {
+    const names = kubeConfig.getContexts().map((c) => c.name);
+    const known = names.length === 0 ? 'it defines none' : `it defines ${quoted(names)}`;
+    return `no such context (${known})`;
+  }
+  if (kubeConfig.getCluster(context.cluster) === null)
+    return `names cluster "${context.cluster}", which the file does not define`;
+  // Typed as a string, but client-node leaves a context without `user` at undefined.
+  const user: unknown = context.user;
+  if (typeof user !== 'string' || user === '') return 'names no user';
+  if (kubeConfig.getUser(user) === null)
+    return `names user "${user}", which the file does not define`;
+  return undefined;
+}
+
+/** At most ten names, quoted, for a one-line message. */
+function quoted(names: readonly string[]): string {
+  const shown = names.slice(0, 10).map((n) => `"${n}"`);
+  return names.length > 10 ? `${shown.join(', ')}, ...` : shown.join(', ');
+}
+
+/**
+ * Why client-node could not read the text: a YAML error by position only (its message quotes
+ * the source, which may hold a token), a missing field by its path, else "not a kubeconfig".
+ */
+function parseProblem(error: unknown): string {
+  const mark = (error as { mark?: { line?: unknown; column?: unknown } }).mark;
+  if ((error as { name?: unknown }).name === 'YAMLException') {
+    const at =
+      typeof mark?.line === 'number' && typeof mark.column === 'number'
+        ? ` at line ${String(mark.line + 1)}, column ${String(mark.column + 1)}`
+        : '';
+    return `not valid YAML${at}`;
+  }
+  const message = error instanceof Error ? error.message : '';
+  // client-node's own checks name the entry at fault, e.g. `clusters[0].cluster.server is missing`.
+  if (
+    /^(clusters|users|contexts)\[\d+\][.\w]* is missing$/.test(message) ||
+    /^Duplicate (cluster|user|context): /.test(message)
+  )
+    return `not a usable kubeconfig (${message})`;
+  return 'not a kubeconfig (expected a YAML mapping with clusters, users and contexts)';
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'read error';
 }
 
 /**

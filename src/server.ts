@@ -13,6 +13,7 @@ const usage = `promotion-gateway: promotes applications through Flux environment
 Usage:
   promotion-gateway serve --config FILE [--kubeconfig PATH] [--context NAME]
   promotion-gateway approvals keygen|sign|verify ...   (for approvers; --help on each)
+  promotion-gateway flux-config --address URL [-o DIR [--generate-keys]] ...   (--help)
   promotion-gateway status [NAMESPACE/PIPELINE] [-A] [--watch] [--json]   (the fleet, per environment)
   promotion-gateway --help | --version
 
@@ -38,6 +39,12 @@ async function main(argv: string[]): Promise<number> {
       return runServe(rest, process.env, process.stdout);
     case 'approvals':
       return runApprovals(rest, process.env, process.stdout);
+    case 'flux-config':
+      return (await import('./cli/flux-config.js')).runFluxConfig(rest, {
+        env: process.env,
+        out: process.stdout,
+        err: process.stderr,
+      });
     case 'status':
       return runStatus(rest, { env: process.env, out: process.stdout });
     case '--version':

@@ -63,6 +63,28 @@ export function signBody(body: Buffer, key: Buffer, algorithm: HmacAlgorithm = '
   return `${algorithm}=${createHmac(algorithm, key).update(body).digest('hex')}`;
 }
 
+/** What checkSignature found: a valid signature, or which way it failed. */
+export type SignatureCheck = 'valid' | 'missing' | 'malformed' | 'mismatch';
+
+/**
+ * Whether `header` is a valid signature of `body` under any of `keys`, and if not, whether the
+ * header was missing, malformed (not `<alg>=<hex>` of the algorithm's length) or simply wrong.
+ * The answer is told apart only after all the work is done: it depends on the header alone,
+ * which the caller wrote, never on the keys.
+ */
+export function checkSignature(
+  body: Buffer,
+  header: string | undefined,
+  keys: readonly Buffer[],
+): SignatureCheck {
+  const parsed = parseSignature(header);
+  if (macMatches(body, parsed, keys)) return 'valid';
+  if (header === undefined) return 'missing';
+  return parsed?.digest.length === DIGEST_BYTES[parsed?.algorithm ?? 'sha256']
+    ? 'mismatch'
+    : 'malformed';
+}
+
 /**
  * True when `header` is a valid signature of `body` under any of `keys`. Every key is tried
  * (no early exit) with constant-time comparison; empty keys never match.
@@ -72,7 +94,14 @@ export function verifySignature(
   header: string | undefined,
   keys: readonly Buffer[],
 ): boolean {
-  const parsed = parseSignature(header);
+  return macMatches(body, parseSignature(header), keys);
+}
+
+function macMatches(
+  body: Buffer,
+  parsed: ParsedSignature | undefined,
+  keys: readonly Buffer[],
+): boolean {
   const algorithm = parsed?.algorithm ?? 'sha256';
   const length = DIGEST_BYTES[algorithm];
   // Compare against a fixed-length copy so a short or long digest costs the same as a wrong one.

@@ -8,6 +8,7 @@ import type { JsonWebKey as NodeJsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWK, JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 import type { JwtConfig } from '../config/gateway-config.js';
+import { joseRefusal, refuse, tokenFacts, verified, type Checked } from './refusal.js';
 
 /** Resolves the verification key for a token's protected header (static keys and/or JWKS). */
 export type JwtKeys = JWTVerifyGetKey;
@@ -107,38 +108,42 @@ function lifetimeWithinBound(payload: JWTPayload, config: JwtConfig): boolean {
 }
 
 /**
- * The verified payload of `token`, or undefined for any failure (bad signature, claims,
- * algorithm, unreachable JWKS). Callers never learn why, so neither can an attacker.
+ * The verified payload of `token`, or the refusal saying why not (bad signature, claims,
+ * algorithm, unknown key, unreachable JWKS, ...); never a rejection. The caller logs the
+ * reason and answers the one indistinguishable 401.
  */
 export async function verifyJwt(
   token: string,
   keys: JwtKeys,
   config: JwtConfig,
-): Promise<JWTPayload | undefined> {
-  if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
+): Promise<Checked<JWTPayload>> {
+  if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return refuse('Malformed');
   const options = verifyOptions(config);
-  const payload = await verifiedPayload(token, keys, options);
-  return payload !== undefined && lifetimeWithinBound(payload, config) ? payload : undefined;
+  const checked = await verifiedPayload(token, keys, options);
+  if (!checked.ok || lifetimeWithinBound(checked.value, config)) return checked;
+  return refuse('LifetimeTooLong', tokenFacts(token));
 }
 
 async function verifiedPayload(
   token: string,
   keys: JwtKeys,
   options: JWTVerifyOptions,
-): Promise<JWTPayload | undefined> {
+): Promise<Checked<JWTPayload>> {
   try {
-    return (await jwtVerify(token, keys, options)).payload;
+    return verified((await jwtVerify(token, keys, options)).payload);
   } catch (error) {
     // Several keys without distinguishing `kid`: jose hands them over to try one by one.
-    if (error instanceof errors.JWKSMultipleMatchingKeys) {
-      for await (const key of error) {
-        try {
-          return (await jwtVerify(token, key, options)).payload;
-        } catch {
-          continue;
-        }
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) return joseRefusal(error, token);
+    let last: unknown = error;
+    for await (const key of error) {
+      try {
+        return verified((await jwtVerify(token, key, options)).payload);
+      } catch (keyError) {
+        // A claim failure means the signature held with this key: that is the reason to tell.
+        if (!(last instanceof errors.JWTClaimValidationFailed || last instanceof errors.JWTExpired))
+          last = keyError;
       }
     }
-    return undefined;
+    return joseRefusal(last, token);
   }
 }

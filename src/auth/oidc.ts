@@ -6,6 +6,7 @@
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { OidcIssuerConfig } from '../config/gateway-config.js';
+import { joseRefusal, refuse, tokenFacts, verified, type Checked } from './refusal.js';
 
 /** Remote JWKS fetch settings: short timeout, bounded refetch rate, a 10-minute cache. */
 const REMOTE_JWKS_OPTIONS = {
@@ -33,21 +34,23 @@ export class OidcVerifier {
   /**
    * The claims of `token` when its signature, issuer, audience, algorithm and times hold at
    * `now` (ms): `exp` not past, `iat` neither in the future nor older than the maximum age,
-   * `sub` and `jti` present. Undefined for any failure, an unreachable JWKS included; never a
-   * rejection.
+   * `sub` and `jti` present. Otherwise the refusal saying why, an unreachable JWKS included;
+   * never a rejection.
    */
-  async verify(token: string, now: number): Promise<VerifiedClaims | undefined> {
-    if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
-    const payload = await this.verifiedPayload(token, now);
-    if (payload === undefined) return undefined;
-    const { sub, jti, iat, exp } = payload;
-    if (typeof sub !== 'string' || typeof jti !== 'string' || sub === '' || jti === '')
-      return undefined;
-    if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
-    return { ...payload, sub, jti, iat, exp };
+  async verify(token: string, now: number): Promise<Checked<VerifiedClaims>> {
+    if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return refuse('Malformed');
+    const checked = await this.verifiedPayload(token, now);
+    if (!checked.ok) return checked;
+    const { sub, jti, iat, exp } = checked.value;
+    const facts = tokenFacts(token);
+    if (typeof jti !== 'string' || jti === '') return refuse('MissingJti', facts);
+    if (typeof sub !== 'string' || sub === '')
+      return refuse('MissingClaim', { ...facts, claim: 'sub' });
+    if (typeof iat !== 'number' || typeof exp !== 'number') return refuse('Malformed', facts);
+    return verified({ ...checked.value, sub, jti, iat, exp });
   }
 
-  private async verifiedPayload(token: string, now: number): Promise<JWTPayload | undefined> {
+  private async verifiedPayload(token: string, now: number): Promise<Checked<JWTPayload>> {
     const { config } = this;
     try {
       const verified = await jwtVerify(token, this.keys, {
@@ -59,12 +62,12 @@ export class OidcVerifier {
         clockTolerance: config.clockToleranceSeconds,
         currentDate: new Date(now),
       });
-      return verified.payload;
-    } catch {
+      return { ok: true, value: verified.payload };
+    } catch (error) {
       // The token is untrusted input and the JWKS is the issuer's: whatever jose or WebCrypto
       // throws over them (a JOSEError, a TypeError, a DOMException for a key published broken)
       // means "not verified". Only this call is guarded; the checks in verify() still surface faults.
-      return undefined;
+      return joseRefusal(error, token);
     }
   }
 }

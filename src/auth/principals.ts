@@ -1,21 +1,28 @@
 /**
  * The authorization doors' credentials turned into a Principal: an approver's signed statement
  * (which must name exactly the pipeline and environment of the URL), a person's SSO token, or
- * a CI job's token matched against the CI policies. Every failure is `undefined`, which the
- * HTTP layer answers with the one indistinguishable 401.
+ * a CI job's token matched against the CI policies. Every failure is a Refusal naming its
+ * reason, which the HTTP layer logs and answers with the one indistinguishable 401.
  */
 import { decodeJwt } from 'jose';
 import type { AuthorizationConfig } from '../config/gateway-config.js';
 import type { PipelineRef } from '../pipeline/id.js';
 import { matchingPolicies, policyCovers } from './ci-policy.js';
 import { OidcVerifier } from './oidc.js';
-import { statementSigner, verifyStatement } from './statement.js';
+import { factText, refuse, verified, withFacts, type Checked } from './refusal.js';
+import { checkStatement, statementSigner } from './statement.js';
 import type { Identity } from './identity.js';
 
 /** The pipeline and environment a request's URL names. */
 export interface AuthorizationTarget {
   pipeline: PipelineRef;
   environment: string;
+}
+
+/** A CI job's identity, and whether a policy lets it authorize the target (else 403). */
+export interface CiCaller {
+  identity: Identity;
+  allowed: boolean;
 }
 
 const NO_SCOPES = { clusters: [], pipelines: [] } as const;
@@ -38,14 +45,15 @@ export class Principals {
     this.ciByIss = new Map(config.ci.issuers.map((i) => [i.issuer, i.name]));
   }
 
-  /** The configured CI issuer an (unverified) token claims to come from. */
-  private ciIssuerOf(token: string): string | undefined {
+  /** The `iss` an (unverified) token claims, to pick the verifier. */
+  private static issOf(token: string): Checked<string> {
+    let iss: string | undefined;
     try {
-      const iss = decodeJwt(token).iss;
-      return iss === undefined ? undefined : this.ciByIss.get(iss);
+      iss = decodeJwt(token).iss;
     } catch {
-      return undefined;
+      return refuse('Malformed');
     }
+    return iss === undefined ? refuse('MissingClaim', { claim: 'iss' }) : verified(iss);
   }
 
   /** An approver's statement, valid at `now` and naming exactly `target`. */
@@ -53,26 +61,22 @@ export class Principals {
     statement: string,
     target: AuthorizationTarget,
     now: number,
-  ): Promise<Identity | undefined> {
+  ): Promise<Checked<Identity>> {
     const name = statementSigner(statement);
+    if (name === undefined) return refuse('Malformed');
     const approver = this.config.approvers.find((a) => a.name === name);
-    if (approver === undefined) return undefined;
-    const claims = await verifyStatement(
-      statement,
-      approver,
-      {
-        maxLifetimeSeconds: this.config.maxStatementLifetimeSeconds,
-        clockToleranceSeconds: this.config.clockToleranceSeconds,
-      },
-      now,
-    );
+    if (approver === undefined) return refuse('UnknownApprover', { kid: factText(name) });
+    const policy = {
+      maxLifetimeSeconds: this.config.maxStatementLifetimeSeconds,
+      clockToleranceSeconds: this.config.clockToleranceSeconds,
+    };
+    const checked = await checkStatement(statement, approver, policy, now);
+    if (!checked.ok) return withFacts(checked, { kid: factText(name) });
+    const claims = checked.value;
     const { namespace, name: pipeline } = target.pipeline;
-    if (
-      claims?.pipeline !== `${namespace}/${pipeline}` ||
-      claims.environment !== target.environment
-    )
-      return undefined;
-    return {
+    if (claims.pipeline !== `${namespace}/${pipeline}` || claims.environment !== target.environment)
+      return refuse('StatementForAnotherTarget', { kid: factText(name) });
+    return verified({
       kind: 'statement',
       subject: approver.name,
       scopes: NO_SCOPES,
@@ -89,13 +93,15 @@ export class Principals {
         ...(claims.comment === undefined ? {} : { comment: claims.comment }),
         statement,
       },
-    };
+    });
   }
 
   /** A person's SSO token: a configured approver when one claims the identity. */
-  async fromSso(token: string, now: number): Promise<Identity | undefined> {
-    const claims = this.sso === undefined ? undefined : await this.sso.verify(token, now);
-    if (claims === undefined) return undefined;
+  async fromSso(token: string, now: number): Promise<Checked<Identity>> {
+    if (this.sso === undefined) return refuse('NotConfigured');
+    const checked = await this.sso.verify(token, now);
+    if (!checked.ok) return checked;
+    const claims = checked.value;
     const identity = `${claims.iss ?? ''}#${claims.sub}`;
     const approver = this.config.approvers.find((a) => a.oidcSubjects.includes(identity));
     const fromToken = claims[this.config.groupsClaim];
@@ -104,12 +110,12 @@ export class Principals {
       ...(Array.isArray(fromToken) ? fromToken.filter((g) => typeof g === 'string') : []),
     ].slice(0, 64);
     const name = approver?.name ?? `oidc:${identity}`;
-    return {
+    return verified({
       kind: 'sso',
       subject: name,
       scopes: NO_SCOPES,
       principal: { name, kind: 'human', groups, jti: claims.jti, expiresAt: claims.exp * 1000 },
-    };
+    });
   }
 
   /**
@@ -120,23 +126,25 @@ export class Principals {
     token: string,
     target: AuthorizationTarget,
     now: number,
-  ): Promise<{ identity: Identity; allowed: boolean } | undefined> {
-    const issuer = this.ciIssuerOf(token);
+  ): Promise<Checked<CiCaller>> {
+    const iss = Principals.issOf(token);
+    if (!iss.ok) return iss;
+    const issuer = this.ciByIss.get(iss.value);
     const verifier = issuer === undefined ? undefined : this.ci.get(issuer);
-    if (issuer !== undefined && verifier !== undefined) {
-      const claims = await verifier.verify(token, now);
-      if (claims === undefined) return undefined;
-      const policies = matchingPolicies(this.config.ci.policies, issuer, claims);
-      const policy = policies.find((p) => policyCovers(p, target.pipeline, target.environment));
-      const name = `ci:${(policy ?? policies[0])?.name ?? `${issuer}#${claims.sub}`}`;
-      const identity: Identity = {
-        kind: 'ci',
-        subject: name,
-        scopes: NO_SCOPES,
-        principal: { name, kind: 'ci', groups: [], jti: claims.jti, expiresAt: claims.exp * 1000 },
-      };
-      return { identity, allowed: policy !== undefined };
-    }
-    return undefined;
+    if (issuer === undefined || verifier === undefined)
+      return refuse('UnknownIssuer', { issuer: factText(iss.value) });
+    const checked = await verifier.verify(token, now);
+    if (!checked.ok) return checked;
+    const claims = checked.value;
+    const policies = matchingPolicies(this.config.ci.policies, issuer, claims);
+    const policy = policies.find((p) => policyCovers(p, target.pipeline, target.environment));
+    const name = `ci:${(policy ?? policies[0])?.name ?? `${issuer}#${claims.sub}`}`;
+    const identity: Identity = {
+      kind: 'ci',
+      subject: name,
+      scopes: NO_SCOPES,
+      principal: { name, kind: 'ci', groups: [], jti: claims.jti, expiresAt: claims.exp * 1000 },
+    };
+    return verified({ identity, allowed: policy !== undefined });
   }
 }

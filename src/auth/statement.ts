@@ -12,6 +12,15 @@ import {
   importPublicKey,
   type ApprovalAlgorithm,
 } from '../config/keys.js';
+import {
+  factText,
+  joseReason,
+  refuse,
+  verified,
+  withFacts,
+  type Checked,
+  type Refusal,
+} from './refusal.js';
 
 /** The JWS `typ` of a statement: no other JWT signed with the same key can pass for one. */
 export const STATEMENT_TYPE = 'promotion-approval+jwt';
@@ -75,25 +84,53 @@ function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined
  * The claims of `statement` when it is a valid statement by `signer` at `now` (ms): signed by
  * one of their keys with that key's algorithm (EdDSA for Ed25519, ES256 for P-256), of the
  * statement type, `sub` naming them, `iat` not in the future, `exp` not past and at most the
- * policy's lifetime after `iat`. Undefined otherwise, for any reason, and never a rejection:
- * the caller answers one indistinguishable 401.
+ * policy's lifetime after `iat`. Otherwise the refusal saying why, never a rejection: the
+ * caller logs it and answers one indistinguishable 401.
  */
+export async function checkStatement(
+  statement: string,
+  signer: StatementSigner,
+  policy: StatementPolicy,
+  now: number,
+): Promise<Checked<StatementClaims>> {
+  if (statement.length === 0 || statement.length > MAX_STATEMENT_LENGTH) return refuse('Malformed');
+  // No key at all is a statement nobody could have signed: a bad signature.
+  let best: Refusal = refuse('BadSignature');
+  for (const text of signer.publicKeys) {
+    const key = approvalKey(text);
+    const checked = key === undefined ? best : await verifyWith(statement, key, policy, now);
+    if (!checked.ok) {
+      if (progress(checked) > progress(best)) best = checked;
+      continue;
+    }
+    const claims = checked.value;
+    if (claims.sub !== signer.name)
+      return refuse('WrongSubject', { subject: factText(claims.sub) });
+    return claims.exp - claims.iat <= policy.maxLifetimeSeconds
+      ? checked
+      : refuse('LifetimeTooLong');
+  }
+  return withFacts(best, { kid: factText(signer.name) });
+}
+
+/**
+ * How far a key got with the statement: refused for its algorithm, then for its signature, then
+ * (the signature held) for its claims. With several keys, the furthest tells the cause.
+ */
+function progress(refusal: Refusal): number {
+  if (refusal.reason === 'Malformed' || refusal.reason === 'BadAlgorithm') return 0;
+  return refusal.reason === 'BadSignature' ? 1 : 2;
+}
+
+/** checkStatement's claims, or undefined for any refusal (the offline verifier's use). */
 export async function verifyStatement(
   statement: string,
   signer: StatementSigner,
   policy: StatementPolicy,
   now: number,
 ): Promise<StatementClaims | undefined> {
-  if (statement.length === 0 || statement.length > MAX_STATEMENT_LENGTH) return undefined;
-  for (const text of signer.publicKeys) {
-    const key = approvalKey(text);
-    const claims = key === undefined ? undefined : await verifyWith(statement, key, policy, now);
-    if (claims === undefined) continue;
-    return claims.sub === signer.name && claims.exp - claims.iat <= policy.maxLifetimeSeconds
-      ? claims
-      : undefined;
-  }
-  return undefined;
+  const checked = await checkStatement(statement, signer, policy, now);
+  return checked.ok ? checked.value : undefined;
 }
 
 /** An approver key and the one algorithm it verifies. */
@@ -123,7 +160,7 @@ async function verifyWith(
   { key, algorithm }: ApprovalKey,
   policy: StatementPolicy,
   now: number,
-): Promise<StatementClaims | undefined> {
+): Promise<Checked<StatementClaims>> {
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(statement, key, {
@@ -135,13 +172,15 @@ async function verifyWith(
       clockTolerance: policy.clockToleranceSeconds,
       currentDate: new Date(now),
     }));
-  } catch {
+  } catch (error) {
     // The statement is untrusted input: whatever jose or WebCrypto throws over it (a JOSEError,
     // a TypeError, a DOMException) means "not verified". Only this call is guarded, so a fault
     // in our own checks below still surfaces.
-    return undefined;
+    const { reason, claim } = joseReason(error);
+    return refuse(reason, { claim });
   }
-  return claimsOf(payload);
+  const claims = claimsOf(payload);
+  return claims === undefined ? refuse('Malformed') : verified(claims);
 }
 
 /** The `kid` an unverified statement names (its signer), or undefined when unreadable. */

@@ -35,7 +35,10 @@ export interface JwtConfig {
 /** A named outbound endpoint for the `webhook` promotion strategy. */
 export interface WebhookEndpoint {
   url: string;
-  /** Standard Webhooks signing secret; absent = unsigned. */
+  /**
+   * The Standard Webhooks HMAC key: a `whsec_<base64>` secret decoded, any other secret's own
+   * bytes; absent = unsigned.
+   */
   secret?: SecretBytes;
   timeoutMs: number;
 }

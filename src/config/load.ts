@@ -12,7 +12,7 @@ import { buildAuthorizations } from './authorizations.js';
 import { checkHmacKeysDistinct, checkInput, checkPublicKey } from './checks.js';
 import type { CheckedInput, ConfigInput } from './input.js';
 import { pointerSegment, problem, validateShape } from './schema.js';
-import { resolveSecret, type SecretContext } from './secrets.js';
+import { resolveSecret, webhookSigningKey, type SecretContext } from './secrets.js';
 import type { ClusterConfig, GatewayConfig, JwtConfig, WebhookEndpoint } from './gateway-config.js';
 
 export type { ConfigInput, SecretSource } from './input.js';
@@ -208,10 +208,11 @@ function buildWebhooks(
   const endpoints: Record<string, WebhookEndpoint> = {};
   for (const [name, endpoint] of Object.entries(webhooks)) {
     const pointer = `/promotion/webhooks/${pointerSegment(name)}/secret`;
-    const secret =
+    const bytes =
       endpoint.secret === undefined
         ? undefined
         : resolveSecret(endpoint.secret, pointer, context, problems);
+    const secret = bytes === undefined ? undefined : webhookSigningKey(bytes, pointer, problems);
     endpoints[name] = {
       url: endpoint.url,
       timeoutMs: endpoint.timeoutMs,

@@ -66,6 +66,39 @@ function errorCode(error: unknown): string {
   return typeof code === 'string' ? code : 'read error';
 }
 
+/** The prefix of a Standard Webhooks secret: `whsec_<base64 of the key bytes>`. */
+export const STANDARD_WEBHOOKS_PREFIX = 'whsec_';
+
+// Standard base64 (the alphabet the Standard Webhooks libraries decode), padded to whole quads.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
+
+/**
+ * A webhook signing secret's HMAC key, as the Standard Webhooks specification reads secrets: a
+ * `whsec_` secret is the base64-decoded bytes after the prefix (surrounding whitespace, such as
+ * a file's trailing newline, is no part of that text); any other secret is its bytes as they are
+ * (a `value` or `env` is UTF-8). A `whsec_` secret that is not valid base64 is a problem for
+ * `pointer`, which never quotes it.
+ */
+export function webhookSigningKey(
+  bytes: SecretBytes,
+  pointer: string,
+  problems: string[],
+): SecretBytes | undefined {
+  const text = bytes.toString('utf8').trim();
+  if (!text.startsWith(STANDARD_WEBHOOKS_PREFIX)) return bytes;
+  const encoded = text.slice(STANDARD_WEBHOOKS_PREFIX.length);
+  if (!BASE64.test(encoded)) {
+    problems.push(
+      problem(
+        pointer,
+        `starts with "${STANDARD_WEBHOOKS_PREFIX}" but what follows is not a key in base64 (standard alphabet, padded); a secret without the prefix is used as its bytes`,
+      ),
+    );
+    return undefined;
+  }
+  return redacted(Buffer.from(encoded, 'base64'));
+}
+
 const REDACTED = '[secret]';
 
 /**

@@ -14,6 +14,7 @@ import { bearerToken } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import type { AuthorizationTarget, Principals } from '../auth/principals.js';
 import type { AuthorizationClaim, Identity } from '../auth/identity.js';
+import { factText, refuse, verified, withFacts, type Checked } from '../auth/refusal.js';
 import type { AuthorizationResult, Authorizer } from '../authorize/authorizer.js';
 import { GatewayError } from '../errors.js';
 import { pipelineId } from '../pipeline/id.js';
@@ -51,6 +52,16 @@ function checkBody(request: FastifyRequest): void {
   if (request.validationError === undefined) return;
   const { validation } = request.validationError as { validation?: FastifySchemaValidationError[] };
   throw new GatewayError('InvalidBody', validationMessage(validation));
+}
+
+/** A result with the pipeline and environment of the URL added to a refusal's facts. */
+function atTarget<T>(checked: Checked<T>, target: AuthorizationTarget): Checked<T> {
+  if (checked.ok) return checked;
+  const { namespace, name } = target.pipeline;
+  return withFacts(checked, {
+    pipeline: factText(`${namespace}/${name}`),
+    environment: factText(target.environment),
+  });
 }
 
 /** The principal and claim of an authenticated authorization request. */
@@ -91,12 +102,15 @@ function registerApprovals(app: Scope, { principals, authorizer, now }: Authoriz
       attachValidation: true,
       config: {
         acceptsJose: true,
+        door: 'approval',
         authenticate: async (request) => {
           const params = request.params as EnvParams;
+          const target = targetOf(params);
           if (typeof request.body === 'string')
-            return principals.fromStatement(request.body, targetOf(params), now());
+            return atTarget(await principals.fromStatement(request.body, target, now()), target);
           const token = bearerToken(request.headers);
-          return token === undefined ? undefined : principals.fromSso(token, now());
+          if (token === undefined) return atTarget(refuse('MissingToken'), target);
+          return atTarget(await principals.fromSso(token, now()), target);
         },
       },
       handler: async (request, reply) => {
@@ -129,15 +143,16 @@ function registerPromotions(
       },
       attachValidation: true,
       config: {
+        door: 'ci-promotion',
         authenticate: async (request) => {
           const token = bearerToken(request.headers);
           const target = targetOf(request.params as EnvParams);
-          const ci =
-            token === undefined ? undefined : await principals.fromCi(token, target, now());
-          if (ci === undefined) return undefined;
+          if (token === undefined) return atTarget(refuse('MissingToken'), target);
+          const ci = await principals.fromCi(token, target, now());
+          if (!ci.ok) return atTarget(ci, target);
           // A CI job whose policies do not cover this target is known but not allowed: 403.
-          const pipelines = ci.allowed ? [pipelineId(target.pipeline)] : [];
-          return { ...ci.identity, scopes: { clusters: [], pipelines } };
+          const pipelines = ci.value.allowed ? [pipelineId(target.pipeline)] : [];
+          return verified({ ...ci.value.identity, scopes: { clusters: [], pipelines } });
         },
       },
       handler: async (request, reply) => {
@@ -180,11 +195,12 @@ function registerLegacyApproval(app: Scope, options: AuthorizationRouteOptions):
     schema: { params: { $ref: SchemaRefs.legacyApprovalParams } },
     attachValidation: true,
     config: {
+      door: 'legacy-approval',
       authenticate: (request) => {
-        const identity = legacyCaller(request, options.legacyKeys);
-        if (identity === undefined) return Promise.resolve(undefined);
+        const caller = legacyCaller(request, options.legacyKeys);
+        if (!caller.ok) return Promise.resolve(caller);
         const principal = { name: 'legacy-hmac', kind: 'legacy' as const, groups: [] };
-        return Promise.resolve({ ...identity, principal });
+        return Promise.resolve(verified({ ...caller.value, principal }));
       },
     },
     handler: async (request, reply) => {

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Identity } from '../auth/identity.js';
+import type { Refusal } from '../auth/refusal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,6 +12,8 @@ declare module 'fastify' {
     rawBody: Buffer | undefined;
     /** Set by the authentication hook (authenticated.ts); undefined = not authenticated. */
     identity: Identity | undefined;
+    /** Set by the authentication hook when the credential was refused: why, for the log. */
+    refusal: Refusal | undefined;
   }
 }
 
@@ -18,6 +21,7 @@ declare module 'fastify' {
 export function installRequestContext(app: FastifyInstance): void {
   app.decorateRequest('rawBody', undefined);
   app.decorateRequest('identity', undefined);
+  app.decorateRequest('refusal', undefined);
 }
 
 /** The request's raw body, or an empty buffer for bodiless requests (still signed over). */

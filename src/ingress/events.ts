@@ -91,6 +91,7 @@ export const eventsRoutes: FastifyPluginCallback<EventsRouteOptions> = (app, opt
     schema: { params: { $ref: SchemaRefs.clusterParams }, body: { $ref: SchemaRefs.fluxEvent } },
     attachValidation: true,
     config: {
+      door: 'flux-event',
       authenticate: (request) => {
         const { cluster } = request.params as Route['Params'];
         return authenticateClusterEvent(request.headers, rawBodyOf(request), cluster, auth);

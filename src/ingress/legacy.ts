@@ -8,6 +8,7 @@ import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
 import { authenticateLegacy } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import type { Identity } from '../auth/identity.js';
+import type { Checked } from '../auth/refusal.js';
 import { GatewayError } from '../errors.js';
 import type { RecheckResult } from '../hints/sinks.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
@@ -41,13 +42,13 @@ function isPipelineRef(namespace: string, name: string): boolean {
 }
 
 /**
- * The caller of a legacy route (`:namespace/:name` in its path) whose empty-body HMAC verifies
- * with that Pipeline's hmac-key, or undefined.
+ * The caller of a legacy route (`:namespace/:name` in its path) whose HMAC over the body
+ * verifies with that Pipeline's hmac-key, or the refusal saying why not.
  */
 export function legacyCaller(
   request: FastifyRequest,
   legacyKeys: LegacyKeyResolver,
-): Identity | undefined {
+): Checked<Identity> {
   const { namespace, name } = request.params as { namespace: string; name: string };
   // Invalid names skip the Secret lookup but not the HMAC work: they fail like a bad signature.
   const valid = isPipelineRef(namespace, name);
@@ -63,6 +64,7 @@ export const legacyRoutes: FastifyPluginCallback<LegacyRouteOptions> = (app, opt
     schema: { params: { $ref: SchemaRefs.environmentParams } },
     attachValidation: true,
     config: {
+      door: 'legacy-webhook',
       authenticate: (request) => Promise.resolve(legacyCaller(request, legacyKeys)),
     },
     handler: async (request, reply) => {

@@ -38,7 +38,10 @@ export const pipelineRoutes: FastifyPluginCallback<PipelinesRouteOptions> = (
   app.get<{ Params: Params }>('/v1/pipelines/:namespace/:name', {
     schema: { params: { $ref: SchemaRefs.pipelineParams } },
     attachValidation: true,
-    config: { authenticate: (request) => authenticateBearer(request.headers, auth) },
+    config: {
+      door: 'pipelines-api',
+      authenticate: (request) => authenticateBearer(request.headers, auth),
+    },
     handler: async (request, reply) => {
       const identity = callerOf(request);
       const { namespace, name } = request.params;

@@ -107,6 +107,11 @@ export interface TargetStatusRecord {
    * that find the same state leave it; a replica never replaces it with an older observation.
    */
   observedTime?: string;
+  /**
+   * ours: true while this state was found by a resync pass with no Flux event about the object
+   * (events missing, see the EventsMissing condition); removed once an event about it arrives.
+   */
+  unannounced?: boolean;
 }
 
 /** How a principal proved itself: a person, a CI job, or weave's shared legacy key. */

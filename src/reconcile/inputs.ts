@@ -3,6 +3,7 @@ import { evaluate } from '../evaluate/evaluate.js';
 import type { GateFloor } from '../evaluate/gate.js';
 import type { Evaluation, RetryPolicy, TargetStatus } from '../evaluate/decisions.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { Announcement } from '../verify/announcements.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 
 /**
@@ -34,6 +35,21 @@ export function observedTimes(
   const out: Record<string, (number | undefined)[]> = {};
   for (const env of pipeline.spec.environments) out[env.name] = [];
   for (const t of targets) (out[t.environment] ??= [])[t.index] = verified.get(t.key)?.readAt;
+  return out;
+}
+
+/**
+ * This replica's word on whether each target's state was announced by an event (see
+ * verify/announcements.ts), aligned like statusesFor; undefined = no word either way.
+ */
+export function announcementsOf(
+  verified: VerifiedTargets,
+  pipeline: Pipeline,
+  targets: readonly CatalogTarget[],
+): Record<string, (Announcement | undefined)[]> {
+  const out: Record<string, (Announcement | undefined)[]> = {};
+  for (const env of pipeline.spec.environments) out[env.name] = [];
+  for (const t of targets) (out[t.environment] ??= [])[t.index] = verified.announcement(t.key);
   return out;
 }
 

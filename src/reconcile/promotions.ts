@@ -123,12 +123,22 @@ async function rereadBehindRecords(
   );
   const newest = Math.max(...times.map((t) => t ?? -Infinity));
   if (!Number.isFinite(newest)) return;
-  const behind = targets.filter((t) => {
-    if (!dependedOn.has(t.environment)) return false;
-    const stored = deps.verified.get(t.key);
-    return stored === undefined || stored.readAt < newest + 1000;
-  });
+  const behind = readsWhere(deps, targets, dependedOn, (readAt) => readAt < newest + 1000);
   if (behind.length > 0) await deps.verified.reread(behind);
+}
+
+/** The targets of `environments` never read, or whose last read `stale` says is too old. */
+function readsWhere(
+  deps: PromotionDeps,
+  targets: readonly CatalogTarget[],
+  environments: ReadonlySet<string>,
+  stale: (readAt: number) => boolean,
+): CatalogTarget[] {
+  return targets.filter((t) => {
+    if (!environments.has(t.environment)) return false;
+    const stored = deps.verified.get(t.key);
+    return stored === undefined || stale(stored.readAt);
+  });
 }
 
 /** The environments a decision rests on: its own and every one upstream of it. */
@@ -152,11 +162,7 @@ async function confirmInputs(
   // read of an unreachable target must not promote what a resync now would not.
   const dependedOn = dependedOnEnvironments(pipeline, wanted);
   const now = deps.now();
-  const stale = targets.filter((t) => {
-    if (!dependedOn.has(t.environment)) return false;
-    const stored = deps.verified.get(t.key);
-    return stored === undefined || now - stored.readAt > deps.freshnessMs;
-  });
+  const stale = readsWhere(deps, targets, dependedOn, (readAt) => now - readAt > deps.freshnessMs);
   await deps.verified.reread(stale);
 }
 

@@ -13,7 +13,7 @@ import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { rfc3339 } from '../pipeline/time.js';
 import type { ProcessResult } from '../queue/queue-model.js';
-import { evaluatePipeline, observedTimes, statusesFor } from './inputs.js';
+import { announcementsOf, evaluatePipeline, observedTimes, statusesFor } from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
 import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import type { StatusQueue } from '../status/status-queue.js';
@@ -72,6 +72,7 @@ export class Reconciler {
       pipeline: refreshed,
       targets: statuses,
       observedAt: observedTimes(verified, pipeline, targets),
+      announcements: announcementsOf(verified, pipeline, targets),
       // The evaluation must be the one of the records the view is written with.
       evaluation: refreshed === latest ? promoted.evaluation : this.evaluate(refreshed, statuses),
     });

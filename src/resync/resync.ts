@@ -1,14 +1,17 @@
 /**
  * The periodic full pass that makes lost events harmless: it re-reads every referenced target
  * with one LIST per (cluster, namespace, kind) shared by all pipelines, then re-checks every
- * pipeline through the same queue that hints feed.
+ * pipeline through the same queue that hints feed. Every pass but the start-up one also says
+ * when events are missing: changes it found first, no event having announced them
+ * (unannounced.ts).
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { Scheduler } from '../clock.js';
 import type { PipelineTrigger } from '../hints/sinks.js';
 import { failureSummary } from '../kube/errors.js';
 import { logFailure, type GatewayLogger } from '../log.js';
-import type { VerifiedTargets } from '../verify/verified-targets.js';
+import type { FoundChange, VerifiedTargets } from '../verify/verified-targets.js';
+import { changeDetection, warnUnannounced } from './unannounced.js';
 
 /** About the shortest wait between two passes (it is jittered too), whatever the interval. */
 const MIN_GAP_MS = 1000;
@@ -19,6 +22,8 @@ export interface ResyncReport {
   targets: number;
   /** Targets found Unknown in this pass. */
   unknown: number;
+  /** Objects whose change this pass found first, with no event (see unannounced.ts). */
+  unannounced: number;
   pipelines: number;
   durationMs: number;
 }
@@ -38,6 +43,8 @@ export interface ResyncDeps {
   /** The queue every re-check goes through, hints' and the resync's alike. */
   pipelines: PipelineTrigger;
   onReport?: (report: ResyncReport) => void;
+  /** The changes a pass found unannounced (never called for the start-up pass). */
+  onUnannounced?: (changes: readonly FoundChange[]) => void;
 }
 
 /**
@@ -139,7 +146,14 @@ export class Resync {
     const started = scheduler.now();
     await this.deps.refreshCredentials();
     const plan = catalog.listPlan();
-    const unknown = await verified.readScopes(plan);
+    // The start-up pass observes for the first time: there is nothing to compare it with.
+    const detect = this.passes > 0 ? changeDetection(catalog) : undefined;
+    const unknown = await verified.readScopes(plan, detect);
+    const found = detect?.found ?? [];
+    if (found.length > 0) {
+      warnUnannounced(this.deps.logger, found);
+      this.deps.onUnannounced?.(found);
+    }
     verified.retain((id) => catalog.referencesId(id));
     const ids = catalog.ids();
     for (const id of ids) this.deps.pipelines.requestPipeline(id, 'resync');
@@ -148,6 +162,7 @@ export class Resync {
       scopes: plan.size,
       targets: catalog.referencedObjects,
       unknown,
+      unannounced: found.length,
       pipelines: ids.length,
       durationMs: scheduler.now() - started,
     };

@@ -19,7 +19,17 @@ import { truncate } from '../pipeline/text.js';
 import { rfc3339 } from '../pipeline/time.js';
 
 /** Condition types the gateway sets on a Pipeline. */
-export const ConditionTypes = { Ready: 'Ready', PromotionPending: 'PromotionPending' } as const;
+export const ConditionTypes = {
+  Ready: 'Ready',
+  PromotionPending: 'PromotionPending',
+  EventsMissing: 'EventsMissing',
+} as const;
+
+/** Reasons of EventsMissing: True while some change was found only by the resync, then False. */
+export const EventsMissingReasons = {
+  Unannounced: 'UnannouncedChanges',
+  Arriving: 'EventsArriving',
+} as const;
 
 /** Longest `error` text stored for one target. */
 export const MaxTargetError = 1024;
@@ -82,8 +92,8 @@ function environmentStatus(
   };
 }
 
-/** One weave TargetStatus; a target not (yet) verified is reported as not ready. */
-function targetRecord(
+/** One weave TargetStatus record of a verified status; not verified (yet) = not ready. */
+export function targetRecord(
   appRef: AppRef,
   target: PipelineTarget,
   status: TargetStatus | undefined,
@@ -167,6 +177,56 @@ function conditionReason(decision: EnvironmentDecision): string {
   return reasonPattern.test(decision.reason) && decision.reason.length <= 1024
     ? decision.reason
     : decision.outcome;
+}
+
+/**
+ * EventsMissing, from the target records a view writes: True while some record's state was
+ * found by a resync pass with no event about the object (`unannounced`), naming those targets;
+ * then False (EventsArriving), kept so that the history shows; absent on a Pipeline whose
+ * changes were always announced.
+ */
+export function eventsMissingCondition(
+  pipeline: Pipeline,
+  environments: Readonly<Record<string, EnvironmentStatus>>,
+  now: number,
+): Condition | undefined {
+  const missing: string[] = [];
+  for (const env of pipeline.spec.environments) {
+    env.targets.forEach((target, i) => {
+      const record = environments[env.name]?.targets?.[i];
+      if (record?.unannounced === true) missing.push(describeTarget(env.name, target, record));
+    });
+  }
+  const type = ConditionTypes.EventsMissing;
+  const stored = pipeline.status?.conditions ?? [];
+  if (missing.length === 0 && !stored.some((c) => c.type === type)) return undefined;
+  const draft: DraftCondition =
+    missing.length === 0
+      ? {
+          type,
+          status: 'False',
+          reason: EventsMissingReasons.Arriving,
+          message: 'An event has arrived about every change the resync found unannounced',
+        }
+      : {
+          type,
+          status: 'True',
+          reason: EventsMissingReasons.Unannounced,
+          message: truncate(
+            `No Flux event announced these changes; the resync found them: ${missing.join('; ')}. ` +
+              "Check the Alert covering each namespace, the Provider's key and its address",
+            MaxTargetError,
+          ),
+        };
+  return finishCondition(draft, stored, now, pipeline.metadata.generation);
+}
+
+function describeTarget(env: string, target: PipelineTarget, record: TargetStatusRecord): string {
+  const { kind, name } = record.clusterAppRef;
+  const cluster = target.clusterRef?.name;
+  const where = cluster === undefined ? 'the management cluster' : `cluster ${cluster}`;
+  const revision = record.revision === undefined ? '' : ` (${record.revision})`;
+  return `${env}: ${kind} ${target.namespace}/${name}${revision} in ${where}`;
 }
 
 /** Adds transition time (kept from the stored condition when its status is unchanged). */

@@ -4,19 +4,23 @@
  * Promotion records and authorizations are never touched (their writers own them), and a
  * replica never writes an older truth over a newer one: every target record carries the time
  * of the read it shows (`observedTime`), and a view whose read of a target is older than the
- * stored record's, while saying something else, is not written. Pure.
+ * stored record's, while saying something else, is not written. A record whose state a resync
+ * pass found with no event about it is marked `unannounced` until an event about it arrives, at
+ * either replica; the EventsMissing condition is computed from the marks as written. Pure.
  */
 import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { StatusChange } from '../kube/status-writer.js';
+import type { Announcement } from '../verify/announcements.js';
 import { jsonEqual } from '../pipeline/json-equal.js';
 import { parseTimestamp, rfc3339Millis } from '../pipeline/time.js';
 import type {
+  Condition,
   EnvironmentStatus,
   Pipeline,
   PipelineStatus,
   TargetStatusRecord,
 } from '../pipeline/pipeline-resource.js';
-import { computeStatus } from './pipeline-status.js';
+import { computeStatus, eventsMissingCondition } from './pipeline-status.js';
 
 /** What one view is computed from: the Pipeline as checked, its reads and their evaluation. */
 export interface ViewInputs {
@@ -25,6 +29,8 @@ export interface ViewInputs {
   targets: Record<string, TargetStatus[]>;
   /** When each of those was read (ms since the epoch); undefined = never read. */
   observedAt: Record<string, (number | undefined)[]>;
+  /** This replica's word on whether each state was announced by an event, aligned likewise. */
+  announcements?: Record<string, (Announcement | undefined)[]>;
   evaluation: Evaluation;
 }
 
@@ -79,6 +85,7 @@ export function viewChange(
           record,
           kept?.targets?.[index],
           inputs.observedAt[name]?.[index],
+          inputs.announcements?.[name]?.[index],
         );
         if (merged === 'stale') stale.push({ environment: name, index });
         return merged === 'stale' ? record : merged;
@@ -86,8 +93,9 @@ export function viewChange(
       environments[name] = withView(kept, targets, env.waitingApproval);
     }
     if (stale.length > 0) return { keep: { kind: 'Stale', targets: stale } };
+    const eventsMissing = eventsMissingCondition(stored, environments, options.now);
     return {
-      write: nextStatus(stored.status, computed, environments),
+      write: nextStatus(stored.status, computed, environments, eventsMissing),
       verdict: { kind: 'Current' },
     };
   };
@@ -111,20 +119,34 @@ function sameRecords(a: Pipeline, b: Pipeline): boolean {
 
 /**
  * The record to store for one target: the stored one while it says the same (its observation
- * time too, so repeated reads write nothing); ours, stamped with our read's time, when ours is
- * newer; 'stale' when the stored record is newer than our read and says something else.
+ * time and mark too, so repeated reads write nothing), except that our word `announced` clears
+ * its `unannounced` mark; ours, stamped with our read's time and marked when our word is
+ * `unannounced`, when ours is newer; 'stale' when the stored record is newer than our read and
+ * says something else.
  */
 export function mergeTarget(
   ours: TargetStatusRecord,
   stored: TargetStatusRecord | undefined,
   readAt: number | undefined,
+  announcement?: Announcement,
 ): TargetStatusRecord | 'stale' {
-  if (stored !== undefined && jsonEqual({ ...stored, observedTime: undefined }, ours)) {
-    return stored;
+  if (stored !== undefined && sameObservation(stored, ours)) {
+    if (stored.unannounced !== true || announcement !== 'announced') return stored;
+    const { unannounced: _mark, ...announced } = stored;
+    return announced;
   }
   const storedAt = parseTimestamp(stored?.observedTime);
   if (storedAt !== undefined && (readAt === undefined || readAt <= storedAt)) return 'stale';
-  return readAt === undefined ? ours : { ...ours, observedTime: rfc3339Millis(readAt) };
+  const record = readAt === undefined ? ours : { ...ours, observedTime: rfc3339Millis(readAt) };
+  return announcement === 'unannounced' ? { ...record, unannounced: true } : record;
+}
+
+/**
+ * Whether a stored record shows the state of `ours` (a record without observation time or
+ * mark): the same state, whenever and however it was first observed.
+ */
+export function sameObservation(stored: TargetStatusRecord, ours: TargetStatusRecord): boolean {
+  return jsonEqual({ ...stored, observedTime: undefined, unannounced: undefined }, ours);
 }
 
 /** The stored environment with the view's own fields replaced and everything else kept. */
@@ -141,13 +163,18 @@ function nextStatus(
   stored: PipelineStatus | undefined,
   computed: PipelineStatus,
   environments: Record<string, EnvironmentStatus>,
+  eventsMissing: Condition | undefined,
 ): PipelineStatus {
+  const conditions = [
+    ...(computed.conditions ?? []),
+    ...(eventsMissing === undefined ? [] : [eventsMissing]),
+  ];
   return {
     ...stored,
     ...(computed.observedGeneration === undefined
       ? {}
       : { observedGeneration: computed.observedGeneration }),
-    ...(computed.conditions === undefined ? {} : { conditions: computed.conditions }),
+    conditions,
     environments,
   };
 }

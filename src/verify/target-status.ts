@@ -4,12 +4,12 @@
  */
 import type { TargetLocation, TargetStatus } from '../evaluate/decisions.js';
 import type { KubeObject, ReadFailureReason } from '../kube/ports.js';
-import { revisionSourceOf, type RevisionSource } from '../pipeline/flux-kinds.js';
-import { clip } from '../pipeline/text.js';
+import { revisionSourceOf, type FluxAppKind, type RevisionSource } from '../pipeline/flux-kinds.js';
+import { clip, truncate } from '../pipeline/text.js';
+import { checkRevision, revisionKindOf } from './revision-kinds.js';
 
 /** Longest condition message kept, in characters. */
 export const MAX_MESSAGE_LENGTH = 256;
-const MAX_REVISION_LENGTH = 256;
 // metav1.Condition's reason pattern, with a length cap of our own.
 const REASON = /^[A-Za-z]([A-Za-z0-9_,:]{0,62}[A-Za-z0-9_])?$/;
 
@@ -18,7 +18,9 @@ type Fields = Record<string, unknown>;
 /**
  * The verified status of one app object. Healthy = Ready=True, observedGeneration equal to
  * metadata.generation, and neither Stalled nor Reconciling; anything else is Unhealthy with
- * the most telling reason; an unsupported apiVersion/kind is Unknown (UnsupportedKind).
+ * the most telling reason; an unsupported apiVersion/kind is Unknown (UnsupportedKind), and so
+ * is a revision not of its kind (InvalidRevision, see revision-kinds.ts): we cannot tell what
+ * runs there, so nothing is decided on it.
  */
 export function targetStatusFromObject(obj: KubeObject, location: TargetLocation): TargetStatus {
   const source = revisionSourceOf(obj.apiVersion, obj.kind);
@@ -31,7 +33,18 @@ export function targetStatusFromObject(obj: KubeObject, location: TargetLocation
   }
   const what = `${obj.kind} ${clip(obj.metadata.name, 253)}`;
   const status = asFields(obj.status);
-  const revision = status === undefined ? undefined : readRevision(status, source);
+  // A supported version implies a supported kind.
+  const kind = revisionKindOf(obj.kind as FluxAppKind['kind']);
+  const checked = checkRevision(
+    kind,
+    status === undefined ? undefined : readRevision(status, source),
+  );
+  if (checked.state === 'invalid') {
+    // Not clip(): the quoted value is already escaped, and its spaces are part of it.
+    const message = truncate(`${what} ${checked.message}`, MAX_MESSAGE_LENGTH);
+    return { location, health: 'Unknown', reason: 'InvalidRevision', message };
+  }
+  const revision = checked.state === 'valid' ? checked.revision : undefined;
   const health = readHealth(obj, status, what);
   const result: TargetStatus = { location, ...health };
   if (revision !== undefined) result.revision = revision;
@@ -123,37 +136,28 @@ function conditionDetail(condition: Fields): string {
   return `${reason === undefined ? '' : ` (${reason})`}${text}`;
 }
 
-function readRevision(status: Fields, source: RevisionSource): string | undefined {
+/** The reported revision as found, unchecked: revision-kinds.ts decides what it may be. */
+function readRevision(status: Fields, source: RevisionSource): unknown {
   return source === 'helmHistory'
     ? deployedChartVersion(status.history)
-    : revisionText(status.lastAppliedRevision);
+    : status.lastAppliedRevision;
 }
 
 /**
  * Chart version of the newest `deployed` history entry. Newest = highest `version` when every
  * deployed entry has one; otherwise the first in list order (helm-controller keeps newest first).
  */
-function deployedChartVersion(history: unknown): string | undefined {
+function deployedChartVersion(history: unknown): unknown {
   if (!Array.isArray(history)) return undefined;
   const deployed = history.map(asFields).filter((e): e is Fields => e?.status === 'deployed');
-  if (!deployed.every((e) => Number.isSafeInteger(e.version))) {
-    return revisionText(deployed[0]?.chartVersion);
-  }
+  if (!deployed.every((e) => Number.isSafeInteger(e.version))) return deployed[0]?.chartVersion;
   // Ties keep the earlier entry, matching the list-order fallback.
   const newest = deployed.reduce<Fields | undefined>(
     (best, e) =>
       best === undefined || (e.version as number) > (best.version as number) ? e : best,
     undefined,
   );
-  return revisionText(newest?.chartVersion);
-}
-
-// A revision is compared exactly and shown in messages, so refuse anything that is not plain text.
-function revisionText(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value === '' || value.length > MAX_REVISION_LENGTH)
-    return undefined;
-  // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
-  return /[\u0000-\u001f\u007f]/.test(value) ? undefined : value;
+  return newest?.chartVersion;
 }
 
 function asFields(value: unknown): Fields | undefined {

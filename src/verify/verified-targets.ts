@@ -2,11 +2,14 @@
  * The verify stage's state: the latest verified status of every referenced app object, keyed by
  * its ObjectKey, and the reads that fill it. One read serves every Pipeline that references the
  * object; hints, re-checks, the confirmation before a promotion and the resync all read here.
+ * It also keeps what says whether an object's change was announced by an event
+ * (announcements.ts): when events about each object were accepted, and its observations.
  */
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { Limiter } from '../queue/limiter.js';
+import { announcementOf, observe, type Announcement, type Observations } from './announcements.js';
 import { isClusterWide, widenScopes } from './scope-plan.js';
 import type { Verifier } from './verifier.js';
 
@@ -38,11 +41,30 @@ export interface ScopeRead {
   relisting?: Promise<void> | undefined;
 }
 
-/** A verified status, when it was read (ms since the epoch), and the LIST that read it last. */
-export interface StoredStatus {
+/**
+ * A verified status, when it was read (ms since the epoch), the LIST that read it last, and
+ * what announcements.ts keeps of the object's observations.
+ */
+export interface StoredStatus extends Observations {
   status: TargetStatus;
   readAt: number;
   scope?: ScopeRead | undefined;
+}
+
+/** A settled change a detection pass found, with no event about the object since it was seen. */
+export interface FoundChange {
+  target: CatalogTarget;
+  /** The settled state last seen here, and the one found now. */
+  previous: TargetStatus;
+  status: TargetStatus;
+}
+
+/** What a detecting pass hands readScopes: see resync/unannounced.ts. */
+export interface ChangeDetection {
+  /** Whether `status` is the first observation anywhere: no Pipeline status shows it yet. */
+  firstObserved(target: CatalogTarget, status: TargetStatus): boolean;
+  /** Receives each unannounced change found; its object is marked `unannounced` too. */
+  readonly found: FoundChange[];
 }
 
 /** Verified state of app objects, and the reads that refresh it. */
@@ -52,6 +74,8 @@ export class VerifiedTargets {
   private readonly inFlight = new Limiter(LISTS_IN_FLIGHT);
   /** Clusters whose RBAC refused a cluster-wide LIST: read per namespace from then on. */
   private readonly perNamespaceOnly = new Set<string>();
+  /** When an event about each object was last accepted here (referenced objects only). */
+  private readonly eventAt = new Map<string, number>();
 
   constructor(
     private readonly verifier: Verifier,
@@ -68,13 +92,21 @@ export class VerifiedTargets {
     return this.entries.size;
   }
 
+  /** Notes that an event (or legacy call) about the object was accepted now. */
+  noteEvent(key: ObjectKey): void {
+    this.eventAt.set(objectKeyId(key), this.now());
+  }
+
+  /** This replica's word on whether the object's current state was announced by an event. */
+  announcement(key: ObjectKey): Announcement | undefined {
+    const id = objectKeyId(key);
+    return announcementOf(this.entries.get(id), this.eventAt.get(id));
+  }
+
   /** One GET of the target's object; the status is stored and returned. */
   async read(target: CatalogTarget): Promise<TargetStatus> {
     const read = await this.verifier.readOne(target);
-    const previous = this.entries.get(target.id);
-    const status = unchanged(previous, read);
-    this.entries.set(target.id, { status, readAt: this.now(), scope: previous?.scope });
-    return status;
+    return this.keep(target, read, this.now(), this.entries.get(target.id)?.scope);
   }
 
   /**
@@ -119,19 +151,23 @@ export class VerifiedTargets {
    * One paged LIST per scope (widened to one per cluster and kind where a cluster holds many
    * namespaces, see scope-plan.ts), at most LISTS_PER_CLUSTER at once per cluster and
    * LISTS_IN_FLIGHT in all; each target's status is stored as its LIST completes. A cluster
-   * that refuses a cluster-wide LIST is read per namespace, now and in later passes. Resolves to
-   * the number of targets found Unknown.
+   * that refuses a cluster-wide LIST is read per namespace, now and in later passes. With
+   * `detect`, settled changes no event announced are reported there. Resolves to the number of
+   * targets found Unknown.
    */
-  async readScopes(scopes: ReadonlyMap<ListScope, readonly CatalogTarget[]>): Promise<number> {
+  async readScopes(
+    scopes: ReadonlyMap<ListScope, readonly CatalogTarget[]>,
+    detect?: ChangeDetection,
+  ): Promise<number> {
     const plan = widenScopes(scopes, (cluster) => this.perNamespaceOnly.has(cluster));
     const counts = await Promise.all(
       [...plan].map(async ([scope, targets]) => {
         const statuses = await this.listLimited(scope, targets);
         if (isClusterWide(scope) && refusedWide(statuses)) {
           this.perNamespaceOnly.add(scope.cluster);
-          return this.readScopes(narrowed(scopes, scope.cluster));
+          return this.readScopes(narrowed(scopes, scope.cluster), detect);
         }
-        return this.store(statuses, { scope, targets });
+        return this.store(statuses, { scope, targets }, detect);
       }),
     );
     return counts.reduce((sum, n) => sum + n, 0);
@@ -150,20 +186,52 @@ export class VerifiedTargets {
     return perCluster.run(() => this.inFlight.run(() => this.verifier.readScope(scope, targets)));
   }
 
-  private store(statuses: ReadonlyMap<CatalogTarget, TargetStatus>, scope: ScopeRead): number {
+  private store(
+    statuses: ReadonlyMap<CatalogTarget, TargetStatus>,
+    scope: ScopeRead,
+    detect?: ChangeDetection,
+  ): number {
     const readAt = this.now();
     let unknown = 0;
     for (const [target, read] of statuses) {
-      const status = unchanged(this.entries.get(target.id), read);
-      this.entries.set(target.id, { status, readAt, scope });
+      const status = this.keep(target, read, readAt, scope, detect);
       if (status.health === 'Unknown') unknown += 1;
     }
     return unknown;
   }
 
+  /**
+   * Stores one read with its observations; under `detect`, a settled change that no event here
+   * announced and no Pipeline status shows yet is marked and reported. Returns the stored status.
+   */
+  private keep(
+    target: CatalogTarget,
+    read: TargetStatus,
+    readAt: number,
+    scope: ScopeRead | undefined,
+    detect?: ChangeDetection,
+  ): TargetStatus {
+    const previous = this.entries.get(target.id);
+    const status = unchanged(previous, read);
+    const { observations, replaced } = observe(previous, status, readAt);
+    const entry: StoredStatus = { status, readAt, scope, ...observations };
+    if (
+      replaced !== undefined &&
+      detect !== undefined &&
+      announcementOf(observations, this.eventAt.get(target.id)) !== 'announced' &&
+      detect.firstObserved(target, status)
+    ) {
+      entry.unannounced = true;
+      detect.found.push({ target, previous: replaced, status });
+    }
+    this.entries.set(target.id, entry);
+    return status;
+  }
+
   /** Forgets objects no Pipeline references any more (`isReferenced` takes objectKeyId). */
   retain(isReferenced: (id: string) => boolean): void {
     for (const id of this.entries.keys()) if (!isReferenced(id)) this.entries.delete(id);
+    for (const id of this.eventAt.keys()) if (!isReferenced(id)) this.eventAt.delete(id);
   }
 }
 

@@ -47,10 +47,10 @@ export function httpApp(
   loop: PromotionLoop,
   readiness: ReadinessProbe,
 ) {
-  const { config, logger, metrics } = rt;
+  const { config, logger, metrics, now } = rt;
   const { reconciler, hints } = loop;
   return buildApp({
-    ...{ config, logger, hints, metrics, readiness },
+    ...{ config, logger, hints, metrics, readiness, now },
     authorizations: authorizations(rt, catalog, access, loop),
     legacyKeys: (id) => access.legacyKeys.keyFor(id),
     pipelines: {

@@ -9,6 +9,7 @@ import { pullRequestPorts, pullRequestState } from '../promote/strategies/pull-r
 import { strategyFor } from '../promote/strategies/select.js';
 import { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import type { WorkQueueEvent } from '../queue/queue-model.js';
+import { announces } from '../verify/announcements.js';
 import { hintReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
@@ -81,8 +82,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     process: hintReader({ catalog, verified, pipelines, logger }),
     minReadIntervalMs: HINT_READ_SPACING_MS,
     observer: queueFailures(logger, 'hinted read failed', 'object'),
-    onOffer: (_key, source, result) => {
+    onOffer: (key, source, result) => {
       metrics.hints.inc({ source, result });
+      // An accepted event announces its object: the resync will not count its change missing.
+      if (announces(source, result)) verified.noteEvent(key);
     },
   });
   return { reconciler, pipelines, hints, statusWrites };

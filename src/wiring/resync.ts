@@ -29,6 +29,11 @@ export function resyncLoop(
     onReport: (report) => {
       metrics.observeResync(report);
     },
+    onUnannounced: (changes) => {
+      for (const { target } of changes) {
+        metrics.observeUnannounced(target.key.cluster, target.key.namespace, target.key.kind);
+      }
+    },
   });
   const leadership = resyncLeadership({
     settings: config.leaderElection,

@@ -41,4 +41,18 @@ describe('createMetrics', () => {
     expect(metrics.clusterLabel('dev')).toBe('dev');
     expect(metrics.clusterLabel('attacker-chosen')).toBe(OTHER_CLUSTER);
   });
+
+  it('counts unannounced changes by configured cluster, namespace and kind', async () => {
+    const metrics = createMetrics({ clusters: ['dev'], defaultMetrics: false });
+    metrics.observeUnannounced('dev', 'apps', 'HelmRelease');
+    metrics.observeUnannounced('dev', 'apps', 'HelmRelease');
+    metrics.observeUnannounced('unconfigured', 'apps', 'Kustomization');
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(
+      'promotion_gateway_unannounced_changes_total{cluster="dev",namespace="apps",kind="HelmRelease"} 2',
+    );
+    expect(text).toContain(
+      `promotion_gateway_unannounced_changes_total{cluster="${OTHER_CLUSTER}",namespace="apps",kind="Kustomization"} 1`,
+    );
+  });
 });

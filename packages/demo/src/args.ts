@@ -4,7 +4,10 @@
  * and exit status 1.
  */
 import {
+  isSemVer2,
   parseOrHelp,
+  quote,
+  required,
   runCommand,
   UsageError,
   type CommandOptions,
@@ -23,6 +26,21 @@ export function portOf(value: string | undefined): number {
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new UsageError(`--port must be a TCP port (1-65535), not ${value ?? ''}`);
   return port;
+}
+
+/**
+ * The chart version `--version` names, checked before anything is rolled out: the gateway only
+ * verifies SemVer 2 chart versions (as Helm documents them), so anything else would leave the
+ * environment Unknown rather than show a promotion.
+ */
+export function chartVersionOf(value: string | undefined): string {
+  const version = required(value, '--version');
+  if (!isSemVer2(version)) {
+    throw new UsageError(
+      `--version must be a SemVer 2 chart version such as 6.6.0 or 6.7.0-rc.1 (no leading v), not ${quote(version)}`,
+    );
+  }
+  return version;
 }
 
 /** Every line the demo writes about a failure starts `demo: `. */

@@ -4,7 +4,14 @@
  * answers `--help`; a mistake prints the usage and exits 2, a failure one line and exits 1.
  */
 import { flagOptions, required, UsageError, valueOptions } from 'promotion-gateway';
-import { demoCommand, portOf, runDemoCommand, type DemoCommand, type DemoIo } from './args.js';
+import {
+  chartVersionOf,
+  demoCommand,
+  portOf,
+  runDemoCommand,
+  type DemoCommand,
+  type DemoIo,
+} from './args.js';
 import { approve, connect, deploy, promote, status, type RunningDemo } from './client.js';
 import { merge } from './pull-requests.js';
 import { runDemo } from './run.js';
@@ -36,8 +43,9 @@ lines on a terminal, JSON otherwise (--log chooses).
 `,
   deploy: `Usage: demo deploy --env ENV --version X [--fail] [--port 8080]
 
-Plays Flux: rolls ENV's HelmRelease to X (with --fail, the upgrade fails: Ready=False) and
-sends its signed event to the demo's gateway.
+Plays Flux: rolls ENV's HelmRelease to chart version X (with --fail, the upgrade fails:
+Ready=False) and sends its signed event to the demo's gateway. X is a SemVer 2 version, as
+Helm requires of a chart: 6.6.0, 6.7.0-rc.1, 6.7.0+build.5 (not v6.6.0).
 `,
   status: `Usage: demo status [--json] [--port 8080]
 
@@ -103,7 +111,8 @@ const CLIENT_COMMANDS = new Map<string, DemoCommand>([
       COMMAND_USAGE.deploy,
       { ...valueOptions('port', 'env', 'version'), ...flagOptions('fail') },
       async (v, io) => {
-        const version = required(v.version, '--version');
+        // Checked before the demo is even looked for: a refused version touches nothing.
+        const version = chartVersionOf(v.version);
         const spec = { env: v.env ?? 'dev', version, fail: v.fail === true };
         return deploy(await demoOn(v.port), spec, io.out);
       },

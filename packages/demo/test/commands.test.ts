@@ -36,6 +36,13 @@ describe('demo commands', () => {
   it.each([
     [['bogus'], 'unknown command: bogus'],
     [['deploy', '--env', 'dev'], '--version is required'],
+    [
+      ['deploy', '--env', 'dev', '--version', '6.9.0; rm -rf /'],
+      '--version must be a SemVer 2 chart version such as 6.6.0 or 6.7.0-rc.1 (no leading v), not "6.9.0; rm -rf /"',
+    ],
+    [['deploy', '--version', 'banana'], 'not "banana"'],
+    [['deploy', '--version', 'v6.9.0'], 'not "v6.9.0"'],
+    [['deploy', '--version', '6.9.0\n'], 'not "6.9.0\\u000A"'],
     [['approve', '--revision', '1'], '--env is required'],
     [['status', '--bogus'], "Unknown option '--bogus'"],
     [['status', '--port', 'http'], '--port must be a TCP port'],
@@ -47,9 +54,18 @@ describe('demo commands', () => {
     expect(t.err()).toContain('Usage:');
   });
 
+  it('checks --version before looking for the demo: exit 2, not "no demo is running"', async () => {
+    const port = await freePort();
+    const t = io();
+    const argv = ['deploy', '--env', 'dev', '--version', 'banana', '--port', String(port)];
+    expect(await main(argv, t.io)).toBe(2);
+    expect(t.err()).not.toContain('no demo is running');
+    expect(t.err()).toContain('not "banana"');
+  });
+
   it.each([
     ['status'],
-    ['deploy', '--env', 'dev', '--version', '1'],
+    ['deploy', '--env', 'dev', '--version', '6.6.0'],
     ['approve', '--env', 'prod', '--revision', '1'],
     ['promote', '--env', 'prod', '--revision', '1'],
     ['merge', '--env', 'prod'],

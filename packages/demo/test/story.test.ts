@@ -91,6 +91,21 @@ describe('the demo story', () => {
     expect(await row('staging')).toBe('staging | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
   });
 
+  it.each(['6.9.0; rm -rf /', 'banana', 'v6.9.0'])(
+    'refuses deploy --version %j before touching the fleet, exit 2',
+    async (version) => {
+      const before = await row('dev');
+      const refused = await demo('deploy', '--env', 'dev', '--version', version);
+      expect(refused.code).toBe(2);
+      expect(refused.out).toBe('');
+      expect(refused.err).toContain(
+        `--version must be a SemVer 2 chart version such as 6.6.0 or 6.7.0-rc.1 (no leading v), not "${version}"`,
+      );
+      expect(await row('dev')).toBe(before);
+      expect(before).toContain('6.6.0 (Healthy)');
+    },
+  );
+
   it('tells that story in its log at the default level, as the README says', () => {
     const lines = log
       .text()

@@ -1,7 +1,9 @@
 /**
  * Bearer-token authentication and a small RBAC-like authorizer. Tokens map to users; each
  * user has rules of {verbs, resources, namespaces}. A subresource needs `plural/sub` (as in
- * RBAC) unless the rule says '*'. The 'admin' user may do everything.
+ * RBAC) unless the rule says '*'. The 'admin' user may do everything. Tokens no user holds
+ * go to the delegate (the cluster's ServiceAccount tokens), which then also decides what the
+ * users it authenticated may do.
  */
 import { randomBytes } from 'node:crypto';
 import type { ResourceRequest, Verb } from './request-info.js';
@@ -16,8 +18,17 @@ export interface AccessRule {
   readonly namespaces?: readonly string[];
 }
 
+/** Who else may authenticate a bearer token, and authorizes the users it names. */
+export interface TokenDelegate {
+  /** The user the token stands for, or undefined. */
+  authenticate(token: string): string | undefined;
+  /** Whether a user this delegate authenticated may make the request. */
+  allows(user: string, req: ResourceRequest): boolean;
+}
+
 /** Users and their tokens for one cluster. */
 export class Users {
+  private delegate: TokenDelegate | undefined;
   private readonly byToken = new Map<string, string>();
   private readonly tokens = new Map<string, string>();
   private readonly rules = new Map<string, readonly AccessRule[]>();
@@ -38,6 +49,11 @@ export class Users {
     return chosen;
   }
 
+  /** Hands tokens no user holds to `delegate` (set once, when the cluster is built). */
+  delegateTo(delegate: TokenDelegate): void {
+    this.delegate = delegate;
+  }
+
   /** The token of a user, or undefined when there is no such user. */
   tokenFor(name: string): string | undefined {
     return this.tokens.get(name);
@@ -48,12 +64,15 @@ export class Users {
     if (header === undefined) return undefined;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (m === null) return undefined;
-    return this.byToken.get(m[1] ?? '');
+    const token = m[1] ?? '';
+    return this.byToken.get(token) ?? this.delegate?.authenticate(token);
   }
 
   /** Whether `user` may perform the resource request. */
   allows(user: string, req: ResourceRequest): boolean {
-    return (this.rules.get(user) ?? []).some((rule) => ruleAllows(rule, req));
+    const rules = this.rules.get(user);
+    if (rules === undefined) return this.delegate?.allows(user, req) ?? false;
+    return rules.some((rule) => ruleAllows(rule, req));
   }
 }
 

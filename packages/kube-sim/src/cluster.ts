@@ -19,6 +19,7 @@ import { Registry } from './resources.js';
 import type { ResourceType, SimObject } from './resources.js';
 import { groupResource } from './resources.js';
 import { requestListener } from './server.js';
+import { ServiceAccountTokens } from './service-accounts.js';
 import { badRequest, failure, SimError } from './status-errors.js';
 import { ObjectStore } from './store.js';
 import type { SimCertificate } from './tls.js';
@@ -107,6 +108,9 @@ export class SimCluster {
         : opts.tls === false
           ? undefined
           : opts.tls;
+    // The token controller: ServiceAccount token Secrets filled, their tokens authenticated.
+    const tokens = new ServiceAccountTokens(this.store, this.objects, this.registry, this.caData);
+    this.users.delegateTo(tokens);
     const listener = requestListener({
       registry: this.registry,
       users: this.users,

@@ -1,9 +1,7 @@
 /**
- * Discovery and OpenAPI documents. Discovery is always the unaggregated (v1) form with
+ * Discovery documents and the version. Discovery is always the unaggregated (v1) form with
  * Content-Type application/json, which clients asking for aggregated discovery accept as a
- * fallback. /openapi/v3 serves per group-version documents whose PATCH operations carry
- * x-kubernetes-group-version-kind and the fieldValidation/dryRun parameters, which is what
- * kubectl inspects to decide on server-side field validation; /openapi/v2 (protobuf) is 404.
+ * fallback. The OpenAPI documents are in openapi-*.ts.
  */
 import type { Registry, ResourceType } from './resources.js';
 import { apiVersionOf, sortVersions } from './resources.js';
@@ -99,67 +97,5 @@ export function apiResourceList(registry: Registry, group: string, version: stri
     apiVersion: 'v1',
     groupVersion: apiVersionOf({ group, version }),
     resources: resourceEntries(types),
-  };
-}
-
-function gvPath(group: string, version: string): string {
-  return group === '' ? `api/${version}` : `apis/${group}/${version}`;
-}
-
-/** GET /openapi/v3: the index of per group-version documents. */
-export function openApiV3Index(registry: Registry): unknown {
-  const paths: Record<string, unknown> = {};
-  const seen = new Set<string>();
-  for (const t of registry.all()) {
-    const p = gvPath(t.group, t.version);
-    if (seen.has(p)) continue;
-    seen.add(p);
-    paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=sim-${encodeURIComponent(p)}` };
-  }
-  return { paths };
-}
-
-const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'pretty'].map(
-  (name) => ({
-    name,
-    in: 'query',
-    schema: { type: name === 'force' ? 'boolean' : 'string', uniqueItems: true },
-  }),
-);
-
-/** GET /openapi/v3/{api/v1 | apis/g/v}: minimal operations plus the CRD schemas. */
-export function openApiV3Document(registry: Registry, path: string): unknown {
-  const schemas: Record<string, unknown> = {};
-  const paths: Record<string, unknown> = {};
-  for (const t of registry.all()) {
-    if (gvPath(t.group, t.version) !== path) continue;
-    const gvk = { group: t.group, version: t.version, kind: t.kind };
-    const base = `/${path}${t.namespaced ? '/namespaces/{namespace}' : ''}/${t.resource}`;
-    const ref = `${t.group === '' ? 'io.k8s.api.core' : t.group.split('.').reverse().join('.')}.${t.version}.${t.kind}`;
-    schemas[ref] = {
-      ...(t.schema?.openAPIV3Schema ?? { type: 'object' }),
-      'x-kubernetes-group-version-kind': [gvk],
-    };
-    const op = (action: string): unknown => ({
-      operationId: `${action}${t.kind}`,
-      parameters: QUERY_PARAMS,
-      responses: { '200': { description: 'OK' } },
-      'x-kubernetes-action': action,
-      'x-kubernetes-group-version-kind': gvk,
-    });
-    paths[base] = { get: op('list'), post: op('post') };
-    paths[`${base}/{name}`] = {
-      get: op('get'),
-      put: op('put'),
-      patch: op('patch'),
-      delete: op('delete'),
-    };
-  }
-  if (Object.keys(paths).length === 0) return undefined;
-  return {
-    openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: SIM_VERSION.gitVersion },
-    paths,
-    components: { schemas },
   };
 }

@@ -7,18 +7,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from 'sim-kit';
 import type { RequestCounter } from './accounting.js';
 import type { Users } from './auth.js';
-import {
-  apiGroup,
-  apiGroupList,
-  apiResourceList,
-  apiVersions,
-  openApiV3Document,
-  openApiV3Index,
-  SIM_VERSION,
-} from './discovery.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, SIM_VERSION } from './discovery.js';
 import type { FaultController } from './faults.js';
 import type { HandlerContext } from './handlers.js';
 import { handleResource, sendJson, sendStatus } from './handlers.js';
+import { serveOpenApi } from './openapi-http.js';
 import type { NonResourceRequest } from './request-info.js';
 import { parseRequest } from './request-info.js';
 import type { Registry } from './resources.js';
@@ -42,29 +35,35 @@ export interface FrontContext extends HandlerContext {
 
 const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
 
-/** The discovery or OpenAPI document at `parts`, or undefined when there is none. */
+/** The discovery document at `parts`, or undefined when there is none. */
 function nonResourceBody(ctx: FrontContext, parts: string[]): unknown {
   const path = parts.join('/');
   if (path === 'version') return SIM_VERSION;
   if (path === 'api') return apiVersions(ctx.address());
   if (path === 'apis') return apiGroupList(ctx.registry);
-  if (path === 'openapi/v3') return openApiV3Index(ctx.registry);
   const [root, first = '', second = ''] = parts;
   if (root === 'api' && parts.length === 2) return apiResourceList(ctx.registry, '', first);
   if (root === 'apis' && parts.length === 2) return apiGroup(ctx.registry, first);
   if (root === 'apis' && parts.length === 3) return apiResourceList(ctx.registry, first, second);
-  if (root === 'openapi' && first === 'v3')
-    return openApiV3Document(ctx.registry, parts.slice(2).join('/'));
   return undefined;
 }
 
 const HEALTH_PATHS = new Set(['healthz', 'livez', 'readyz']);
 
-function serveNonResource(ctx: FrontContext, r: NonResourceRequest, res: ServerResponse): void {
+function serveNonResource(
+  ctx: FrontContext,
+  r: NonResourceRequest,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const parts = r.path.split('/').filter((p) => p !== '');
   if (parts.length === 1 && HEALTH_PATHS.has(parts[0] ?? '')) {
     res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
     res.end('ok');
+    return;
+  }
+  if (parts[0] === 'openapi') {
+    serveOpenApi(ctx.registry, parts, req, res);
     return;
   }
   const body = nonResourceBody(ctx, parts);
@@ -91,7 +90,7 @@ async function serve(ctx: FrontContext, req: IncomingMessage, res: ServerRespons
   const user = ctx.users.authenticate(req.headers.authorization);
   if (info.kind === 'nonResource') {
     if (user === undefined && !PUBLIC_PATHS.has(info.path)) throw unauthorized();
-    serveNonResource(ctx, info, res);
+    serveNonResource(ctx, info, req, res);
     return;
   }
   if (user === undefined) throw unauthorized();

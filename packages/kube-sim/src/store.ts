@@ -140,6 +140,19 @@ export class ObjectStore {
     return () => set.delete(listener);
   }
 
+  /**
+   * Registers a controller for one group/resource: it sees each event after every watcher has,
+   * so a write it makes in reply reaches watchers after the change it answers. Returns the
+   * unsubscribe function.
+   */
+  react(gr: string, reactor: StoreListener): () => void {
+    const set = this.reactors.get(gr) ?? new Set<StoreListener>();
+    this.reactors.set(gr, set);
+    set.add(reactor);
+    return () => set.delete(reactor);
+  }
+
+  private readonly reactors = new Map<string, Set<StoreListener>>();
   private defaultOldest = 0;
 
   private historyOf(gr: string): ResourceHistory {
@@ -159,5 +172,6 @@ export class ObjectStore {
       if (dropped !== undefined) h.oldestRv = dropped.rv;
     }
     for (const listener of [...(this.listeners.get(gr) ?? [])]) listener(event);
+    for (const reactor of [...(this.reactors.get(gr) ?? [])]) reactor(event);
   }
 }

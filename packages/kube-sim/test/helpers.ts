@@ -21,6 +21,8 @@ export interface RawOptions {
   contentType?: string;
   user?: string;
   token?: string | null;
+  /** Extra request headers (an Accept here replaces the default application/json). */
+  headers?: Record<string, string>;
 }
 
 /** Starts a request and resolves with the response stream (for watches). */
@@ -30,7 +32,7 @@ export function open(
   opts: RawOptions = {},
 ): Promise<IncomingMessage> {
   const url = new URL(path, cluster.url);
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
   const token = opts.token === undefined ? cluster.tokenFor(opts.user ?? 'admin') : opts.token;
   if (token !== null) headers.Authorization = `Bearer ${token}`;
   const payload =

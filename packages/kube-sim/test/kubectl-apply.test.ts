@@ -1,8 +1,8 @@
 /**
- * A deployment's manifests through the real kubectl (the default, 1.29 and 1.33 where the
- * machine has them; 1.27 and 1.28 apply through OpenAPI v2, which kube-sim does not serve),
- * with client-side validation: `apply -k` of every built-in kind kube-sim stores, a second
- * apply changing nothing, a changed manifest configured, and `--dry-run=server` storing nothing.
+ * A deployment's manifests through the real kubectl (the default, 1.27 and 1.33 where the
+ * machine has them; 1.27 reads OpenAPI v2 in protobuf on every apply), with validation on
+ * (no --validate flag): `apply -k` of every built-in kind kube-sim stores, a second apply
+ * changing nothing, a changed manifest configured, and `--dry-run=server` storing nothing.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
@@ -21,10 +21,10 @@ const kubectlDir = (() => {
 })();
 const found = (bin: string) =>
   spawnSync(bin, ['version', '--client'], { encoding: 'utf8' }).status === 0;
-/** The dispatcher's default, plus the oldest supported and the newest pinned versions. */
+/** The dispatcher's default, plus the oldest and the newest pinned versions. */
 const KUBECTLS = [
   'kubectl',
-  ...['kubectl.1.29', 'kubectl.1.33'].map((v) => join(kubectlDir, v)),
+  ...['kubectl.1.27', 'kubectl.1.33'].map((v) => join(kubectlDir, v)),
 ].filter(found);
 
 let fleet: Fleet;

@@ -52,7 +52,10 @@ export function webhookId(
   return `msg_${createHash('sha256').update(key).digest('base64url')}`;
 }
 
-/** Standard Webhooks v1 signature: base64 HMAC-SHA256 over `id.timestamp.body`. */
+/**
+ * Standard Webhooks v1 signature: base64 HMAC-SHA256 over `id.timestamp.body`, keyed with the
+ * key bytes (the configuration has already decoded a `whsec_` secret, see config/secrets.ts).
+ */
 export function webhookSignature(
   secret: Buffer,
   id: string,

@@ -1,7 +1,12 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSignature, signBody, verifySignature } from '../../../src/auth/hmac.js';
+import {
+  checkSignature,
+  parseSignature,
+  signBody,
+  verifySignature,
+} from '../../../src/auth/hmac.js';
 
 const key = Buffer.from('7152fed34dd6149a7c75a276c510da27cb6f82b0', 'utf8');
 const body = Buffer.from('{"a":1}');
@@ -92,5 +97,27 @@ describe('verifySignature', () => {
         expect(verifySignature(body, header, [key])).toBe(header.trim().toLowerCase() === good);
       }),
     );
+  });
+});
+
+describe('checkSignature', () => {
+  it('tells a missing, a malformed and a wrong signature apart, and agrees with verifySignature', () => {
+    const good = signBody(body, key);
+    const wrong = signBody(body, Buffer.from('another key'));
+    const cases: [string | undefined, readonly Buffer[], string][] = [
+      [good, [key], 'valid'],
+      [good.toUpperCase(), [Buffer.from('old'), key], 'valid'],
+      [undefined, [key], 'missing'],
+      ['', [key], 'malformed'],
+      ['sha256=abcd', [key], 'malformed'],
+      [`sha384=${good.slice(7)}`, [key], 'malformed'],
+      [wrong, [key], 'mismatch'],
+      // No key at all: the right-looking signature is still only a mismatch.
+      [good, [], 'mismatch'],
+    ];
+    for (const [header, keys, expected] of cases) {
+      expect([header, checkSignature(body, header, keys)]).toEqual([header, expected]);
+      expect(verifySignature(body, header, keys)).toBe(expected === 'valid');
+    }
   });
 });

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createJwtKeys, parseStaticKeys, verifyJwt } from '../../../src/auth/jwt.js';
+import type { Checked } from '../../../src/auth/refusal.js';
 import type { JwtConfig } from '../../../src/config/gateway-config.js';
 
 const base = {
@@ -11,6 +12,11 @@ const base = {
   maxTokenAgeSeconds: 86_400,
   publicKeys: [],
 };
+
+/** `ok` for a verified token, else the refusal's reason. */
+function reasonOf(checked: Checked<unknown>): string {
+  return checked.ok ? 'ok' : checked.reason;
+}
 
 async function token(privateKey: Parameters<SignJWT['sign']>[0], alg: string): Promise<string> {
   return new SignJWT({ sub: 'me' })
@@ -66,8 +72,10 @@ describe('verifyJwt', () => {
       publicKeys: [await exportSPKI(one.publicKey), await exportSPKI(two.publicKey)],
     };
     const keys = createJwtKeys(config);
-    expect((await verifyJwt(await token(two.privateKey, 'RS256'), keys, config))?.sub).toBe('me');
-    expect((await verifyJwt(await token(one.privateKey, 'RS256'), keys, config))?.sub).toBe('me');
+    for (const pair of [two, one]) {
+      const checked = await verifyJwt(await token(pair.privateKey, 'RS256'), keys, config);
+      expect(checked.ok && checked.value.sub).toBe('me');
+    }
   });
 
   it('rejects algorithms outside the pinned list even with the right key', async () => {
@@ -78,27 +86,66 @@ describe('verifyJwt', () => {
       publicKeys: [await exportSPKI(pair.publicKey)],
     };
     expect(
-      await verifyJwt(await token(pair.privateKey, 'PS256'), createJwtKeys(config), config),
-    ).toBeUndefined();
+      reasonOf(
+        await verifyJwt(await token(pair.privateKey, 'PS256'), createJwtKeys(config), config),
+      ),
+    ).toBe('BadAlgorithm');
     const allowed = { ...config, algorithms: ['PS256'] };
     expect(
-      await verifyJwt(await token(pair.privateKey, 'PS256'), createJwtKeys(allowed), allowed),
-    ).toBeDefined();
+      reasonOf(
+        await verifyJwt(await token(pair.privateKey, 'PS256'), createJwtKeys(allowed), allowed),
+      ),
+    ).toBe('ok');
   });
 
   it('rejects everything when no key is configured, and garbage tokens', async () => {
     const pair = await generateKeyPair('RS256');
     const config: JwtConfig = { ...base, algorithms: ['RS256'] };
     const keys = createJwtKeys(config);
-    expect(await verifyJwt(await token(pair.privateKey, 'RS256'), keys, config)).toBeUndefined();
-    expect(await verifyJwt('', keys, config)).toBeUndefined();
-    expect(await verifyJwt('a.b.c', keys, config)).toBeUndefined();
-    expect(await verifyJwt('x'.repeat(20_000), keys, config)).toBeUndefined();
+    expect(reasonOf(await verifyJwt(await token(pair.privateKey, 'RS256'), keys, config))).toBe(
+      'UnknownKey',
+    );
+    expect(reasonOf(await verifyJwt('', keys, config))).toBe('Malformed');
+    expect(reasonOf(await verifyJwt('a.b.c', keys, config))).toBe('Malformed');
+    expect(reasonOf(await verifyJwt('x'.repeat(20_000), keys, config))).toBe('Malformed');
+  });
+});
+
+describe('verifyJwt: the reason of a refusal', () => {
+  it('tells a wrong audience, a wrong issuer, a key not configured and an unknown kid apart', async () => {
+    const own = await generateKeyPair('RS256', { extractable: true });
+    const other = await generateKeyPair('RS256', { extractable: true });
+    const config: JwtConfig = {
+      ...base,
+      algorithms: ['RS256'],
+      publicKeys: [await exportSPKI(own.publicKey)],
+    };
+    const keys = createJwtKeys(config);
+    const signed = (
+      edit: (jwt: SignJWT) => SignJWT,
+      { key = own.privateKey, kid }: { key?: typeof own.privateKey; kid?: string } = {},
+    ) =>
+      edit(
+        new SignJWT({ sub: 'me' })
+          .setProtectedHeader({ alg: 'RS256', ...(kid === undefined ? {} : { kid }) })
+          .setIssuer(base.issuer)
+          .setAudience(base.audience)
+          .setIssuedAt()
+          .setExpirationTime('1m'),
+      ).sign(key);
+    const cases: [string, string][] = [
+      [await signed((j) => j.setAudience('someone-else')), 'WrongAudience'],
+      [await signed((j) => j.setIssuer('https://elsewhere')), 'WrongIssuer'],
+      [await signed((j) => j, { key: other.privateKey }), 'BadSignature'],
+      [await signed((j) => j, { kid: 'nobody' }), 'UnknownKey'],
+    ];
+    for (const [jwt, reason] of cases)
+      expect(reasonOf(await verifyJwt(jwt, keys, config))).toBe(reason);
   });
 });
 
 describe('verifyJwt: token lifetimes', () => {
-  it('refuses a token without iat, one issued in the future, one too old, one valid for too long', async () => {
+  it('refuses, each for its reason, a token without iat, issued or valid only in the future, too old, valid for too long, expired', async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
     const config: JwtConfig = {
       ...base,
@@ -116,32 +163,47 @@ describe('verifyJwt: token lifetimes', () => {
           .setIssuer(base.issuer)
           .setAudience(base.audience),
       ).sign(privateKey);
-    const cases: [string, string, boolean][] = [
-      ['fresh', await signed((j) => j.setIssuedAt(now).setExpirationTime(now + 300)), true],
-      ['no iat', await signed((j) => j.setExpirationTime(now + 300)), false],
+    const cases: [string, string, string][] = [
+      ['fresh', await signed((j) => j.setIssuedAt(now).setExpirationTime(now + 300)), 'ok'],
+      ['no iat', await signed((j) => j.setExpirationTime(now + 300)), 'MissingClaim'],
       [
         'iat an hour ahead',
         await signed((j) => j.setIssuedAt(now + 3600).setExpirationTime(now + 4000)),
-        false,
+        'NotYetValid',
       ],
       [
         'iat 2 s ahead (within tolerance)',
         await signed((j) => j.setIssuedAt(now + 2).setExpirationTime(now + 300)),
-        true,
+        'ok',
       ],
       [
         'issued two hours ago',
         await signed((j) => j.setIssuedAt(now - 7200).setExpirationTime(now + 300)),
-        false,
+        'TooOld',
       ],
       [
         'exp in the year 3000',
         await signed((j) => j.setIssuedAt(now).setExpirationTime(32503680000)),
-        false,
+        'LifetimeTooLong',
+      ],
+      [
+        'expired a minute ago',
+        await signed((j) => j.setIssuedAt(now - 120).setExpirationTime(now - 60)),
+        'Expired',
+      ],
+      [
+        'not before an hour from now',
+        await signed((j) =>
+          j
+            .setIssuedAt(now)
+            .setNotBefore(now + 3600)
+            .setExpirationTime(now + 300),
+        ),
+        'NotYetValid',
       ],
     ];
-    for (const [what, jwt, ok] of cases) {
-      expect([what, (await verifyJwt(jwt, keys, config)) !== undefined]).toEqual([what, ok]);
+    for (const [what, jwt, reason] of cases) {
+      expect([what, reasonOf(await verifyJwt(jwt, keys, config))]).toEqual([what, reason]);
     }
   });
 });

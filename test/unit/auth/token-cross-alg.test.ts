@@ -2,7 +2,7 @@
  * The bearer-token doors against every alg/key combination: CI and SSO tokens (OidcVerifier,
  * keys from the issuer's JWKS) and the API's JWTs (verifyJwt, static keys). For each key type
  * the configuration allows, a token naming that key (or none) under any other algorithm or
- * malformed is undefined, never a rejection; so is one naming a key the issuer published
+ * malformed is refused, never a rejection; so is one naming a key the issuer published
  * broken. The key's own token still verifies.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,6 +17,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createJwtKeys, verifyJwt } from '../../../src/auth/jwt.js';
 import { OidcVerifier } from '../../../src/auth/oidc.js';
+import type { Checked } from '../../../src/auth/refusal.js';
 import type { JwtConfig } from '../../../src/config/gateway-config.js';
 import { crossAlgTokens, signingKeys, type SigningKeys } from '../../support/cross-alg.js';
 
@@ -71,9 +72,9 @@ function payload(): Record<string, unknown> {
 }
 
 /** What `verify` made of `token`: verified, refused, or what it threw. */
-async function outcome(verify: () => Promise<unknown>): Promise<string> {
+async function outcome(verify: () => Promise<Checked<unknown>>): Promise<string> {
   try {
-    return (await verify()) === undefined ? 'refused' : 'verified';
+    return (await verify()).ok ? 'verified' : 'refused';
   } catch (error) {
     return `threw ${(error as Error).name}: ${(error as Error).message}`;
   }
@@ -89,7 +90,7 @@ function ownToken(kid: string, alg: string): Promise<string> {
 /** Asserts that every cross-alg token with `header` is refused by `verify`; answers how many. */
 async function expectAllRefused(
   header: Record<string, unknown>,
-  verify: (token: string) => Promise<unknown>,
+  verify: (token: string) => Promise<Checked<unknown>>,
 ): Promise<number> {
   const tokens = await crossAlgTokens(header, payload(), attacker);
   const outcomes = await Promise.all(

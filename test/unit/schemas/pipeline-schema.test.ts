@@ -156,6 +156,27 @@ const valid: [string, Json][] = [
       },
     ),
   ],
+  [
+    'our target record fields',
+    pipeline(
+      {},
+      {
+        environments: {
+          dev: {
+            targets: [
+              {
+                clusterAppRef: { apiVersion: 'v2', kind: 'HelmRelease', name: 'app' },
+                ready: true,
+                revision: '1.2.3',
+                observedTime: '2026-11-21T10:00:00.000Z',
+                unannounced: true,
+              },
+            ],
+          },
+        },
+      },
+    ),
+  ],
   ['our webhook strategy, pipeline-wide', pipeline({ promotion: webhookStrategy })],
   [
     'our webhook strategy, per environment',
@@ -253,6 +274,25 @@ const invalid: [string, Json][] = [
           prod: {
             approvals: [
               { kind: 'human', decision: 'approve', revision: '1', time: '2026-11-21T10:00:00Z' },
+            ],
+          },
+        },
+      },
+    ),
+  ],
+  [
+    'a target record whose unannounced mark is not a boolean',
+    pipeline(
+      {},
+      {
+        environments: {
+          dev: {
+            targets: [
+              {
+                clusterAppRef: { apiVersion: 'v2', kind: 'HelmRelease', name: 'app' },
+                ready: true,
+                unannounced: 'yes',
+              },
             ],
           },
         },
@@ -376,7 +416,9 @@ function withoutOurAdditions(crd: Json): Json {
     'properties',
   );
   delete environment.approvals;
-  delete dig(environment, 'targets', 'items', 'properties').observedTime;
+  const targetRecord = dig(environment, 'targets', 'items', 'properties');
+  delete targetRecord.observedTime;
+  delete targetRecord.unannounced;
   return copy;
 }
 

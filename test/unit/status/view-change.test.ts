@@ -6,7 +6,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../../src/evaluate/evaluate.js';
 import type { Evaluation, TargetStatus } from '../../../src/evaluate/decisions.js';
 import type { ChangeVerdict } from '../../../src/kube/status-writer.js';
 import type {
@@ -14,6 +13,7 @@ import type {
   PipelineStatus,
   PromotionRecord,
 } from '../../../src/pipeline/pipeline-resource.js';
+import { evaluatePipeline } from '../../../src/reconcile/inputs.js';
 import { mergeTarget, viewChange, type ViewVerdict } from '../../../src/status/view-change.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 
@@ -33,17 +33,7 @@ const POLICY = {
 
 /** The real evaluator on a Pipeline's stored records, as the wiring gives it. */
 function reevaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): Evaluation {
-  const stored = pipeline.status?.environments;
-  const names = pipeline.spec.environments.map((e) => e.name);
-  return evaluate({
-    spec: pipeline.spec,
-    targets,
-    records: Object.fromEntries(names.map((n) => [n, stored?.[n]?.promotion])),
-    authorizations: Object.fromEntries(names.map((n) => [n, stored?.[n]?.approvals])),
-    floors: {},
-    policy: POLICY,
-    now: T0,
-  });
+  return evaluatePipeline(pipeline, targets, { policy: POLICY, floors: {} }, T0);
 }
 
 /** A view where dev runs `dev`, the rest `rest`, every target read at `readAt`. */

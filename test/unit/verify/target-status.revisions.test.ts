@@ -86,13 +86,8 @@ describe('targetStatusFromObject: revisions', () => {
     expect(targetStatusFromObject(obj, LOCATION).revision).toBe('6.6.0+cdd538a0167e');
   });
 
-  it.each([
-    ['empty', ''],
-    ['with a newline', '6.6.1\nforged'],
-    ['too long', `6.${'9'.repeat(300)}`],
-    ['not a string', 661],
-  ])('a chart version that is %s is no revision', (_label, chartVersion) => {
-    const obj = edited(READY_HR, (o) => (o.status!.history![0]!.chartVersion = chartVersion));
+  it('an empty chart version is no revision (Flux omits an empty field)', () => {
+    const obj = edited(READY_HR, (o) => (o.status!.history![0]!.chartVersion = ''));
     const got = targetStatusFromObject(obj, LOCATION);
     expect(got).toMatchObject({ health: 'Unhealthy', reason: 'NoDeployedRelease' });
     expect(got.revision).toBeUndefined();
