@@ -18,7 +18,12 @@ import {
   postStatement,
   type TestApprover,
 } from '../support/authorizations.js';
-import { crossAlgTokens, signingKeys, type SigningKeys } from '../support/cross-alg.js';
+import {
+  CONFIGURABLE_ALGORITHMS,
+  crossAlgTokens,
+  signingKeys,
+  type SigningKeys,
+} from '../support/cross-alg.js';
 import {
   APP_NAME,
   ENVIRONMENTS,
@@ -99,18 +104,7 @@ beforeAll(async () => {
             issuer: ISSUER,
             audience: AUDIENCE,
             jwksUrl: served.url,
-            algorithms: [
-              'RS256',
-              'RS384',
-              'RS512',
-              'PS256',
-              'PS384',
-              'PS512',
-              'ES256',
-              'ES384',
-              'ES512',
-              'EdDSA',
-            ],
+            algorithms: CONFIGURABLE_ALGORITHMS,
           },
         ],
         policies: [

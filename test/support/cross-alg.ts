@@ -7,6 +7,20 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 
+/** Every algorithm the configuration lets a CI issuer or the API's JWTs use. */
+export const CONFIGURABLE_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
 /** Every JWS algorithm jose 6 signs with on Node 24 (ES256K is not one: see UNSIGNABLE). */
 export const JOSE_ALGORITHMS = [
   'HS256',
@@ -61,15 +75,23 @@ export const UNSIGNABLE_ALGORITHMS: readonly unknown[] = [
 /** A private (or, for HS*, secret) key per algorithm of JOSE_ALGORITHMS. */
 export type SigningKeys = ReadonlyMap<string, CryptoKey | Uint8Array>;
 
-/** One fresh key per algorithm; made once per test file (RSA keys take a while). */
+/**
+ * One fresh key per algorithm this Node can sign with (ML-DSA needs Node 24); made once per test
+ * file (RSA keys take a while). An algorithm it cannot sign with is sent as an unsignable `alg`.
+ */
 export async function signingKeys(): Promise<SigningKeys> {
   const entries = await Promise.all(
-    JOSE_ALGORITHMS.map(async (alg): Promise<[string, CryptoKey | Uint8Array]> => {
-      if (alg.startsWith('HS')) return [alg, new Uint8Array(randomBytes(64))];
-      return [alg, (await generateKeyPair(alg)).privateKey];
+    JOSE_ALGORITHMS.map(async (alg): Promise<[string, CryptoKey | Uint8Array][]> => {
+      if (alg.startsWith('HS')) return [[alg, new Uint8Array(randomBytes(64))]];
+      try {
+        return [[alg, (await generateKeyPair(alg)).privateKey]];
+      } catch (error) {
+        if (error instanceof Error && error.name === 'NotSupportedError') return [];
+        throw error;
+      }
     }),
   );
-  return new Map(entries);
+  return new Map(entries.flat());
 }
 
 const b64 = (value: unknown): string =>
@@ -96,10 +118,13 @@ export async function crossAlgTokens(
       await new SignJWT(payload).setProtectedHeader({ ...header, alg }).sign(key),
     ]),
   );
-  const unsignable = UNSIGNABLE_ALGORITHMS.flatMap((alg): [string, string][] => [
-    [`alg ${JSON.stringify(alg)}`, compact({ ...header, alg }, payload)],
-    [`alg ${JSON.stringify(alg)}, no signature`, `${b64({ ...header, alg })}.${b64(payload)}.`],
-  ]);
+  const cannotSign = JOSE_ALGORITHMS.filter((alg) => !keys.has(alg));
+  const unsignable = [...UNSIGNABLE_ALGORITHMS, ...cannotSign].flatMap(
+    (alg): [string, string][] => [
+      [`alg ${JSON.stringify(alg)}`, compact({ ...header, alg }, payload)],
+      [`alg ${JSON.stringify(alg)}, no signature`, `${b64({ ...header, alg })}.${b64(payload)}.`],
+    ],
+  );
   return [...signed, ...unsignable, ...(await malformed(header, payload))];
 }
 

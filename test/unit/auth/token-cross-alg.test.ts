@@ -19,23 +19,16 @@ import { createJwtKeys, verifyJwt } from '../../../src/auth/jwt.js';
 import { OidcVerifier } from '../../../src/auth/oidc.js';
 import type { Checked } from '../../../src/auth/refusal.js';
 import type { JwtConfig } from '../../../src/config/gateway-config.js';
-import { crossAlgTokens, signingKeys, type SigningKeys } from '../../support/cross-alg.js';
+import {
+  CONFIGURABLE_ALGORITHMS,
+  crossAlgTokens,
+  signingKeys,
+  type SigningKeys,
+} from '../../support/cross-alg.js';
 
 const ISSUER = 'https://issuer.example.com';
 const AUDIENCE = 'promotion-gateway';
-/** Every algorithm the configuration lets an issuer or the API's JWTs use. */
-const CONFIGURABLE = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-];
+const CONFIGURABLE = CONFIGURABLE_ALGORITHMS;
 /** One key of each type, by kid, with the algorithm its own tokens use. */
 const KEY_TYPES = {
   rsa: 'RS256',
