@@ -7,6 +7,7 @@ import { Reasons } from './reasons.js';
 import { decideFromRecord, normalisePolicy } from './retry.js';
 import { display } from '../pipeline/text.js';
 import { gateOf, missing, tally, type Gate } from './gate.js';
+import { heldBy } from './policy-gates.js';
 import { alignTargets, describeTargets, hasUnknown, summarise } from './targets.js';
 import type {
   EnvironmentDecision,
@@ -218,6 +219,10 @@ function decideAgainst(
     ctx.input.now,
   );
   if (fromRecord !== undefined) return fromRecord;
+  const index = ctx.input.spec.environments.indexOf(env);
+  const upstream = ctx.targets[index - 1] ?? [];
+  const held = heldBy({ input: ctx.input, env, index, revision, upstream, ready });
+  if (held !== undefined) return held;
   const gate = gateOf(ctx.input.spec, env, ctx.input.floors?.[env.name]);
   if (gate !== undefined) return decideGated(ctx, env, gate, ready, revision);
   return {
