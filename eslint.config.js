@@ -44,6 +44,8 @@ const vocabulary = [
  */
 const pureModules = [
   'src/evaluate/**/*.ts',
+  // The windows' recurrence and time-zone adapter: libraries, but no clock (time is an argument).
+  'src/schedule/**/*.ts',
   ...vocabulary,
   'src/verify/target-status.ts',
   'src/verify/revision-kinds.ts',
@@ -156,10 +158,12 @@ const boundaries = [
       'src/kube/**',
       'src/status/**',
       'src/pipeline/**',
+      'src/schedule/**',
     ],
     patterns: [noSimOrDemo, noHttpOrRoot],
   },
-  { files: ['src/promote/**'], patterns: [noSimOrDemo, noHttpOrRoot, noStatus] },
+  // checks read the forges through promote's REST client; like promote, they never write status.
+  { files: ['src/promote/**', 'src/checks/**'], patterns: [noSimOrDemo, noHttpOrRoot, noStatus] },
   { files: ['src/queue/**', 'src/clock.ts'], patterns: [noSimOrDemo, standalone] },
   { files: ['packages/kube-sim/src/**', 'packages/forge-sim/src/**'], patterns: [noGateway] },
   { files: ['packages/sim-kit/src/**'], patterns: [noGateway, noSimulators] },

@@ -89,7 +89,7 @@ export function renderDetail(pipeline: Pipeline): string {
       const where = `${target.clusterRef?.name ?? 'management'}/${target.namespace}`;
       lines.push(`    ${where}: ${targetLine(stored?.targets?.[i])}`);
     });
-    lines.push(...gateLines(stored?.approvals ?? []), ...recordLines(stored));
+    lines.push(...soakLines(stored), ...gateLines(stored?.approvals ?? []), ...recordLines(stored));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -136,6 +136,13 @@ function targetLine(record: TargetStatusRecord | undefined): string {
   const health = record.ready ? 'ready' : `not ready: ${display(record.error ?? '', 200)}`;
   const seen = record.observedTime === undefined ? '' : `, verified ${record.observedTime}`;
   return `${revision}, ${health}${seen}`;
+}
+
+/** Since when it has run its revision healthy, kept while the next environment soaks on it. */
+function soakLines(env: EnvironmentStatus | undefined): string[] {
+  const since = env?.healthySince;
+  if (since === undefined) return [];
+  return [`    healthy at ${display(since.revision, 64)} since ${display(since.time, 40)} (soak)`];
 }
 
 function gateLines(approvals: readonly AuthorizationRecord[]): string[] {

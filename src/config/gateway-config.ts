@@ -3,6 +3,7 @@
  * resolution. Built once at start by loadConfig() and frozen; nothing else reads process.env.
  */
 import type { RetryPolicy } from '../evaluate/decisions.js';
+import type { FleetWindow } from '../evaluate/windows.js';
 
 /** A secret as resolved at load time. Never logged: see src/log.ts redaction paths. */
 export type SecretBytes = Buffer;
@@ -56,6 +57,15 @@ export interface PullRequestSettings {
   apiTimeoutMs: number;
   /** An open pull request's state is read again at most this often. */
   refreshIntervalMs: number;
+}
+
+/** External checks (docs/policy.md): how many reads at once, and where HTTP checks may call. */
+export interface ChecksSettings {
+  maxConcurrent: number;
+  http: {
+    /** URL prefixes an HTTP check may call; empty = HTTP checks disabled. */
+    allowedUrlPrefixes: readonly string[];
+  };
 }
 
 /** An OIDC issuer whose tokens are verified against its remote JWKS. */
@@ -165,7 +175,10 @@ export interface GatewayConfig {
     pullRequest: PullRequestSettings;
     /** Identifies this replica in promotion claims. */
     instanceId: string;
+    /** The operator's promotion windows, compiled at load (docs/policy.md). */
+    windows: readonly FleetWindow[];
   };
   authorizations: AuthorizationConfig;
+  checks: ChecksSettings;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }

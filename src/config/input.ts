@@ -3,6 +3,10 @@
  * resolution. Code that builds a config without a file (demo, tests) writes one of these.
  */
 import type { PullRequestSettings } from './gateway-config.js';
+import type { PromotionWindowSpec } from '../pipeline/pipeline-resource.js';
+
+/** An operator's promotion window: a Pipeline window's fields plus the environments it covers. */
+export type PromotionWindowInput = PromotionWindowSpec & { environments?: string[] };
 
 /** Where a secret comes from: exactly one of an inline value, a file's exact bytes, or an env var. */
 export type SecretSource = { value: string } | { file: string } | { env: string };
@@ -120,6 +124,7 @@ export interface ConfigInput {
       refreshIntervalMs?: number;
     };
     instanceId?: string;
+    windows?: PromotionWindowInput[];
   };
   approvals?: {
     approvers?: ApproverInput[];
@@ -131,6 +136,7 @@ export interface ConfigInput {
     legacyEndpoint?: boolean;
   };
   ci?: { issuers?: OidcIssuerInput[]; policies?: CiPolicyInput[] };
+  checks?: { maxConcurrent?: number; http?: { allowedUrlPrefixes?: string[] } };
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -156,6 +162,7 @@ export interface CheckedInput {
     webhooks: Record<string, With<WebhookInput, 'timeoutMs'>>;
     pullRequest: PullRequestSettings;
     instanceId?: string;
+    windows: (PromotionWindowSpec & { environments: string[] })[];
   };
   approvals: {
     approvers: With<ApproverInput, 'groups'>[];
@@ -167,5 +174,6 @@ export interface CheckedInput {
     legacyEndpoint: boolean;
   };
   ci: { issuers: Required<OidcIssuerInput>[]; policies: CiPolicyInput[] };
+  checks: { maxConcurrent: number; http: { allowedUrlPrefixes: string[] } };
   logLevel: NonNullable<ConfigInput['logLevel']>;
 }

@@ -9,6 +9,7 @@ import { hostname as osHostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { buildAuthorizations } from './authorizations.js';
+import { buildWindows } from './windows.js';
 import { checkHmacKeysDistinct, checkInput, checkPublicKey } from './checks.js';
 import type { CheckedInput, ConfigInput } from './input.js';
 import { pointerSegment, problem, validateShape } from './schema.js';
@@ -149,8 +150,13 @@ function build(
         allowedHosts: [...input.promotion.pullRequest.allowedHosts],
       },
       instanceId: input.promotion.instanceId ?? defaultInstanceId(source),
+      windows: buildWindows(input.promotion.windows, problems),
     },
     authorizations: buildAuthorizations(input, context, problems),
+    checks: {
+      maxConcurrent: input.checks.maxConcurrent,
+      http: { allowedUrlPrefixes: [...input.checks.http.allowedUrlPrefixes] },
+    },
     logLevel: input.logLevel,
   };
 }

@@ -8,6 +8,9 @@ import type {
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
 import type { GateFloor } from './gate.js';
+import type { WindowsInput } from './windows.js';
+import type { HealthySince } from '../pipeline/pipeline-resource.js';
+import type { CheckResult } from './checks.js';
 
 /** Where a target lives: the gateway's cluster name and the namespace of the app object. */
 export interface TargetLocation {
@@ -57,6 +60,15 @@ export interface EvaluationInput {
   policy: RetryPolicy;
   /** Milliseconds since the epoch, supplied by the caller. */
   now: number;
+  /** Promotion windows, compiled (windows.ts); absent = none but those the spec declares. */
+  windows?: WindowsInput;
+  /**
+   * Since when each environment a soak waits on has run its revision healthy (healthy-since.ts:
+   * the stored `healthySince` checked against this replica's reads); absent = not known.
+   */
+  soak?: Readonly<Record<string, HealthySince | undefined>>;
+  /** External check results by environment name (checks.ts); absent = none read yet. */
+  checks?: Readonly<Record<string, readonly CheckResult[] | undefined>>;
 }
 
 /** What the evaluator concluded for one environment. */
@@ -95,6 +107,11 @@ export interface EnvironmentDecision {
    * AlreadyPromoted with a live claim: when the claim expires. Callers schedule re-checks on it.
    */
   retryAt?: number;
+  /**
+   * The message as the Pipeline status keeps it, when `message` counts time from `now` (a soak's
+   * time left): a status that changed with the clock would be written at every check.
+   */
+  statusMessage?: string;
   /** For a gated environment deciding on `revision`: where its approvals stand. */
   gate?: GateView;
 }

@@ -50,6 +50,22 @@ export const Reasons = {
   ApprovalRejected: 'ApprovalRejected',
   /** The upstream environment is Healthy at one revision this environment does not run. */
   UpstreamReady: 'UpstreamReady',
+  /** External checks: one failed for the upstream revision; the message names it and why. */
+  CheckFailed: 'CheckFailed',
+  /** External checks: one could not be read, or not yet; decides nothing until it can be. */
+  CheckUnknown: 'CheckUnknown',
+  /** External checks: one is still running, or a passed result is being renewed. */
+  CheckPending: 'CheckPending',
+  /** Soak: the upstream has not yet run the revision healthy for the environment's soak time. */
+  Soaking: 'Soaking',
+  /** Soak: the environment's soak duration cannot be used (longer than a year); nothing moves. */
+  SoakInvalid: 'SoakInvalid',
+  /** Windows: inside a deny window; the message names it and the next opening. */
+  InDenyWindow: 'InDenyWindow',
+  /** Windows: outside every allow window; the message names the next opening. */
+  OutsidePromotionWindow: 'OutsidePromotionWindow',
+  /** Windows: a window's rule cannot be used (compiled or followed); nothing moves until fixed. */
+  InvalidPromotionWindow: 'InvalidPromotionWindow',
 } as const;
 
 /** One of the evaluator's reasons. */

@@ -13,7 +13,8 @@ import type { ObjectKey } from '../pipeline/object-key.js';
 export type HintSource = 'flux-event' | 'legacy-webhook' | 'stale-status';
 
 /** Why a whole Pipeline is re-checked, for logs and metrics only. */
-export type RecheckSource = 'legacy-webhook' | 'resync' | 'hint' | 'spec-change' | 'authorization';
+export type RecheckSource =
+  'legacy-webhook' | 'resync' | 'hint' | 'spec-change' | 'authorization' | 'check-result';
 
 /** Result of offering a hint to the queue. */
 export type EnqueueResult = 'queued' | 'coalesced' | 'dropped-unreferenced' | 'full';

@@ -44,12 +44,85 @@ export interface ApprovalSpec {
   approvers?: string[];
 }
 
+/**
+ * ours: an HTTP endpoint that must answer as expected before a revision is taken. `{{revision}}`
+ * in `url` is replaced by the revision (URL-encoded); the gateway's allow-list must admit the URL.
+ */
+export interface HttpCheckSpec {
+  url: string;
+  /**
+   * What counts as passed: the status (default any 2xx) and, optionally, one JSON field's value
+   * as text (a string as is; a number, boolean or null as its JSON: `200`, `true`, `null`).
+   */
+  expect?: { status?: number; json?: { path: string; equals: string } };
+  timeoutSeconds?: number;
+  cacheSeconds?: number;
+  /** A Secret in the Pipeline's namespace: `token` (sent as a Bearer token) and/or `headers` (YAML). */
+  secretRef?: { name: string };
+}
+
+/** ours: the forge's commit statuses and check runs of the revision's commit. */
+export interface CommitStatusCheckSpec {
+  /** Status contexts / check-run names that must succeed; absent = every one reported. */
+  contexts?: string[];
+  /** The commit as a ref template (`v{{revision}}`); default: the sha of a Flux Git revision. */
+  ref?: string;
+  /** Default: the environment's pull-request strategy repository and Secret. */
+  repository?: { type: 'github' | 'gitlab'; url: string; secretRef: { name: string } };
+  timeoutSeconds?: number;
+  cacheSeconds?: number;
+}
+
+/** ours: one external check; exactly one of `http` and `commitStatus`. */
+export interface CheckSpec {
+  name: string;
+  http?: HttpCheckSpec;
+  commitStatus?: CommitStatusCheckSpec;
+}
+
+/**
+ * ours: how long the upstream environment must have run a revision healthy, on every target and
+ * without interruption, before this environment takes it (docs/policy.md, "Soak time").
+ */
+export interface SoakSpec {
+  /** A Go duration as Flux writes them: `30s`, `30m`, `1h30m`, `24h`; `0s` turns it off. */
+  duration: string;
+}
+
+/**
+ * ours: a promotion window (docs/policy.md, "Promotion windows"): occurrences of an RFC 5545
+ * recurrence rule or a cron expression in an IANA time zone, each lasting `duration`.
+ * Automatic promotions run only inside Allow windows (where any apply) and never inside Deny
+ * windows. Exactly one of `rrule` and `cron`.
+ */
+export interface PromotionWindowSpec {
+  /** Named in messages: a DNS label. */
+  name: string;
+  type: 'Allow' | 'Deny';
+  /** `DTSTART[;TZID=<timeZone>]:YYYYMMDDTHHMMSS` and `RRULE:...` on two lines. */
+  rrule?: string;
+  /** Five fields, or six with seconds first; evaluated on the wall clock of `timeZone`. */
+  cron?: string;
+  /** IANA time zone, e.g. `Europe/Berlin`. */
+  timeZone: string;
+  /** `8h`, `90m` (exact), or RFC 5545 `PT8H`, `P2DT14H`, `P2W` (days and weeks on the calendar). */
+  duration: string;
+  /** Whether a revision an approval gate has approved may pass while this window holds. */
+  authorizationsPassFreeze?: boolean;
+}
+
 /** Promotion settings, pipeline-wide or per environment. */
 export interface PromotionSpec {
   manual?: boolean;
   strategy: StrategySpec;
   /** ours, per environment only: the approval gate. */
   approval?: ApprovalSpec;
+  /** ours, per environment only: external checks every revision must pass before it is taken. */
+  checks?: CheckSpec[];
+  /** ours: the soak; per environment, or pipeline-wide for every environment without its own. */
+  soak?: SoakSpec;
+  /** ours: promotion windows; pipeline-wide ones apply to every environment, with its own. */
+  windows?: PromotionWindowSpec[];
 }
 
 /** An ordered stage of the pipeline. */
@@ -140,6 +213,16 @@ export interface AuthorizationRecord {
   statement?: string;
 }
 
+/**
+ * ours: status.environments[env].healthySince, kept while a downstream environment soaks: since
+ * when every target of this environment has run `revision` Healthy, as the gateway's reads saw
+ * it (RFC 3339 with milliseconds). Removed when a read finds the environment otherwise.
+ */
+export interface HealthySince {
+  revision: string;
+  time: string;
+}
+
 /** status.environments[env]. */
 export interface EnvironmentStatus {
   targets?: TargetStatusRecord[];
@@ -147,6 +230,8 @@ export interface EnvironmentStatus {
   waitingApproval?: { revision: string };
   /** ours: authorizations of the current and previous revision, and any not yet expired. */
   approvals?: AuthorizationRecord[];
+  /** ours: since when it has run its revision healthy, for the soak of the next environment. */
+  healthySince?: HealthySince;
 }
 
 /** A metav1.Condition. */

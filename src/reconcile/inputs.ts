@@ -1,10 +1,19 @@
 import type { CatalogTarget } from '../catalog/targets.js';
+import type { CheckBook } from '../checks/check-book.js';
 import { evaluate } from '../evaluate/evaluate.js';
 import type { GateFloor } from '../evaluate/gate.js';
-import type { Evaluation, RetryPolicy, TargetStatus } from '../evaluate/decisions.js';
+import type {
+  Evaluation,
+  EvaluationInput,
+  RetryPolicy,
+  TargetStatus,
+} from '../evaluate/decisions.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { Announcement } from '../verify/announcements.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
+import { soakInputOf, type ReadHistories } from './soak-inputs.js';
+import { windowsInputOf } from './windows-inputs.js';
+import type { FleetWindow } from '../evaluate/windows.js';
 
 /**
  * Stored statuses per environment, aligned with the spec's targets. A target never read is
@@ -58,6 +67,12 @@ export interface EvaluationSettings {
   policy: RetryPolicy;
   /** Approval floors by environment name. */
   floors: Readonly<Record<string, GateFloor | undefined>>;
+  /** The external checks' results this replica has read (src/checks); absent = none. */
+  checks?: Pick<CheckBook, 'resultsFor'> | undefined;
+  /** This replica's reads beyond their statuses, for the soak (soak-inputs.ts); absent = none. */
+  history?: ReadHistories | undefined;
+  /** The operator's promotion windows (config promotion.windows, compiled); absent = none. */
+  windows?: readonly FleetWindow[] | undefined;
 }
 
 /** Runs the pure evaluator on a Pipeline's spec and its stored records and authorizations. */
@@ -77,7 +92,18 @@ export function evaluatePipeline(
     floors: settings.floors,
     policy: settings.policy,
     now,
+    ...checksOf(pipeline, settings),
+    ...soakInputOf(pipeline, targets, settings.history, now),
+    ...windowsInputOf(pipeline, settings.windows),
   });
+}
+
+function checksOf(
+  pipeline: Pipeline,
+  settings: EvaluationSettings,
+): Pick<EvaluationInput, 'checks'> {
+  const checks = settings.checks?.resultsFor(pipeline);
+  return checks === undefined ? {} : { checks };
 }
 
 function notVerified(t: CatalogTarget): TargetStatus {

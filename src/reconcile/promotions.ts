@@ -1,4 +1,5 @@
 import type { CatalogTarget } from '../catalog/targets.js';
+import type { CheckBook } from '../checks/check-book.js';
 import { promotions } from '../evaluate/evaluate.js';
 import type { GateFloor } from '../evaluate/gate.js';
 import type {
@@ -17,6 +18,8 @@ import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { evaluatePipeline, statusesFor } from './inputs.js';
+import type { ReadHistories } from './soak-inputs.js';
+import type { FleetWindow } from '../evaluate/windows.js';
 
 /** What promoting needs besides the evaluation. */
 export interface PromotionDeps {
@@ -26,6 +29,12 @@ export interface PromotionDeps {
   policy: RetryPolicy;
   /** Approval floors by environment name. */
   floors: Readonly<Record<string, GateFloor | undefined>>;
+  /** The external checks' results (src/checks), so a confirmation decides on them too. */
+  checks?: Pick<CheckBook, 'resultsFor'>;
+  /** This replica's read history, so a soak is judged on the reads a confirmation made. */
+  history?: ReadHistories;
+  /** The operator's promotion windows, so a confirmation decides on them too. */
+  windows?: readonly FleetWindow[];
   instanceId: string;
   logger: GatewayLogger;
   now: () => number;

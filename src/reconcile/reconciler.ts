@@ -7,6 +7,7 @@
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { CatalogTarget } from '../catalog/targets.js';
+import type { CheckBook } from '../checks/check-book.js';
 import { nextWakeup } from '../evaluate/evaluate.js';
 import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineId } from '../pipeline/id.js';
@@ -15,6 +16,7 @@ import { rfc3339 } from '../pipeline/time.js';
 import type { ProcessResult } from '../queue/queue-model.js';
 import { announcementsOf, evaluatePipeline, observedTimes, statusesFor } from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
+import { streaksOf } from './soak-inputs.js';
 import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import type { StatusQueue } from '../status/status-queue.js';
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
@@ -30,6 +32,8 @@ export interface ReconcilerDeps extends PromotionDeps {
   unrecorded?: Pick<UnrecordedOutcomes, 'has' | 'replay' | 'forget' | 'remember'>;
   /** Writes the verified view to the status, behind the checks (status/view-sync.ts). */
   statusWrites: Pick<StatusQueue, 'request'>;
+  /** External checks: their results, and the reads a decision waits for (src/checks). */
+  checks?: Pick<CheckBook, 'resultsFor' | 'request'>;
 }
 
 /** The reconciler: pipeline re-checks, and the read side for the API. */
@@ -66,6 +70,8 @@ export class Reconciler {
     const promoted = await promoteAll(this.deps, pipeline, targets, evaluation);
     const statuses = this.statusesOf(pipeline, targets);
     this.remember(id, pipeline, statuses, promoted.evaluation);
+    // A check the decision waits for is read in the background; its result re-checks us.
+    this.deps.checks?.request(promoted.pipeline ?? pipeline, promoted.evaluation);
     const latest = promoted.pipeline ?? pipeline;
     const refreshed = (await this.deps.pullRequests?.refresh(latest)) ?? latest;
     await this.deps.statusWrites.request(id, {
@@ -73,6 +79,7 @@ export class Reconciler {
       targets: statuses,
       observedAt: observedTimes(verified, pipeline, targets),
       announcements: announcementsOf(verified, pipeline, targets),
+      streaks: streaksOf(verified, pipeline, targets),
       // The evaluation must be the one of the records the view is written with.
       evaluation: refreshed === latest ? promoted.evaluation : this.evaluate(refreshed, statuses),
     });

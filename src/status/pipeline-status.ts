@@ -166,7 +166,9 @@ function pendingCondition(decisions: EnvironmentDecision[]): DraftCondition {
       message: 'No promotion is pending',
     };
   }
-  const message = truncate(`${first.environment}: ${first.message}`, MaxTargetError);
+  // A message that counts time from now (a soak's time left) has a steady form for the status.
+  const text = first.statusMessage ?? first.message;
+  const message = truncate(`${first.environment}: ${text}`, MaxTargetError);
   return { type, status: 'True', reason: conditionReason(first), message };
 }
 

@@ -6,9 +6,13 @@
  * of the read it shows (`observedTime`), and a view whose read of a target is older than the
  * stored record's, while saying something else, is not written. A record whose state a resync
  * pass found with no event about it is marked `unannounced` until an event about it arrives, at
- * either replica; the EventsMissing condition is computed from the marks as written. Pure.
+ * either replica; the EventsMissing condition is computed from the marks as written. An
+ * environment a downstream soak waits on keeps `healthySince` (evaluate/healthy-since.ts), which
+ * a replica moves only forward after a break its reads saw, never back. Pure.
  */
 import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
+import { healthySinceOf, type ReadStreak } from '../evaluate/healthy-since.js';
+import { soakedUpstreams } from '../evaluate/soak.js';
 import type { StatusChange } from '../kube/status-writer.js';
 import type { Announcement } from '../verify/announcements.js';
 import { jsonEqual } from '../pipeline/json-equal.js';
@@ -31,6 +35,8 @@ export interface ViewInputs {
   observedAt: Record<string, (number | undefined)[]>;
   /** This replica's word on whether each state was announced by an event, aligned likewise. */
   announcements?: Record<string, (Announcement | undefined)[]>;
+  /** This replica's runs of healthy reads, aligned likewise: what a soak counts. */
+  streaks?: Record<string, (ReadStreak | undefined)[]>;
   evaluation: Evaluation;
 }
 
@@ -78,6 +84,7 @@ export function viewChange(
     });
     const stale: TargetPlace[] = [];
     const environments: Record<string, EnvironmentStatus> = {};
+    const soaked = soakedUpstreams(stored.spec);
     for (const [name, env] of Object.entries(computed.environments ?? {})) {
       const kept = stored.status?.environments?.[name];
       const targets = (env.targets ?? []).map((record, index) => {
@@ -90,7 +97,8 @@ export function viewChange(
         if (merged === 'stale') stale.push({ environment: name, index });
         return merged === 'stale' ? record : merged;
       });
-      environments[name] = withView(kept, targets, env.waitingApproval);
+      const since = soaked.has(name) ? healthySince(inputs, name, kept, options.now) : undefined;
+      environments[name] = withView(kept, targets, env.waitingApproval, since);
     }
     if (stale.length > 0) return { keep: { kind: 'Stale', targets: stale } };
     const eventsMissing = eventsMissingCondition(stored, environments, options.now);
@@ -149,14 +157,40 @@ export function sameObservation(stored: TargetStatusRecord, ours: TargetStatusRe
   return jsonEqual({ ...stored, observedTime: undefined, unannounced: undefined }, ours);
 }
 
+/**
+ * The environment's `healthySince` for a downstream soak (evaluate/healthy-since.ts): applied to
+ * what is stored now, so a stored time is kept unless this replica's reads broke the run since.
+ */
+function healthySince(
+  inputs: ViewInputs,
+  name: string,
+  kept: EnvironmentStatus | undefined,
+  now: number,
+): EnvironmentStatus['healthySince'] {
+  return healthySinceOf({
+    statuses: inputs.targets[name] ?? [],
+    readAt: inputs.observedAt[name] ?? [],
+    streaks: inputs.streaks?.[name] ?? [],
+    records: kept?.targets ?? [],
+    stored: kept?.healthySince,
+    now,
+  });
+}
+
 /** The stored environment with the view's own fields replaced and everything else kept. */
 function withView(
   kept: EnvironmentStatus | undefined,
   targets: TargetStatusRecord[],
   waitingApproval: EnvironmentStatus['waitingApproval'],
+  healthySince: EnvironmentStatus['healthySince'],
 ): EnvironmentStatus {
-  const { targets: _targets, waitingApproval: _waiting, ...others } = kept ?? {};
-  return { ...others, targets, ...(waitingApproval === undefined ? {} : { waitingApproval }) };
+  const { targets: _t, waitingApproval: _w, healthySince: _h, ...others } = kept ?? {};
+  return {
+    ...others,
+    targets,
+    ...(waitingApproval === undefined ? {} : { waitingApproval }),
+    ...(healthySince === undefined ? {} : { healthySince }),
+  };
 }
 
 function nextStatus(

@@ -7,6 +7,7 @@
  */
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
+import { advanceStreak, type ReadStreak } from '../evaluate/healthy-since.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { Limiter } from '../queue/limiter.js';
 import { announcementOf, observe, type Announcement, type Observations } from './announcements.js';
@@ -42,13 +43,15 @@ export interface ScopeRead {
 }
 
 /**
- * A verified status, when it was read (ms since the epoch), the LIST that read it last, and
- * what announcements.ts keeps of the object's observations.
+ * A verified status, when it was read (ms since the epoch), the LIST that read it last, what
+ * announcements.ts keeps of the object's observations, and the run of healthy reads a soak
+ * counts (evaluate/healthy-since.ts).
  */
 export interface StoredStatus extends Observations {
   status: TargetStatus;
   readAt: number;
   scope?: ScopeRead | undefined;
+  streak?: ReadStreak | undefined;
 }
 
 /** A settled change a detection pass found, with no event about the object since it was seen. */
@@ -214,7 +217,8 @@ export class VerifiedTargets {
     const previous = this.entries.get(target.id);
     const status = unchanged(previous, read);
     const { observations, replaced } = observe(previous, status, readAt);
-    const entry: StoredStatus = { status, readAt, scope, ...observations };
+    const streak = advanceStreak(previous?.streak, status, readAt, previous?.readAt);
+    const entry: StoredStatus = { status, readAt, scope, streak, ...observations };
     if (
       replaced !== undefined &&
       detect !== undefined &&

@@ -13,6 +13,7 @@ import type { Runtime } from './runtime.js';
 import type { HintSink, RecheckResult } from '../hints/sinks.js';
 import type { ReadinessProbe } from '../ingress/ops.js';
 import type { PipelineId } from '../pipeline/id.js';
+import { readHistories } from '../reconcile/soak-inputs.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
 function authorizations(
@@ -29,6 +30,8 @@ function authorizations(
     events: access.writer,
     policy: config.promotion.retry,
     floors: config.authorizations.floors,
+    windows: config.promotion.windows,
+    history: readHistories(access.verified, catalog),
     recheck: (id) => {
       loop.pipelines.requestPipeline(id, 'authorization');
     },

@@ -14,11 +14,13 @@ import { hintReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
 import { evaluatePipeline } from '../reconcile/inputs.js';
+import { readHistories } from '../reconcile/soak-inputs.js';
 import { StatusQueue } from '../status/status-queue.js';
 import type { TargetPlace } from '../status/view-change.js';
 import { syncView } from '../status/view-sync.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { ClusterAccess } from './access.js';
+import { checkBook } from './checks.js';
 import type { Runtime } from './runtime.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
@@ -34,18 +36,25 @@ const HINT_READ_SPACING_MS = 1_000;
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
   const { verified, writer, status } = access;
-  const { retry: policy, instanceId, webhooks } = config.promotion;
+  const { retry: policy, instanceId, webhooks, windows } = config.promotion;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
   const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
+  const checks = checkBook(rt, readSecret, (id) => pipelines.requestPipeline(id, 'check-result'));
   const common = { hints: config.hints, scheduler, random };
+  const history = readHistories(verified, catalog);
   const statusWrites = new StatusQueue({
     ...common,
     observer: queueFailures(logger, 'status write failed', 'pipeline'),
     write: (inputs) => syncView({ status, logger, now, evaluate, reread }, inputs),
   });
   const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>
-    evaluatePipeline(pipeline, targets, { policy, floors: config.authorizations.floors }, now());
+    evaluatePipeline(
+      pipeline,
+      targets,
+      { policy, floors: config.authorizations.floors, checks, history, windows },
+      now(),
+    );
   // A stored record newer than our read is a hint about that object: read it (spaced like any
   // hint), then the Pipelines that reference it are checked again.
   const reread = (id: PipelineId, places: readonly TargetPlace[]) => {
@@ -65,6 +74,9 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       state: pullRequestState(pullRequest),
     }),
     statusWrites,
+    checks,
+    history,
+    windows,
     unrecorded: new UnrecordedOutcomes(status),
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });

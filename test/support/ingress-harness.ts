@@ -128,6 +128,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
         refreshIntervalMs: 0,
       },
       instanceId: 'test',
+      windows: [],
     },
     authorizations: {
       approvers: [],
@@ -138,6 +139,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
       legacyEndpoint: false,
       ci: { issuers: [], policies: [] },
     },
+    checks: { maxConcurrent: 8, http: { allowedUrlPrefixes: [] } },
     logLevel: 'debug',
   };
 }

@@ -84,6 +84,7 @@ interface View {
     outcome: string;
     revision?: string;
     reason: string;
+    message: string;
     gate?: { summary?: string };
   }[];
 }
@@ -113,11 +114,13 @@ export function table(view: View): string {
       .map((t) => `${t.revision ?? '?'} (${t.health})`)
       .join(', ');
     const gate = d.gate?.summary === undefined ? '' : `, ${d.gate.summary}`;
+    // A soak says how long is left only in its message.
+    const soak = d.reason === 'Soaking' ? `: ${d.message}` : '';
     return [
       d.environment,
       running,
       `${d.outcome}${d.revision === undefined ? '' : ` ${d.revision}`}`,
-      `${d.reason}${gate}`,
+      `${d.reason}${gate}${soak}`,
     ];
   });
   const all = [['ENVIRONMENT', 'RUNNING', 'DECISION', 'REASON'], ...rows];

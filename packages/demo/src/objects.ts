@@ -26,13 +26,20 @@ export const DEMO_APPROVER = 'demo-approver';
 /** The CI policy whose tokens may promote prod in the demo. */
 export const DEMO_CI_POLICY = 'demo-e2e';
 
+/**
+ * staging's soak: dev must have run a revision healthy this long, without a break, before
+ * staging takes it. Short, so the story moves on by itself; a real soak is minutes or hours.
+ */
+export const DEMO_SOAK = '5s';
+
 /** The revision every environment starts at. */
 export const INITIAL_VERSION = '6.5.0';
 
 /**
  * The demo Pipeline `name` (of the HelmRelease `name`): dev -> staging -> prod, one target
- * each, the notification strategy; prod waits for one authorization by `approvers` (the demo's:
- * its approver, or its CI job) of the revision staging runs, then promotes by `prodStrategy`.
+ * each, the notification strategy; staging takes what dev has run healthy for DEMO_SOAK; prod
+ * waits for one authorization by `approvers` (the demo's: its approver, or its CI job) of the
+ * revision staging runs, then promotes by `prodStrategy`.
  */
 export function demoPipeline(
   name = APP_NAME,
@@ -54,6 +61,9 @@ export function demoPipeline(
             clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
           },
         ],
+        ...(env === 'staging'
+          ? { promotion: { strategy: { notification: {} }, soak: { duration: DEMO_SOAK } } }
+          : {}),
         ...(env === 'prod'
           ? {
               promotion: {

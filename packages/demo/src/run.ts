@@ -28,6 +28,7 @@ import {
   APP_NAMESPACE,
   DEMO_APPROVER,
   DEMO_ENVIRONMENTS,
+  DEMO_SOAK,
   FLUX_NAMESPACE,
 } from './objects.js';
 import { prettyDestination } from './pretty-log.js';
@@ -245,12 +246,13 @@ promotion-gateway demo is running.
   gateway:    ${address}  (Flux Provider address: ${address}/v1/events/<cluster>)
   fleet:      management, ${DEMO_ENVIRONMENTS.join(', ')}  (kubeconfig: ${kubeconfig})
   git:        ${repoUrl}  (simulated GitHub; Flux syncs prod from its main branch)
-  pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}; prod waits for an approval, then promotes by pull request
+  pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}; staging soaks ${DEMO_SOAK} on dev; prod waits for an approval, then promotes by pull request
 
 Next, in another terminal:
   npm run demo -- deploy --env dev --version 6.6.0${flag}
       plays Flux: rolls dev to 6.6.0 and sends its signed event; this log shows the verified
-      read, the promotion of staging, the stand-in rolling staging out, and prod waiting.
+      read, staging soaking (status shows the time left), the promotion of staging ${DEMO_SOAK}
+      later, the stand-in rolling staging out, and prod waiting.
   npm run demo -- status${flag}
   npm run demo -- approve --env prod --revision 6.6.0${flag}      (or: promote, as a CI job)
       the gateway opens a pull request changing prod's version in Git (status shows it)

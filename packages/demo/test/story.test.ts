@@ -1,6 +1,7 @@
 /**
  * The README's story, through the demo's own commands over real sockets: dev rolls out, staging
- * is promoted and rolled out by the Flux stand-in, prod waits for an approval; the approval opens
+ * waits for dev's 5 s soak, then is promoted and rolled out by the Flux stand-in, prod waits for
+ * an approval; the approval opens
  * a pull request in the fleet repository, merging it has the Git-reading Flux stand-in roll prod
  * out and the gateway report it Deployed; a failed rollout moves nothing; a CI trigger promotes
  * the next revision the same way; and stopping the demo removes its state.
@@ -77,17 +78,25 @@ afterAll(async () => {
 });
 
 describe('the demo story', () => {
-  it('promotes staging by itself and holds prod for an approval', async () => {
+  it('soaks 6.6.0 in dev, then promotes staging by itself and holds prod for an approval', async () => {
     const deployed = await demo('deploy', '--env', 'dev', '--version', '6.6.0');
+    const deployedAt = Date.now();
     expect(deployed).toMatchObject({ code: 0, err: '' });
     expect(deployed.out).toContain(
       'dev: HelmRelease podinfo/podinfo now runs 6.6.0; event sent, gateway answered 202',
     );
+    // staging waits for dev's 5 s soak, and says how long is left.
+    await eventually(async () => {
+      expect(await row('staging')).toMatch(
+        /^staging \| 6\.5\.0 \(Healthy\) \| Waiting 6\.6\.0 \| Soaking: dev has run 6\.6\.0 healthy for [0-4]s of 5s; staging waits [1-5]s more$/,
+      );
+    });
     await eventually(async () => {
       expect(await row('prod')).toBe(
         'prod | 6.5.0 (Healthy) | WaitingApproval 6.6.0 | ApprovalRequired, 0 of 1 approval',
       );
-    });
+    }, 20_000);
+    expect(Date.now() - deployedAt).toBeGreaterThanOrEqual(5_000);
     expect(await row('staging')).toBe('staging | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
   });
 
@@ -181,7 +190,7 @@ describe('the demo story', () => {
     await demo('deploy', '--env', 'dev', '--version', '6.8.0');
     await eventually(async () => {
       expect(await row('prod')).toContain('WaitingApproval 6.8.0');
-    });
+    }, 20_000);
     const ci = await demo('promote', '--env', 'prod', '--revision', '6.8.0');
     expect(ci.out).toContain('CI (example/podinfo-deploy) asked to promote 6.8.0 to prod: 202');
     await eventually(async () => {

@@ -24,6 +24,7 @@ import { gitlabApi } from './gitlab-api.js';
 import { matchRoute, sendText } from './http.js';
 import { PullStore } from './pulls.js';
 import { RepoStore } from './repos.js';
+import { StatusStore } from './statuses.js';
 import type { ForgeState } from './state.js';
 import type { ForgeKind } from './tokens.js';
 import { Tokens } from './tokens.js';
@@ -140,6 +141,7 @@ export async function startForge(opts: ForgeOptions): Promise<ForgeHandle> {
     url: '',
     repos,
     pulls: new PullStore(now),
+    statuses: new StatusStore(now),
     tokens: new Tokens(opts.kind),
     now,
     userId: userIds(),

@@ -10,6 +10,7 @@ import type { PullRecord } from './pulls.js';
 import { branchObject, fullRepository } from './github-shapes.js';
 import { pullRequestFull, pullRequestSimple } from './github-pull.js';
 import { viewPull } from './pull-view.js';
+import { githubStatusRoutes } from './github-statuses.js';
 import {
   githubError,
   githubFault,
@@ -193,6 +194,7 @@ export const githubApi: ApiFront = {
       `${REPO}/pulls/{pull_number}/merge`,
       op(['pulls:write', 'git:write'], `${PULLS_DOCS}#merge-a-pull-request`, mergePull),
     ),
+    ...githubStatusRoutes(op),
   ],
   serve: serveGithub,
   unmatched: githubUnmatched,

@@ -10,6 +10,7 @@ import { MergeError } from './pulls.js';
 import { gitlabProject } from './gitlab-project.js';
 import { mergeRequestBasic, mergeRequestFull } from './gitlab-mr.js';
 import { viewPull } from './pull-view.js';
+import { gitlabStatusRoutes } from './gitlab-statuses.js';
 import {
   gitlabError,
   gitlabFault,
@@ -155,6 +156,7 @@ export const gitlabApi: ApiFront = {
     route('GET', `${MRS}/{merge_request_iid}`, op(['pulls:read'], getMr)),
     route('PUT', `${MRS}/{merge_request_iid}`, op(['pulls:write'], updateMr)),
     route('PUT', `${MRS}/{merge_request_iid}/merge`, op(['pulls:write'], mergeMr)),
+    ...gitlabStatusRoutes(op),
   ],
   serve: serveGitlab,
   unmatched: gitlabUnmatched,

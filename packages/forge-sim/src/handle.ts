@@ -37,6 +37,26 @@ export interface PullRequestInfo {
   updatedAt: string;
 }
 
+/** A commit status as `setStatus` takes it. */
+export interface CommitStatusInfo {
+  context: string;
+  state: string;
+  description?: string;
+  targetUrl?: string;
+  /** GitLab: a job allowed to fail. */
+  allowFailure?: boolean;
+  /** Who reports it; default `ci-bot`. */
+  by?: string;
+}
+
+/** A check run as `setCheckRun` takes it. */
+export interface CheckRunInfo {
+  name: string;
+  status: string;
+  conclusion?: string;
+  detailsUrl?: string;
+}
+
 /** Options of `merge`. */
 export interface MergeRequestOptions {
   /** 'merge' (merge commit, the default), 'squash' or 'fast-forward'. */
@@ -174,6 +194,42 @@ export class ForgeHandle {
     const sha = await repos.resolve(r, from ?? r.defaultBranch);
     if (sha === undefined) throw new Error(`forge-sim: ${repo} has no ${from ?? r.defaultBranch}`);
     await repos.moveBranch(r, branch, sha, '0'.repeat(40));
+    return sha;
+  }
+
+  /** Creates (or moves) lightweight tag `tag` at `from` (default the default branch); the sha. */
+  async createTag(repo: string, tag: string, from?: string): Promise<string> {
+    const { repos } = this.f.state;
+    const r = repos.require(repo);
+    const sha = await this.commitOf(repo, from ?? r.defaultBranch);
+    await repos.setTag(r, tag, sha);
+    return sha;
+  }
+
+  /**
+   * Reports a status on the commit `ref` names, as a CI system would: GitHub's states (error,
+   * failure, pending, success) or GitLab's job states (pending, running, success, failed,
+   * canceled, skipped, manual...). `context` is GitLab's `name`. Returns the commit's sha.
+   */
+  async setStatus(repo: string, ref: string, status: CommitStatusInfo): Promise<string> {
+    const r = this.f.state.repos.require(repo);
+    const sha = await this.commitOf(repo, ref);
+    const { by, ...rest } = status;
+    this.f.state.statuses.addStatus(r.id, sha, { ...rest, creator: by ?? 'ci-bot' });
+    return sha;
+  }
+
+  /** Reports a GitHub check run (status queued|in_progress|completed, and a conclusion). */
+  async setCheckRun(repo: string, ref: string, run: CheckRunInfo): Promise<string> {
+    const r = this.f.state.repos.require(repo);
+    const sha = await this.commitOf(repo, ref);
+    this.f.state.statuses.addCheckRun(r.id, sha, run);
+    return sha;
+  }
+
+  private async commitOf(repo: string, ref: string): Promise<string> {
+    const sha = await this.f.state.repos.resolve(this.f.state.repos.require(repo), ref);
+    if (sha === undefined) throw new Error(`forge-sim: ${repo} has no ${ref}`);
     return sha;
   }
 

@@ -5,7 +5,13 @@
 export { startForge } from './forge.js';
 export type { ForgeOptions } from './forge.js';
 export { ForgeHandle } from './handle.js';
-export type { MergeRequestOptions, PullRequestInfo, RepoInfo } from './handle.js';
+export type {
+  CheckRunInfo,
+  CommitStatusInfo,
+  MergeRequestOptions,
+  PullRequestInfo,
+  RepoInfo,
+} from './handle.js';
 export type { ForgeKind } from './tokens.js';
 export { DEFAULT_SCOPES } from './tokens.js';
 export type { CommitInfo } from './repos.js';

@@ -227,6 +227,11 @@ export class RepoStore {
     });
   }
 
+  /** Points lightweight tag `tag` at commit `sha` (moving it if it exists). */
+  async setTag(repo: RepoRecord, tag: string, sha: string): Promise<void> {
+    await this.git.text(['update-ref', `refs/tags/${tag}`, sha], { gitDir: repo.gitDir });
+  }
+
   /** Tree, parents, author and committer of commit `sha`. */
   async commitDetails(repo: RepoRecord, sha: string): Promise<CommitDetails> {
     const format = '%H%x1f%T%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cn%x1f%ce%x1f%cI%x1f%B';

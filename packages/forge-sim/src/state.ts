@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PullStore } from './pulls.js';
 import type { RepoStore } from './repos.js';
+import type { StatusStore } from './statuses.js';
 import type { ForgeKind, Tokens } from './tokens.js';
 
 /** The state of one running forge. */
@@ -14,6 +15,8 @@ export interface ForgeState {
   url: string;
   readonly repos: RepoStore;
   readonly pulls: PullStore;
+  /** Commit statuses and check runs. */
+  readonly statuses: StatusStore;
   readonly tokens: Tokens;
   readonly now: () => number;
   /** Stable numeric ids for user names (the token owners and repository owners). */

@@ -9,9 +9,26 @@ import { randomBytes } from 'node:crypto';
 export type ForgeKind = 'github' | 'gitlab';
 
 /** What one call needs from the token. */
-export type Need = 'repo:read' | 'git:read' | 'git:write' | 'pulls:read' | 'pulls:write';
+export type Need =
+  | 'repo:read'
+  | 'git:read'
+  | 'git:write'
+  | 'pulls:read'
+  | 'pulls:write'
+  | 'statuses:read'
+  | 'statuses:write'
+  | 'checks:read';
 
-const ALL: Need[] = ['repo:read', 'git:read', 'git:write', 'pulls:read', 'pulls:write'];
+const ALL: Need[] = [
+  'repo:read',
+  'git:read',
+  'git:write',
+  'pulls:read',
+  'pulls:write',
+  'statuses:read',
+  'statuses:write',
+  'checks:read',
+];
 
 /**
  * Scope words per forge: GitHub's classic `repo` and fine-grained permissions; GitLab's personal
@@ -24,10 +41,13 @@ const GRANTS: Record<ForgeKind, Record<string, Need[]>> = {
     'contents:write': ['repo:read', 'git:read', 'git:write'],
     'pull_requests:read': ['repo:read', 'pulls:read'],
     'pull_requests:write': ['repo:read', 'pulls:read', 'pulls:write'],
+    'statuses:read': ['repo:read', 'statuses:read'],
+    'statuses:write': ['repo:read', 'statuses:read', 'statuses:write'],
+    'checks:read': ['repo:read', 'checks:read'],
   },
   gitlab: {
     api: ALL,
-    read_api: ['repo:read', 'pulls:read'],
+    read_api: ['repo:read', 'pulls:read', 'statuses:read', 'checks:read'],
     read_repository: ['git:read'],
     write_repository: ['git:read', 'git:write'],
   },

@@ -177,6 +177,75 @@ const valid: [string, Json][] = [
       },
     ),
   ],
+  [
+    'our external checks',
+    withChecks([
+      {
+        name: 'health',
+        http: {
+          url: 'https://status.example.com/api/{{revision}}',
+          expect: { status: 200, json: { path: '/status', equals: 'green' } },
+          timeoutSeconds: 5,
+          cacheSeconds: 120,
+          secretRef: { name: 'status-token' },
+        },
+      },
+      { name: 'ci', commitStatus: { contexts: ['ci/e2e'], ref: 'v{{revision}}' } },
+      {
+        name: 'app-ci',
+        commitStatus: {
+          repository: {
+            type: 'gitlab',
+            url: 'https://gitlab.example.com/acme/app',
+            secretRef: { name: 'gitlab-token' },
+          },
+        },
+      },
+    ]),
+  ],
+  ['our soak, per environment', withSoak('1h30m')],
+  ['our soak, in Flux units', withSoak('1.5h250ms')],
+  [
+    'our soak, pipeline-wide',
+    pipeline({ promotion: { strategy: { notification: {} }, soak: { duration: '30m' } } }),
+  ],
+  [
+    'our healthySince record',
+    pipeline(
+      {},
+      {
+        environments: {
+          dev: { healthySince: { revision: '1.2.3', time: '2026-11-21T10:00:00.000Z' } },
+        },
+      },
+    ),
+  ],
+  [
+    'our promotion windows, per environment and pipeline-wide',
+    pipeline({
+      promotion: { strategy: { notification: {} }, windows: [window({ cron: '0 18 * * FRI' })] },
+      environments: [
+        {
+          name: 'prod',
+          targets: [{ namespace: 'prod' }],
+          promotion: {
+            strategy: { notification: {} },
+            windows: [
+              window({
+                name: 'hours',
+                type: 'Allow',
+                rrule: 'DTSTART;TZID=Europe/Berlin:20250106T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU',
+                duration: 'PT8H',
+                authorizationsPassFreeze: true,
+              }),
+              window({ name: 'year-end', cron: '0 0 20 12 *', duration: 'P17D' }),
+              window({ name: 'short', cron: '*/30 * * * * *', duration: '1m30s' }),
+            ],
+          },
+        },
+      ],
+    }),
+  ],
   ['our webhook strategy, pipeline-wide', pipeline({ promotion: webhookStrategy })],
   [
     'our webhook strategy, per environment',
@@ -220,6 +289,43 @@ const valid: [string, Json][] = [
     ),
   ],
 ];
+
+/** A window spec: a weekend freeze in Berlin unless `fields` say otherwise. */
+function window(fields: Json): Json {
+  return { name: 'weekend', type: 'Deny', timeZone: 'Europe/Berlin', duration: '62h', ...fields };
+}
+
+/** A Pipeline whose pipeline-wide promotion has the one window `fields` describe. */
+function withWindow(fields: Json): Json {
+  return pipeline({ promotion: { strategy: { notification: {} }, windows: [window(fields)] } });
+}
+
+/** A Pipeline whose prod environment's promotion names `checks`. */
+function withChecks(checks: unknown[]): Json {
+  return pipeline({
+    environments: [
+      {
+        name: 'prod',
+        targets: [{ namespace: 'prod' }],
+        promotion: { strategy: { notification: {} }, checks },
+      },
+    ],
+  });
+}
+
+/** A Pipeline whose prod environment soaks `duration` (undefined: a soak without one). */
+function withSoak(duration: string | undefined): Json {
+  return pipeline({
+    environments: [
+      { name: 'dev', targets: [{ namespace: 'dev' }] },
+      {
+        name: 'prod',
+        targets: [{ namespace: 'prod' }],
+        promotion: { strategy: { notification: {} }, soak: { duration } },
+      },
+    ],
+  });
+}
 
 const invalid: [string, Json][] = [
   ['no appRef', pipeline({ appRef: undefined })],
@@ -299,6 +405,61 @@ const invalid: [string, Json][] = [
       },
     ),
   ],
+  [
+    'a check with both kinds',
+    withChecks([{ name: 'x', http: { url: 'https://a' }, commitStatus: {} }]),
+  ],
+  ['a check of no kind', withChecks([{ name: 'x' }])],
+  ['a check without a name', withChecks([{ http: { url: 'https://a' } }])],
+  ['a check name that is no DNS label', withChecks([{ name: 'E2E', commitStatus: {} }])],
+  ['an HTTP check of another scheme', withChecks([{ name: 'x', http: { url: 'file:///etc' } }])],
+  ['a cache of 0 s', withChecks([{ name: 'x', commitStatus: { cacheSeconds: 0 } }])],
+  [
+    'a timeout over 60 s',
+    withChecks([{ name: 'x', http: { url: 'https://a', timeoutSeconds: 61 } }]),
+  ],
+  [
+    'a JSON expectation without its value',
+    withChecks([{ name: 'x', http: { url: 'https://a', expect: { json: { path: 'status' } } } }]),
+  ],
+  ['a ref with a space', withChecks([{ name: 'x', commitStatus: { ref: 'v 1' } }])],
+  [
+    'a check repository on bitbucket',
+    withChecks([
+      {
+        name: 'x',
+        commitStatus: {
+          repository: { type: 'bitbucket-server', url: 'https://b', secretRef: { name: 's' } },
+        },
+      },
+    ]),
+  ],
+  ['a soak in days (Flux has no d unit)', withSoak('1d')],
+  ['a soak in microseconds', withSoak('5us')],
+  ['a soak without unit', withSoak('30')],
+  ['a negative soak', withSoak('-5m')],
+  ['a soak with spaces', withSoak('1h 30m')],
+  ['a soak without duration', withSoak(undefined)],
+  [
+    'a healthySince record without time',
+    pipeline({}, { environments: { dev: { healthySince: { revision: '1.2.3' } } } }),
+  ],
+  [
+    'a healthySince record whose time is no time',
+    pipeline(
+      {},
+      { environments: { dev: { healthySince: { revision: '1.2.3', time: 'an hour ago' } } } },
+    ),
+  ],
+  ['a window with both rrule and cron', withWindow({ cron: '0 9 * * *', rrule: 'x' })],
+  ['a window with neither rrule nor cron', withWindow({})],
+  ['a window of another type', withWindow({ cron: '0 9 * * *', type: 'deny' })],
+  ['a window without a time zone', withWindow({ cron: '0 9 * * *', timeZone: undefined })],
+  ['a window time zone with spaces', withWindow({ cron: '0 9 * * *', timeZone: 'Europe/ Berlin' })],
+  ['a window duration in days, Go style', withWindow({ cron: '0 9 * * *', duration: '2d' })],
+  ['a window duration in months', withWindow({ cron: '0 9 * * *', duration: 'P1M' })],
+  ['an empty calendar duration', withWindow({ cron: '0 9 * * *', duration: 'PT' })],
+  ['a window name that is no DNS label', withWindow({ cron: '0 9 * * *', name: 'Freeze' })],
   ['attempt 0', pipeline({}, promotionStatus({ attempt: 0 }))],
   ['attempt not an integer', pipeline({}, promotionStatus({ attempt: 1.5 }))],
   ['unknown phase', pipeline({}, promotionStatus({ phase: 'Running' }))],
@@ -388,7 +549,13 @@ function withoutOurAdditions(crd: Json): Json {
     ),
   ];
   for (const strategy of strategies) delete strategy.webhook;
-  delete dig(spec, 'environments', 'items', 'properties', 'promotion', 'properties').approval;
+  const envPromotion = dig(spec, 'environments', 'items', 'properties', 'promotion', 'properties');
+  delete envPromotion.approval;
+  delete envPromotion.checks;
+  delete envPromotion.soak;
+  delete dig(spec, 'promotion', 'properties').soak;
+  delete envPromotion.windows;
+  delete dig(spec, 'promotion', 'properties').windows;
   const record = dig(
     openApiOf(copy),
     'properties',
@@ -416,6 +583,7 @@ function withoutOurAdditions(crd: Json): Json {
     'properties',
   );
   delete environment.approvals;
+  delete environment.healthySince;
   const targetRecord = dig(environment, 'targets', 'items', 'properties');
   delete targetRecord.observedTime;
   delete targetRecord.unannounced;

@@ -1,0 +1,73 @@
+/**
+ * The soak gate: an environment takes a revision only once the environment before it has run
+ * that revision healthy, on every target and without a break, for the environment's
+ * `promotion.soak.duration` (docs/policy.md, "Soak time"). Since when it has is an input
+ * (`EvaluationInput.soak`, see healthy-since.ts), so the gate is pure: it compares that time
+ * with `now` and says how long is left, asking to be looked at again when the soak ends.
+ */
+import type { PipelineEnvironment, PipelineSpec, SoakSpec } from '../pipeline/pipeline-resource.js';
+import { display } from '../pipeline/text.js';
+import { parseTimestamp, rfc3339, rfc3339Millis } from '../pipeline/time.js';
+import type { EnvironmentDecision } from './decisions.js';
+import { formatDuration, parseDuration } from './duration.js';
+import type { GateArgs } from './policy-gates.js';
+import { Reasons } from './reasons.js';
+
+/** The environment's soak: its own, else the Pipeline's; undefined when it has none. */
+export function soakOf(spec: PipelineSpec, env: PipelineEnvironment): SoakSpec | undefined {
+  return env.promotion?.soak ?? spec.promotion?.soak;
+}
+
+/**
+ * The environments some soak waits on (the one before each environment with a soak longer
+ * than zero): those whose `healthySince` the status keeps. The first environment has no soak.
+ */
+export function soakedUpstreams(spec: PipelineSpec): Set<string> {
+  const names = new Set<string>();
+  spec.environments.forEach((env, i) => {
+    const soak = soakOf(spec, env);
+    const upstream = spec.environments[i - 1];
+    if (i > 0 && upstream !== undefined && soak !== undefined && parseDuration(soak.duration) !== 0)
+      names.add(upstream.name);
+  });
+  return names;
+}
+
+/** Holds the environment while its upstream has not run `revision` healthy for the soak time. */
+export function soakGate(args: GateArgs): EnvironmentDecision | undefined {
+  const { input, env, index, revision } = args;
+  const soak = soakOf(input.spec, env);
+  if (soak === undefined) return undefined;
+  const ms = parseDuration(soak.duration);
+  if (ms === 0) return undefined;
+  const base = { environment: env.name, outcome: 'Waiting' as const, revision };
+  const wanted = display(soak.duration, 32);
+  if (ms === undefined) {
+    return {
+      ...base,
+      reason: Reasons.SoakInvalid,
+      message: `${env.name}'s soak of ${wanted} is longer than the 8760h the gateway counts; ${env.name} waits until it is changed`,
+    };
+  }
+  const upstream = input.spec.environments[index - 1]?.name ?? '';
+  const since = input.soak?.[upstream];
+  const known = since?.revision === revision ? parseTimestamp(since.time) : undefined;
+  // Not known (no reads kept, or a newer record says otherwise): the soak starts now at best.
+  const start = known ?? input.now;
+  const end = start + ms;
+  if (input.now >= end) return undefined;
+  const rev = display(revision);
+  const elapsed = Math.floor(Math.max(0, input.now - start) / 1_000) * 1_000;
+  const left = Math.ceil((end - input.now) / 1_000) * 1_000;
+  const until = rfc3339(Math.ceil(end / 1_000) * 1_000);
+  return {
+    ...base,
+    reason: Reasons.Soaking,
+    message: `${upstream} has run ${rev} healthy for ${formatDuration(elapsed)} of ${wanted}; ${env.name} waits ${formatDuration(left)} more`,
+    statusMessage:
+      known === undefined
+        ? `${upstream} is healthy at ${rev}; ${env.name} waits for it to run so for ${wanted}`
+        : `${upstream} has run ${rev} healthy since ${rfc3339Millis(known)}; ${env.name} waits for ${wanted} of it, until ${until}`,
+    retryAt: end,
+  };
+}

@@ -1,0 +1,23 @@
+/** The external checks' reader, wired: real HTTP, the management cluster's Secrets, the config. */
+import type { SecretKeyReader } from '../auth/legacy-keys.js';
+import { CheckBook } from '../checks/check-book.js';
+import { checkRunner } from '../checks/runner.js';
+import type { PipelineId } from '../pipeline/id.js';
+import type { Runtime } from './runtime.js';
+
+/** The CheckBook of one gateway; `onResult` re-checks a Pipeline whose awaited result arrived. */
+export function checkBook(
+  rt: Runtime,
+  readSecret: SecretKeyReader,
+  onResult: (id: PipelineId) => void,
+): CheckBook {
+  const { config, logger, now } = rt;
+  const run = checkRunner({
+    fetch: rt.fetch ?? ((url, init) => fetch(url, init)),
+    readSecret,
+    allowedUrlPrefixes: config.checks.http.allowedUrlPrefixes,
+    settings: config.promotion.pullRequest,
+    now,
+  });
+  return new CheckBook({ run, now, maxConcurrent: config.checks.maxConcurrent, onResult, logger });
+}

@@ -1,0 +1,355 @@
+/**
+ * Promotion windows through the real gateway (one replica, then two) on kube-sim: a deny
+ * window in force holds staging (Waiting InDenyWindow, the next opening in the status and the
+ * API) and staging is promoted exactly once when it ends; an allow window a few seconds ahead
+ * holds it (OutsidePromotionWindow) until it opens; a rule nobody can follow decides nothing;
+ * the operator's fleet-wide window holds prod. And kubectl (its validation and kube-sim's, from
+ * the shipped CRD) takes the windows docs/policy.md shows and refuses malformed ones.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Condition, PromotionWindowSpec } from '../../src/pipeline/pipeline-resource.js';
+import {
+  APP_NAME,
+  createApp,
+  eventually,
+  launchGateway,
+  pipelineOf,
+  postSigned,
+  promoteEvents,
+  recordOf,
+  rollOut,
+  startTestFleet,
+  upgradeBody,
+  waitSteady,
+  type RunningGateway,
+  type TestFleet,
+} from '../support/gateway-harness.js';
+
+const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'promotion-gateway';
+/** How far ahead of the test's clock the windows open: time for the gateways to hold first. */
+const LEAD_MS = 10_000;
+
+let fleet: TestFleet;
+let privateKey: CryptoKey;
+let publicPem: string;
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('RS256');
+  privateKey = pair.privateKey;
+  publicPem = await exportSPKI(pair.publicKey);
+  fleet = await startTestFleet();
+});
+afterAll(async () => {
+  await fleet.close();
+});
+
+/** `ms` as local fields in `zone`: `20250330T023000`, and the cron fields `s m h`. */
+function local(ms: number, zone: string): { stamp: string; cron: string } {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    ...{ year: 'numeric', month: '2-digit', day: '2-digit' },
+    ...{ hour: '2-digit', minute: '2-digit', second: '2-digit' },
+  }).formatToParts(new Date(ms));
+  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
+  const stamp = `${p.year}${p.month}${p.day}T${p.hour}${p.minute}${p.second}`;
+  return { stamp, cron: `${Number(p.second)} ${Number(p.minute)} ${Number(p.hour)} * * *` };
+}
+
+/** ns/podinfo whose staging environment has `windows`. */
+function appWithWindows(ns: string, windows: PromotionWindowSpec[]): void {
+  createApp(fleet, ns);
+  const pipeline = pipelineOf(fleet, ns);
+  const spec = structuredClone(pipeline.spec);
+  const staging = spec.environments.find((e) => e.name === 'staging');
+  if (staging === undefined) throw new Error('no staging');
+  staging.promotion = { strategy: { notification: {} }, windows };
+  fleet.management.apply({ ...pipeline, metadata: { name: APP_NAME, namespace: ns }, spec });
+}
+
+/** `env` rolls out `version` and every replica hears Flux's event about it. */
+async function rollsOut(
+  gateways: readonly RunningGateway[],
+  ns: string,
+  env: 'dev' | 'staging',
+  version: string,
+): Promise<void> {
+  const body = upgradeBody(rollOut(fleet[env], ns, version));
+  for (const g of gateways) {
+    const res = await postSigned(g.url, `/v1/events/${env}`, body, fleet.key(env));
+    expect(res.status).toBe(202);
+  }
+}
+
+/** Waits until PromotionPending says `reason` with `text` in its message. */
+function pendingWith(ns: string, reason: string, text: string): Promise<Condition> {
+  return eventually(
+    () => {
+      const c = pipelineOf(fleet, ns).status?.conditions?.find(
+        (x) => x.type === 'PromotionPending',
+      );
+      if (c?.reason !== reason || !c.message.includes(text))
+        throw new Error(`PromotionPending is ${JSON.stringify(c)}`);
+      return c;
+    },
+    { timeoutMs: 15_000 },
+  );
+}
+
+function promotionsTo(ns: string, env: string): number {
+  return promoteEvents(fleet, ns).filter((e) => e.metadata.annotations?.environment === env).length;
+}
+
+/** One environment's decision as GET /v1/pipelines/{ns}/{name} shows it. */
+async function decisionOf(
+  g: RunningGateway,
+  ns: string,
+  env: string,
+): Promise<Record<string, unknown>> {
+  const jwt = await new SignJWT({ sub: 'viewer', pipelines: [`${ns}/*`] })
+    .setProtectedHeader({ alg: 'RS256' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(privateKey);
+  const res = await fetch(`${g.url}/v1/pipelines/${ns}/${APP_NAME}`, {
+    headers: { Authorization: `Bearer ${jwt}` },
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { decisions: Record<string, unknown>[] };
+  return body.decisions.find((d) => d.environment === env) ?? {};
+}
+
+/** Waits for staging's record of `version` Succeeded; returns when it was attempted (ms). */
+async function stagingPromoted(ns: string, version: string): Promise<number> {
+  const record = await eventually(
+    () => {
+      const r = recordOf(fleet, ns, 'staging');
+      if (r?.revision !== version || r.phase !== 'Succeeded')
+        throw new Error(`staging's record is ${JSON.stringify(r)}`);
+      return r;
+    },
+    { timeoutMs: 20_000 },
+  );
+  expect(record.attempt).toBe(1);
+  return Date.parse(record.lastAttemptedTime);
+}
+
+describe.each([1, 2])('promotion windows with %i gateway replica(s)', (replicas) => {
+  let gateways: RunningGateway[] = [];
+
+  beforeAll(async () => {
+    gateways = await Promise.all(
+      Array.from({ length: replicas }, (_, i) =>
+        launchGateway(fleet, {
+          instanceId: `windows-${replicas}-${i}`,
+          config: {
+            jwt: {
+              issuer: ISSUER,
+              audience: AUDIENCE,
+              algorithms: ['RS256'],
+              publicKeys: [{ value: publicPem }],
+            },
+            promotion: {
+              // The operator's freeze on prod: two days long every day, so always in force.
+              windows: [
+                {
+                  name: 'prod-freeze',
+                  type: 'Deny',
+                  cron: '0 0 * * *',
+                  timeZone: 'UTC',
+                  duration: 'P2D',
+                  environments: ['prod'],
+                },
+              ],
+            },
+          },
+        }),
+      ),
+    );
+  });
+  afterAll(async () => {
+    await Promise.all(gateways.map((g) => g.close()));
+  });
+
+  it('holds staging inside a deny window, names the opening, and promotes it once when it ends', async () => {
+    const ns = `deny-${replicas}`;
+    const start = Math.floor(Date.now() / 1000) * 1000 - 60_000;
+    const end = start + 60_000 + LEAD_MS;
+    appWithWindows(ns, [
+      {
+        name: 'freeze',
+        type: 'Deny',
+        rrule: `DTSTART;TZID=Europe/Berlin:${local(start, 'Europe/Berlin').stamp}\nRRULE:FREQ=YEARLY`,
+        timeZone: 'Europe/Berlin',
+        duration: `${(end - start) / 1000}s`,
+      },
+    ]);
+    await waitSteady(fleet, gateways, ns);
+    await rollsOut(gateways, ns, 'dev', '6.6.0');
+
+    const utc = new Date(end).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const held = await pendingWith(ns, 'InDenyWindow', `next opening`);
+    expect(held.message).toContain('staging waits: inside deny window "freeze" (environment)');
+    expect(held.message).toMatch(
+      /next opening \w{3} \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? Europe\/Berlin \(\+0[12]:00\)/,
+    );
+    expect(held.message).toContain(`(${utc})`);
+    for (const g of gateways) {
+      expect(await decisionOf(g, ns, 'staging')).toMatchObject({
+        outcome: 'Waiting',
+        revision: '6.6.0',
+        reason: 'InDenyWindow',
+      });
+    }
+    expect(promotionsTo(ns, 'staging')).toBe(0);
+
+    // No new event: the gateways looked again at the opening (retryAt) by themselves.
+    const attempted = await stagingPromoted(ns, '6.6.0');
+    expect(attempted).toBeGreaterThanOrEqual(end - 1_000); // lastAttemptedTime has whole seconds
+    for (const g of gateways) await g.gateway.idle();
+    expect(promotionsTo(ns, 'staging')).toBe(1);
+
+    // Staging now runs 6.6.0: prod is next, and the operator's window holds it.
+    await rollsOut(gateways, ns, 'staging', '6.6.0');
+    const prod = await pendingWith(
+      ns,
+      'InDenyWindow',
+      'prod waits: inside deny window "prod-freeze" (fleet)',
+    );
+    expect(prod.message).toContain('UTC (+00:00)');
+    expect(promotionsTo(ns, 'prod')).toBe(0);
+  }, 60_000);
+
+  it('holds staging outside its allow window and promotes it once when the window opens', async () => {
+    const ns = `allow-${replicas}`;
+    const opening = Math.floor(Date.now() / 1000) * 1000 + LEAD_MS;
+    appWithWindows(ns, [
+      {
+        name: 'soon',
+        type: 'Allow',
+        cron: local(opening, 'Asia/Kolkata').cron,
+        timeZone: 'Asia/Kolkata',
+        duration: '1m',
+      },
+    ]);
+    await waitSteady(fleet, gateways, ns);
+    await rollsOut(gateways, ns, 'dev', '6.6.0');
+
+    const held = await pendingWith(ns, 'OutsidePromotionWindow', 'next opening');
+    expect(held.message).toContain('staging waits: outside allow window "soon" (environment)');
+    expect(held.message).toContain('Asia/Kolkata (+05:30)');
+    expect(promotionsTo(ns, 'staging')).toBe(0);
+
+    const attempted = await stagingPromoted(ns, '6.6.0');
+    expect(attempted).toBeGreaterThanOrEqual(opening);
+    for (const g of gateways) await g.gateway.idle();
+    expect(promotionsTo(ns, 'staging')).toBe(1);
+  }, 60_000);
+
+  it('decides nothing on a rule it cannot follow, and keeps serving', async () => {
+    const ns = `invalid-${replicas}`;
+    appWithWindows(ns, [
+      {
+        name: 'bad',
+        type: 'Deny',
+        rrule: 'DTSTART:20250101T090000\nRRULE:FREQ=FORTNIGHTLY',
+        timeZone: 'Europe/Berlin',
+        duration: '1h',
+      },
+    ]);
+    await waitSteady(fleet, gateways, ns);
+    await rollsOut(gateways, ns, 'dev', '6.6.0');
+    const held = await pendingWith(ns, 'InvalidPromotionWindow', 'FREQ');
+    expect(held.message).toContain(
+      'staging decides nothing until its promotion windows are fixed: spec.environments[1].promotion.windows[0] ("bad"): rrule: RRULE FREQ has an invalid value',
+    );
+    for (const g of gateways) await g.gateway.idle();
+    expect(promotionsTo(ns, 'staging')).toBe(0);
+    expect(recordOf(fleet, ns, 'staging')).toBeUndefined();
+  }, 60_000);
+});
+
+describe('kubectl and the Pipeline CRD', () => {
+  let dir: string;
+  let kubeconfig: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'windows-kubectl-'));
+    kubeconfig = join(dir, 'management.kubeconfig');
+    await writeFile(kubeconfig, fleet.management.kubeconfig());
+    fleet.management.ensureNamespace('kubectl-windows');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function apply(windows: unknown[]): Promise<{ code: number; stderr: string }> {
+    const pipeline = {
+      apiVersion: 'pipelines.weave.works/v1alpha1',
+      kind: 'Pipeline',
+      metadata: { name: 'podinfo', namespace: 'kubectl-windows' },
+      spec: {
+        appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+        environments: [
+          { name: 'dev', targets: [{ namespace: 'podinfo' }] },
+          {
+            name: 'prod',
+            targets: [{ namespace: 'podinfo' }],
+            promotion: { strategy: { notification: {} }, windows },
+          },
+        ],
+      },
+    };
+    return new Promise((resolve) => {
+      const child = execFile(
+        'kubectl',
+        ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), 'apply', '-f', '-'],
+        { encoding: 'utf8' },
+        (err, _stdout, stderr) => {
+          resolve({ code: err === null ? 0 : 1, stderr });
+        },
+      );
+      child.stdin?.end(stringify(pipeline));
+    });
+  }
+
+  it("takes policy.md's weekend freeze and business hours", async () => {
+    const result = await apply([
+      {
+        name: 'weekend',
+        type: 'Deny',
+        cron: '0 18 * * FRI',
+        timeZone: 'Europe/Berlin',
+        duration: 'P2DT14H',
+      },
+      {
+        name: 'business-hours',
+        type: 'Allow',
+        rrule: 'DTSTART;TZID=Europe/Berlin:20250106T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH\n',
+        timeZone: 'Europe/Berlin',
+        duration: '8h',
+      },
+    ]);
+    expect(result).toEqual({ code: 0, stderr: '' });
+  });
+
+  it.each([
+    ['both rrule and cron', { cron: '0 9 * * *', rrule: 'DTSTART:20250101T090000' }],
+    ['a lower-case type', { cron: '0 9 * * *', type: 'deny' }],
+    ['a duration in days, Go style', { cron: '0 9 * * *', duration: '2d' }],
+  ])('refuses %s, naming the window', async (_name, fields) => {
+    const window = { name: 'w', type: 'Deny', timeZone: 'UTC', duration: '1h', ...fields };
+    const result = await apply([window]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('spec.environments[1].promotion.windows[0]');
+  });
+});
