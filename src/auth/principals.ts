@@ -96,6 +96,12 @@ export class Principals {
     });
   }
 
+  /** Whether a bearer token names a configured CI issuer (a door people and CI jobs share). */
+  isCiToken(token: string): boolean {
+    const iss = Principals.issOf(token);
+    return iss.ok && this.ciByIss.has(iss.value);
+  }
+
   /** A person's SSO token: a configured approver when one claims the identity. */
   async fromSso(token: string, now: number): Promise<Checked<Identity>> {
     if (this.sso === undefined) return refuse('NotConfigured');

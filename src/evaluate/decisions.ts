@@ -4,6 +4,7 @@
  */
 import type {
   AuthorizationRecord,
+  HaltRecord,
   PipelineSpec,
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
@@ -69,6 +70,8 @@ export interface EvaluationInput {
   soak?: Readonly<Record<string, HealthySince | undefined>>;
   /** External check results by environment name (checks.ts); absent = none read yet. */
   checks?: Readonly<Record<string, readonly CheckResult[] | undefined>>;
+  /** status.halts as stored (halts.ts); absent = none. */
+  halts?: readonly HaltRecord[];
 }
 
 /** What the evaluator concluded for one environment. */

@@ -8,6 +8,7 @@ import { decideFromRecord, normalisePolicy } from './retry.js';
 import { display } from '../pipeline/text.js';
 import { gateOf, missing, tally, type Gate } from './gate.js';
 import { heldBy } from './policy-gates.js';
+import { haltsGate } from './halts.js';
 import { alignTargets, describeTargets, hasUnknown, summarise } from './targets.js';
 import type {
   EnvironmentDecision,
@@ -218,10 +219,13 @@ function decideAgainst(
     ctx.policy,
     ctx.input.now,
   );
-  if (fromRecord !== undefined) return fromRecord;
   const index = ctx.input.spec.environments.indexOf(env);
   const upstream = ctx.targets[index - 1] ?? [];
-  const held = heldBy({ input: ctx.input, env, index, revision, upstream, ready });
+  const args = { input: ctx.input, env, index, revision, upstream, ready };
+  // A retry is a promotion too: a stop-the-line halt holds it (the other gates passed it once).
+  if (fromRecord?.outcome === 'Promote') return haltsGate(args) ?? fromRecord;
+  if (fromRecord !== undefined) return fromRecord;
+  const held = heldBy(args);
   if (held !== undefined) return held;
   const gate = gateOf(ctx.input.spec, env, ctx.input.floors?.[env.name]);
   if (gate !== undefined) return decideGated(ctx, env, gate, ready, revision);

@@ -8,6 +8,7 @@
 import type { PipelineEnvironment } from '../pipeline/pipeline-resource.js';
 import type { EnvironmentDecision, EvaluationInput, TargetStatus } from './decisions.js';
 import { checksGate } from './checks.js';
+import { haltsGate } from './halts.js';
 import { soakGate } from './soak.js';
 import { windowsGate } from './windows-gate.js';
 
@@ -29,7 +30,7 @@ export interface GateArgs {
 export type PolicyGate = (args: GateArgs) => EnvironmentDecision | undefined;
 
 /** The gates in the order they are asked; the first that holds decides. */
-export const POLICY_GATES: readonly PolicyGate[] = [windowsGate, soakGate, checksGate];
+export const POLICY_GATES: readonly PolicyGate[] = [haltsGate, windowsGate, soakGate, checksGate];
 
 /** The decision of the first gate that holds the environment, or undefined when none does. */
 export function heldBy(

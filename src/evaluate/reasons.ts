@@ -66,6 +66,8 @@ export const Reasons = {
   OutsidePromotionWindow: 'OutsidePromotionWindow',
   /** Windows: a window's rule cannot be used (compiled or followed); nothing moves until fixed. */
   InvalidPromotionWindow: 'InvalidPromotionWindow',
+  /** Halts: a stop-the-line halt holds the environment; the message says who, why and until when. */
+  Halted: 'Halted',
 } as const;
 
 /** One of the evaluator's reasons. */

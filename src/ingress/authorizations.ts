@@ -19,6 +19,8 @@ import type { AuthorizationResult, Authorizer } from '../authorize/authorizer.js
 import { GatewayError } from '../errors.js';
 import { pipelineId } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
+import type { Halter } from '../authorize/halter.js';
+import { registerHalts } from './halts.js';
 import { legacyCaller } from './legacy.js';
 import { SchemaRefs, validationMessage } from './schemas.js';
 
@@ -30,6 +32,8 @@ export interface AuthorizationRouteOptions {
   /** Serve weave's legacy approval endpoint. */
   legacyEndpoint: boolean;
   now: () => number;
+  /** Serves the stop-the-line doors (halts.ts) when given. */
+  halter?: Halter | undefined;
 }
 
 interface EnvParams {
@@ -82,6 +86,8 @@ export const authorizationRoutes: FastifyPluginCallback<AuthorizationRouteOption
   registerApprovals(app, options);
   registerPromotions(app, options);
   if (options.legacyEndpoint) registerLegacyApproval(app, options);
+  const { halter } = options;
+  if (halter !== undefined) registerHalts(app, { ...options, halter });
   done();
 };
 

@@ -17,7 +17,8 @@ export type Door =
   | 'pipelines-api'
   | 'approval'
   | 'ci-promotion'
-  | 'legacy-approval';
+  | 'legacy-approval'
+  | 'halt';
 
 /** How often one source may log a line, and how many sources are remembered. */
 export interface RefusalLimits {

@@ -17,6 +17,8 @@ export const SchemaRefs = {
   legacyApprovalParams: `${BASE}/routes.schema.json#/definitions/legacyApprovalParams`,
   approvalBody: `${BASE}/authorization.schema.json#/definitions/approval`,
   promotionBody: `${BASE}/authorization.schema.json#/definitions/promotion`,
+  haltBody: `${BASE}/authorization.schema.json#/definitions/halt`,
+  haltParams: `${BASE}/authorization.schema.json#/definitions/haltParams`,
 } as const;
 
 /**

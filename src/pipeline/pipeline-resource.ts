@@ -249,6 +249,26 @@ export interface PipelineStatus {
   observedGeneration?: number;
   conditions?: Condition[];
   environments?: Record<string, EnvironmentStatus>;
+  /** ours: the stop-the-line halts in force (docs/policy.md, "Stop-the-line halts"). */
+  halts?: HaltRecord[];
+}
+
+/**
+ * ours: status.halts[i], one stop-the-line halt: no promotion of `environment` (of every
+ * environment when absent) until it is lifted or `expiresAt` passes.
+ */
+export interface HaltRecord {
+  /** Names the halt for its lift. */
+  id: string;
+  environment?: string;
+  /** Who halted, as approvals name principals. */
+  principal: string;
+  kind: AuthorizationKind;
+  reason: string;
+  /** When the gateway recorded it (RFC 3339). */
+  time: string;
+  /** When it stops holding (RFC 3339); absent = until lifted. */
+  expiresAt?: string;
 }
 
 /** A whole Pipeline object. */

@@ -95,6 +95,7 @@ export function evaluatePipeline(
     ...checksOf(pipeline, settings),
     ...soakInputOf(pipeline, targets, settings.history, now),
     ...windowsInputOf(pipeline, settings.windows),
+    ...(pipeline.status?.halts === undefined ? {} : { halts: pipeline.status.halts }),
   });
 }
 

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, buildMetricsApp } from '../app.js';
 import { Principals } from '../auth/principals.js';
 import { Authorizer } from '../authorize/authorizer.js';
+import { Halter } from '../authorize/halter.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { ClusterAccess } from './access.js';
 import type { PromotionLoop } from './loop.js';
@@ -39,7 +40,19 @@ function authorizations(
       metrics.authorizations.inc({ kind, outcome });
     },
   });
-  return { principals: new Principals(config.authorizations), authorizer, now };
+  const halter = new Halter({
+    ...{ catalog, logger, now, floors: config.authorizations.floors },
+    status: access.status,
+    events: access.writer,
+    approvers: config.authorizations.approvers.map((a) => a.name),
+    recheck: (id) => {
+      loop.pipelines.requestPipeline(id, 'authorization');
+    },
+    onOutcome: (kind, outcome) => {
+      metrics.authorizations.inc({ kind, outcome });
+    },
+  });
+  return { principals: new Principals(config.authorizations), authorizer, halter, now };
 }
 
 /** [ingress] and [auth]: the HTTP app over the queues and the verified views. */

@@ -584,6 +584,7 @@ function withoutOurAdditions(crd: Json): Json {
   );
   delete environment.approvals;
   delete environment.healthySince;
+  delete dig(openApiOf(copy), 'properties', 'status', 'properties').halts;
   const targetRecord = dig(environment, 'targets', 'items', 'properties');
   delete targetRecord.observedTime;
   delete targetRecord.unannounced;

@@ -1,0 +1,120 @@
+/**
+ * The stop-the-line doors (docs/api.md, "Stop-the-line halts"):
+ *   POST   /v1/pipelines/{ns}/{name}/halts        `{environment?, reason, expiresAt?}`: 201
+ *   DELETE /v1/pipelines/{ns}/{name}/halts/{id}   lifts one halt: 200
+ * with a person's SSO bearer token or a CI job's OIDC token (told apart by its issuer). Each
+ * authenticates first; who may halt is judged by the Halter (src/authorize/halter.ts).
+ */
+import type { FastifyPluginCallback, FastifyRequest, FastifySchemaValidationError } from 'fastify';
+import { bearerToken } from '../auth/authenticate.js';
+import type { AuthorizationTarget, Principals } from '../auth/principals.js';
+import { refuse, verified, type Checked } from '../auth/refusal.js';
+import type { Identity } from '../auth/identity.js';
+import type { HaltCaller, Halter, HaltRequest, HaltResult } from '../authorize/halter.js';
+import { GatewayError } from '../errors.js';
+import type { PipelineRef } from '../pipeline/id.js';
+import { callerOf } from './authenticated.js';
+import { SchemaRefs, validationMessage } from './schemas.js';
+
+/** What the halt routes need. */
+export interface HaltRouteOptions {
+  principals: Principals;
+  halter: Halter;
+  now: () => number;
+}
+
+interface PipelineParams {
+  namespace: string;
+  name: string;
+}
+
+type Scope = Parameters<FastifyPluginCallback>[0];
+
+/** Registers the two doors; needs installAuthentication on its scope. */
+export function registerHalts(app: Scope, options: HaltRouteOptions): void {
+  const { principals, halter, now } = options;
+  const authenticate = (request: FastifyRequest) => identify(options, request);
+  app.post<{ Params: PipelineParams; Body: HaltRequest }>('/v1/pipelines/:namespace/:name/halts', {
+    schema: { params: { $ref: SchemaRefs.pipelineParams }, body: { $ref: SchemaRefs.haltBody } },
+    attachValidation: true,
+    config: { door: 'halt', authenticate },
+    handler: async (request, reply) => {
+      const caller = callerFor(request, principals, now);
+      checkValid(request);
+      const result = await halter.halt(refOf(request.params), caller, request.body);
+      return reply.code(201).send(answerOf(result));
+    },
+  });
+  app.delete<{ Params: PipelineParams & { id: string } }>(
+    '/v1/pipelines/:namespace/:name/halts/:id',
+    {
+      schema: { params: { $ref: SchemaRefs.haltParams } },
+      attachValidation: true,
+      config: { door: 'halt', authenticate },
+      handler: async (request, reply) => {
+        const caller = callerFor(request, principals, now);
+        checkValid(request);
+        const result = await halter.lift(refOf(request.params), caller, request.params.id);
+        return reply.code(200).send({ lifted: true, ...answerOf(result) });
+      },
+    },
+  );
+}
+
+function refOf(params: PipelineParams): PipelineRef {
+  return { namespace: params.namespace, name: params.name };
+}
+
+/** A CI issuer's token is a CI job's; any other bearer token must be a person's SSO token. */
+async function identify(
+  { principals, now }: HaltRouteOptions,
+  request: FastifyRequest,
+): Promise<Checked<Identity>> {
+  const token = bearerToken(request.headers);
+  if (token === undefined) return refuse('MissingToken');
+  if (!principals.isCiToken(token)) return principals.fromSso(token, now());
+  const params = request.params as PipelineParams;
+  const target: AuthorizationTarget = { pipeline: refOf(params), environment: '' };
+  const ci = await principals.fromCi(token, target, now());
+  return ci.ok ? verified(ci.value.identity) : ci;
+}
+
+/** The authenticated principal, and for a CI job its policies' verdict per environment. */
+function callerFor(request: FastifyRequest, principals: Principals, now: () => number): HaltCaller {
+  const principal = callerOf(request).principal;
+  if (principal === undefined) throw new GatewayError('Unauthenticated');
+  const token = bearerToken(request.headers) ?? '';
+  const pipeline = refOf(request.params as PipelineParams);
+  return {
+    principal,
+    ciAllowed: async (environment) => {
+      // No CI policy covers a whole Pipeline: a CI job halts one environment at a time.
+      if (environment === undefined || principal.kind !== 'ci') return false;
+      const ci = await principals.fromCi(token, { pipeline, environment }, now());
+      return ci.ok && ci.value.allowed;
+    },
+  };
+}
+
+function checkValid(request: FastifyRequest): void {
+  if (request.validationError === undefined) return;
+  const { validation } = request.validationError as { validation?: FastifySchemaValidationError[] };
+  throw new GatewayError('InvalidBody', validationMessage(validation));
+}
+
+/** The recorded (or lifted) halt, or the documented error of a refusal; never a 5xx. */
+function answerOf(result: HaltResult) {
+  if (result.ok) return { halt: result.halt };
+  switch (result.refusal) {
+    case 'Expired':
+      throw new GatewayError('InvalidBody', 'Invalid body: /expiresAt must be in the future.');
+    case 'Full':
+      throw new GatewayError('RateLimited', 'The Pipeline holds the most halts it may.', {
+        retryAfterSeconds: 60,
+      });
+    case 'Contended':
+      throw new GatewayError('Contended', undefined, { retryAfterSeconds: 1 });
+    default:
+      throw new GatewayError(result.refusal);
+  }
+}
