@@ -8,7 +8,6 @@ import { decideFromRecord, normalisePolicy } from './retry.js';
 import { display } from '../pipeline/text.js';
 import { gateOf, missing, tally, type Gate } from './gate.js';
 import { heldBy } from './policy-gates.js';
-import { haltsGate } from './halts.js';
 import { alignTargets, describeTargets, hasUnknown, summarise } from './targets.js';
 import type {
   EnvironmentDecision,
@@ -222,8 +221,9 @@ function decideAgainst(
   const index = ctx.input.spec.environments.indexOf(env);
   const upstream = ctx.targets[index - 1] ?? [];
   const args = { input: ctx.input, env, index, revision, upstream, ready };
-  // A retry is a promotion too: a stop-the-line halt holds it (the other gates passed it once).
-  if (fromRecord?.outcome === 'Promote') return haltsGate(args) ?? fromRecord;
+  // A retry is an automatic promotion too: a halt, a freeze, a soak reset or a failing check
+  // holds it as it would hold the first attempt.
+  if (fromRecord?.outcome === 'Promote') return heldBy(args) ?? fromRecord;
   if (fromRecord !== undefined) return fromRecord;
   const held = heldBy(args);
   if (held !== undefined) return held;

@@ -26,6 +26,7 @@ import {
   healthy,
   MINUTE,
   NOW,
+  record,
 } from '../../support/evaluate-builders.js';
 
 const HOUR = 60 * MINUTE;
@@ -132,6 +133,23 @@ describe('promotion windows: decisions', () => {
       reason: 'InDenyWindow',
       message: `${READY}; prod waits: inside deny window "freeze" (environment); next opening L(${new Date(end).toISOString()}) (${utc(end)})`,
       retryAt: end,
+    });
+  });
+
+  it('holds a retry after a failed attempt inside a deny window too', () => {
+    const failed = record({
+      revision: '2.0.0',
+      phase: 'Failed',
+      succeeded: false,
+      attempt: 1,
+      lastAttemptedTime: new Date(NOW - 2 * HOUR).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    });
+    const outside = { ...input({}), records: { prod: failed } };
+    expect(decisionFor(outside, 'prod')).toMatchObject({ outcome: 'Promote', attempt: 2 });
+    const inside = { ...input({ prod: [win('freeze', 'Deny')] }), records: { prod: failed } };
+    expect(decisionFor(inside, 'prod')).toMatchObject({
+      outcome: 'Waiting',
+      reason: 'InDenyWindow',
     });
   });
 
