@@ -8,31 +8,33 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startForge, type ForgeHandle } from 'forge-sim';
-import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckSpec, Condition, Pipeline } from '../../src/pipeline/pipeline-resource.js';
+import type { CheckSpec } from '../../src/pipeline/pipeline-resource.js';
 import {
   APP_NAME,
   createApp,
   eventually,
   launchGateway,
   pipelineOf,
-  postSigned,
-  promoteEvents,
   recordOf,
-  rollOut,
   startTestFleet,
-  upgradeBody,
   waitSteady,
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import {
+  announceRollout,
+  apiViewer,
+  pendingCondition as pendingIn,
+  pendingWith as pendingWithIn,
+  promotionsTo as promotionsIn,
+  type ApiViewer,
+} from '../support/policy-harness.js';
 
 const STATUS_ROUTE = 'GET /repos/{owner}/{repo}/commits/{ref+}/status';
-const ISSUER = 'https://issuer.test';
-const AUDIENCE = 'promotion-gateway';
 
 let fleet: TestFleet;
+let viewer: ApiViewer;
 let forge: ForgeHandle;
 let forgeToken: string;
 let service: Server;
@@ -41,13 +43,9 @@ let closedUrl: string;
 /** What the check service answers, by path; and every path it was asked. */
 const answers = new Map<string, { status: number; body: unknown }>();
 const asked: string[] = [];
-let privateKey: CryptoKey;
-let publicPem: string;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey;
-  publicPem = await exportSPKI(pair.publicKey);
+  viewer = await apiViewer();
   [fleet, forge] = await Promise.all([startTestFleet(), startForge({ kind: 'github' })]);
   forgeToken = forge.addToken('gateway', ['statuses:read', 'checks:read']);
   service = createServer((req, res) => {
@@ -96,47 +94,14 @@ function appWithChecks(ns: string, checks: CheckSpec[]): void {
   fleet.management.apply({ ...pipeline, metadata: { name: APP_NAME, namespace: ns }, spec });
 }
 
-/** Dev rolls out `version` and every replica hears Flux's event about it. */
-async function devRollsOut(gateways: readonly RunningGateway[], ns: string, version: string) {
-  const body = upgradeBody(rollOut(fleet.dev, ns, version));
-  for (const g of gateways) {
-    const res = await postSigned(g.url, '/v1/events/dev', body, fleet.key('dev'));
-    expect(res.status).toBe(202);
-  }
-}
-
-function pendingCondition(ns: string): Condition | undefined {
-  const pipeline: Pipeline = pipelineOf(fleet, ns);
-  return pipeline.status?.conditions?.find((c) => c.type === 'PromotionPending');
-}
-
+const devRollsOut = (gws: readonly RunningGateway[], ns: string, version: string) =>
+  announceRollout(fleet, gws, ns, 'dev', version);
+const pendingCondition = (ns: string) => pendingIn(fleet, ns);
 /** Waits until the status says staging waits with `reason`, and the message has `text`. */
-function stagingWaits(ns: string, reason: string, text: string): Promise<Condition> {
-  return eventually(
-    () => {
-      const c = pendingCondition(ns);
-      if (c?.reason !== reason || !c.message.includes(text))
-        throw new Error(`PromotionPending is ${JSON.stringify(c)}`);
-      return c;
-    },
-    { timeoutMs: 15_000 },
-  );
-}
-
-function stagingPromotions(ns: string): number {
-  return promoteEvents(fleet, ns).filter((e) => e.metadata.annotations?.environment === 'staging')
-    .length;
-}
-
-function token(claims: Record<string, unknown>): Promise<string> {
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'RS256' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
-}
+const stagingWaits = (ns: string, reason: string, text: string) =>
+  pendingWithIn(fleet, ns, reason, text);
+const stagingPromotions = (ns: string) => promotionsIn(fleet, ns, 'staging');
+const token = (claims: Record<string, unknown>) => viewer.token(claims);
 
 describe.each([1, 2])('external checks with %i gateway replica(s)', (replicas) => {
   let gateways: RunningGateway[] = [];
@@ -147,12 +112,7 @@ describe.each([1, 2])('external checks with %i gateway replica(s)', (replicas) =
         launchGateway(fleet, {
           instanceId: `gw-${String(replicas)}-${String(i)}`,
           config: {
-            jwt: {
-              issuer: ISSUER,
-              audience: AUDIENCE,
-              algorithms: ['RS256'],
-              publicKeys: [{ value: publicPem }],
-            },
+            jwt: viewer.jwt,
             checks: { http: { allowedUrlPrefixes: [`${serviceUrl}/checks/`, `${closedUrl}/`] } },
             promotion: { pullRequest: { allowPlainHttp: true } },
           },

@@ -5,46 +5,44 @@
  * the lift through the other replica lets prod be promoted exactly once; a halt that expires
  * stops holding by itself; callers who may not halt get 401/403 and nothing is recorded.
  */
-import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Condition, HaltRecord } from '../../src/pipeline/pipeline-resource.js';
+import type { HaltRecord } from '../../src/pipeline/pipeline-resource.js';
 import { startIssuer, type TestIssuer } from '../support/authorizations.js';
+import {
+  announceRollout,
+  apiViewer,
+  pendingWith as pendingIn,
+  promotionsTo as promotionsIn,
+  type ApiViewer,
+} from '../support/policy-harness.js';
 import {
   APP_NAME,
   createApp,
   eventually,
   launchGateway,
   pipelineOf,
-  postSigned,
-  promoteEvents,
   recordOf,
-  rollOut,
   startTestFleet,
-  upgradeBody,
   waitSteady,
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
 
-const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'promotion-gateway';
 const CI_CLAIMS = { repository: 'acme/podinfo', ref: 'refs/heads/main', sub: 'repo:acme/podinfo' };
 
 let fleet: TestFleet;
 let sso: TestIssuer;
 let github: TestIssuer;
-let privateKey: CryptoKey;
-let publicPem: string;
+let viewer: ApiViewer;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey;
-  publicPem = await exportSPKI(pair.publicKey);
   [sso, github] = await Promise.all([
     startIssuer('https://sso.example.com'),
     startIssuer('https://token.actions.githubusercontent.com'),
   ]);
   fleet = await startTestFleet();
+  viewer = await apiViewer();
 });
 afterAll(async () => {
   await fleet.close();
@@ -54,12 +52,7 @@ afterAll(async () => {
 function config() {
   const issuer = (i: TestIssuer) => ({ issuer: i.issuer, audience: AUDIENCE, jwksUrl: i.jwksUrl });
   return {
-    jwt: {
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      algorithms: ['RS256'],
-      publicKeys: [{ value: publicPem }],
-    },
+    jwt: viewer.jwt,
     approvals: {
       approvers: [{ name: 'bob', oidcSubjects: [`${sso.issuer}#bob-sub`], groups: [] }],
       oidc: issuer(sso),
@@ -98,56 +91,12 @@ function lift(g: RunningGateway, ns: string, token: string, id: string) {
 }
 
 const bob = () => sso.token({ sub: 'bob-sub' });
-
-/** `env` rolls out `version` and every replica hears Flux's event about it. */
-async function rollsOut(
-  gws: readonly RunningGateway[],
-  ns: string,
-  env: 'dev' | 'staging',
-  v: string,
-) {
-  const body = upgradeBody(rollOut(fleet[env], ns, v));
-  for (const g of gws)
-    expect((await postSigned(g.url, `/v1/events/${env}`, body, fleet.key(env))).status).toBe(202);
-}
-
-function pendingWith(ns: string, reason: string, text: string): Promise<Condition> {
-  return eventually(
-    () => {
-      const c = pipelineOf(fleet, ns).status?.conditions?.find(
-        (x) => x.type === 'PromotionPending',
-      );
-      if (c?.reason !== reason || !c.message.includes(text))
-        throw new Error(`PromotionPending is ${JSON.stringify(c)}`);
-      return c;
-    },
-    { timeoutMs: 15_000 },
-  );
-}
-
-function promotionsTo(ns: string, env: string): number {
-  return promoteEvents(fleet, ns).filter((e) => e.metadata.annotations?.environment === env).length;
-}
-
-async function decisionOf(
-  g: RunningGateway,
-  ns: string,
-  env: string,
-): Promise<Record<string, unknown>> {
-  const jwt = await new SignJWT({ sub: 'viewer', pipelines: [`${ns}/*`] })
-    .setProtectedHeader({ alg: 'RS256' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
-  const res = await fetch(`${g.url}/v1/pipelines/${ns}/${APP_NAME}`, {
-    headers: { Authorization: `Bearer ${jwt}` },
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { decisions: Record<string, unknown>[] };
-  return body.decisions.find((d) => d.environment === env) ?? {};
-}
+const rollsOut = (gws: readonly RunningGateway[], ns: string, env: 'dev' | 'staging', v: string) =>
+  announceRollout(fleet, gws, ns, env, v);
+const pendingWith = (ns: string, reason: string, text: string) =>
+  pendingIn(fleet, ns, reason, text);
+const promotionsTo = (ns: string, env: string) => promotionsIn(fleet, ns, env);
+const decisionOf = (g: RunningGateway, ns: string, env: string) => viewer.decisionOf(g, ns, env);
 
 async function promoted(ns: string, env: string, version: string): Promise<number> {
   const record = await eventually(

@@ -5,7 +5,6 @@
  * every replica keeps its start (stored in the Pipeline status); and staging is promoted exactly
  * once, the soak after dev was last seen healthy, by the gateways looking again by themselves.
  */
-import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
 import { rollOutRelease } from 'kube-sim/flux';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/ports.js';
@@ -26,25 +25,23 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import { apiViewer, type ApiViewer } from '../support/policy-harness.js';
 
-const ISSUER = 'https://issuer.test';
-const AUDIENCE = 'promotion-gateway';
 /** staging's soak: long enough to restart every replica inside it, short for a test. */
 const SOAK_MS = 8_000;
 
 let fleet: TestFleet;
-let privateKey: CryptoKey;
-let publicPem: string;
+let viewer: ApiViewer;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey;
-  publicPem = await exportSPKI(pair.publicKey);
+  viewer = await apiViewer();
   fleet = await startTestFleet();
 });
 afterAll(async () => {
   await fleet.close();
 });
+
+const decisionOf = (g: RunningGateway, ns: string, env: string) => viewer.decisionOf(g, ns, env);
 
 /** ns/podinfo whose staging soaks SOAK_MS on dev. */
 function appWithSoak(ns: string): void {
@@ -66,38 +63,12 @@ async function launch(ns: string, count: number): Promise<RunningGateway[]> {
       launchGateway(fleet, {
         instanceId: `${ns}-${String(i)}`,
         config: {
-          jwt: {
-            issuer: ISSUER,
-            audience: AUDIENCE,
-            algorithms: ['RS256'],
-            publicKeys: [{ value: publicPem }],
-          },
+          jwt: viewer.jwt,
           leaderElection: { name: `${ns}-resync` },
         },
       }),
     ),
   );
-}
-
-/** One environment's decision as GET /v1/pipelines/{ns}/{name} shows it. */
-async function decisionOf(g: RunningGateway, ns: string, env: string) {
-  const jwt = await new SignJWT({ sub: 'viewer', pipelines: [`${ns}/*`] })
-    .setProtectedHeader({ alg: 'RS256' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
-  const res = await fetch(`${g.url}/v1/pipelines/${ns}/${APP_NAME}`, {
-    headers: { Authorization: `Bearer ${jwt}` },
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as {
-    decisions: { environment: string; reason: string; message: string; retryAt?: number }[];
-  };
-  const found = body.decisions.find((d) => d.environment === env);
-  if (found === undefined) throw new Error(`no decision for ${env}`);
-  return found;
 }
 
 /** dev's stored healthy-since once it shows `revision` (and, if given, is not `other`). */

@@ -10,45 +10,49 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Condition, PromotionWindowSpec } from '../../src/pipeline/pipeline-resource.js';
+import type { PromotionWindowSpec } from '../../src/pipeline/pipeline-resource.js';
 import {
   APP_NAME,
   createApp,
   eventually,
   launchGateway,
   pipelineOf,
-  postSigned,
-  promoteEvents,
   recordOf,
-  rollOut,
   startTestFleet,
-  upgradeBody,
   waitSteady,
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import {
+  announceRollout,
+  apiViewer,
+  pendingWith as pendingWithIn,
+  promotionsTo as promotionsIn,
+  type ApiViewer,
+} from '../support/policy-harness.js';
 
-const ISSUER = 'https://issuer.test';
-const AUDIENCE = 'promotion-gateway';
 /** How far ahead of the test's clock the windows open: time for the gateways to hold first. */
 const LEAD_MS = 10_000;
 
 let fleet: TestFleet;
-let privateKey: CryptoKey;
-let publicPem: string;
+let viewer: ApiViewer;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey;
-  publicPem = await exportSPKI(pair.publicKey);
+  viewer = await apiViewer();
   fleet = await startTestFleet();
 });
 afterAll(async () => {
   await fleet.close();
 });
+
+const rollsOut = (gws: readonly RunningGateway[], ns: string, env: 'dev' | 'staging', v: string) =>
+  announceRollout(fleet, gws, ns, env, v);
+const pendingWith = (ns: string, reason: string, text: string) =>
+  pendingWithIn(fleet, ns, reason, text);
+const promotionsTo = (ns: string, env: string) => promotionsIn(fleet, ns, env);
+const decisionOf = (g: RunningGateway, ns: string, env: string) => viewer.decisionOf(g, ns, env);
 
 /** `ms` as local fields in `zone`: `20250330T023000`, and the cron fields `s m h`. */
 function local(ms: number, zone: string): { stamp: string; cron: string } {
@@ -72,60 +76,6 @@ function appWithWindows(ns: string, windows: PromotionWindowSpec[]): void {
   if (staging === undefined) throw new Error('no staging');
   staging.promotion = { strategy: { notification: {} }, windows };
   fleet.management.apply({ ...pipeline, metadata: { name: APP_NAME, namespace: ns }, spec });
-}
-
-/** `env` rolls out `version` and every replica hears Flux's event about it. */
-async function rollsOut(
-  gateways: readonly RunningGateway[],
-  ns: string,
-  env: 'dev' | 'staging',
-  version: string,
-): Promise<void> {
-  const body = upgradeBody(rollOut(fleet[env], ns, version));
-  for (const g of gateways) {
-    const res = await postSigned(g.url, `/v1/events/${env}`, body, fleet.key(env));
-    expect(res.status).toBe(202);
-  }
-}
-
-/** Waits until PromotionPending says `reason` with `text` in its message. */
-function pendingWith(ns: string, reason: string, text: string): Promise<Condition> {
-  return eventually(
-    () => {
-      const c = pipelineOf(fleet, ns).status?.conditions?.find(
-        (x) => x.type === 'PromotionPending',
-      );
-      if (c?.reason !== reason || !c.message.includes(text))
-        throw new Error(`PromotionPending is ${JSON.stringify(c)}`);
-      return c;
-    },
-    { timeoutMs: 15_000 },
-  );
-}
-
-function promotionsTo(ns: string, env: string): number {
-  return promoteEvents(fleet, ns).filter((e) => e.metadata.annotations?.environment === env).length;
-}
-
-/** One environment's decision as GET /v1/pipelines/{ns}/{name} shows it. */
-async function decisionOf(
-  g: RunningGateway,
-  ns: string,
-  env: string,
-): Promise<Record<string, unknown>> {
-  const jwt = await new SignJWT({ sub: 'viewer', pipelines: [`${ns}/*`] })
-    .setProtectedHeader({ alg: 'RS256' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
-  const res = await fetch(`${g.url}/v1/pipelines/${ns}/${APP_NAME}`, {
-    headers: { Authorization: `Bearer ${jwt}` },
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { decisions: Record<string, unknown>[] };
-  return body.decisions.find((d) => d.environment === env) ?? {};
 }
 
 /** Waits for staging's record of `version` Succeeded; returns when it was attempted (ms). */
@@ -152,12 +102,7 @@ describe.each([1, 2])('promotion windows with %i gateway replica(s)', (replicas)
         launchGateway(fleet, {
           instanceId: `windows-${replicas}-${i}`,
           config: {
-            jwt: {
-              issuer: ISSUER,
-              audience: AUDIENCE,
-              algorithms: ['RS256'],
-              publicKeys: [{ value: publicPem }],
-            },
+            jwt: viewer.jwt,
             promotion: {
               // The operator's freeze on prod: two days long every day, so always in force.
               windows: [
