@@ -4,8 +4,6 @@
  * gateway token needed) and prints per environment what runs, what waits and for whom, and the
  * open pull request, from the records the gateway keeps in each Pipeline's status.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { failureSummary } from '../kube/errors.js';
@@ -15,13 +13,14 @@ import type { KubeObject } from '../kube/ports.js';
 import { PIPELINE } from '../kube/resources.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { runCommand, UsageError, type CommandIo } from './args.js';
+import { loadManagementAccess, SourceError } from './flux-config-source.js';
 import { environmentRows, renderDetail, renderTable } from './status-view.js';
 
 /** `status --help`. */
 export const STATUS_USAGE = `Usage: promotion-gateway status [NAMESPACE/PIPELINE] [-n NAMESPACE | -A] [--watch] [--json]
                                 [--kubeconfig PATH] [--context NAME] [--interval SECONDS]
 
-Reads the Pipelines through a kubeconfig (--kubeconfig, else $KUBECONFIG, else ~/.kube/config)
+Reads the Pipelines through a kubeconfig (--kubeconfig, else $KUBECONFIG's files, else ~/.kube/config)
 and prints one row per environment: the revision its targets run, how many are ready, what it
 waits for (an approval, a rollout, a retry) and the open pull request. NAMESPACE/PIPELINE prints
 that Pipeline in detail: conditions, every target, the approvals recorded and the last promotion.
@@ -64,7 +63,7 @@ export function runStatus(args: string[], io: CommandIo, stop?: AbortSignal): Pr
       return 0;
     }
     const { kubeconfig, context } = parsed;
-    const config = loadKubeConfig(kubeconfig, context, io.env);
+    const config = managementKubeConfig(kubeconfig, context, io.env);
     const request = parsed.request.contextNamespace
       ? { ...parsed.request, namespace: contextNamespace(config) }
       : parsed.request;
@@ -117,32 +116,18 @@ function parse(
   };
 }
 
-/**
- * The kubeconfig as kubectl finds it (--kubeconfig, $KUBECONFIG's first file, ~/.kube/config),
- * with `context` selected; a missing file or context is a UsageError naming both (exit 2).
- */
-export function loadKubeConfig(
+/** The kubeconfig as kubectl finds and merges it; a mistake in it is a UsageError (exit 2). */
+function managementKubeConfig(
   path: string | undefined,
   context: string | undefined,
   env: CommandIo['env'],
 ): KubeConfig {
-  const file = path ?? env.KUBECONFIG?.split(':')[0] ?? join(env.HOME ?? '', '.kube', 'config');
-  if (file === '' || !existsSync(file)) throw new UsageError(`kubeconfig ${file}: no such file`);
-  const config = new KubeConfig();
   try {
-    config.loadFromFile(file);
+    return loadManagementAccess(path, context, env).kubeConfig;
   } catch (error) {
-    const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new UsageError(`kubeconfig ${file} cannot be read: ${why ?? ''}`);
+    if (error instanceof SourceError) throw new UsageError(error.message);
+    throw error;
   }
-  const wanted = context ?? config.getCurrentContext();
-  if (config.getContextObject(wanted) === null) {
-    throw new UsageError(`kubeconfig ${file}: no context "${wanted}"`);
-  }
-  config.setCurrentContext(wanted);
-  if (config.getCurrentCluster() === null)
-    throw new UsageError(`kubeconfig ${file}: context "${wanted}" names no cluster`);
-  return config;
 }
 
 function contextNamespace(config: KubeConfig): string {

@@ -103,10 +103,10 @@ describe('promotion-gateway status', () => {
     out.on('data', (c: Buffer) => (text += c.toString('utf8')));
     const missing = await runStatus(['--kubeconfig', '/nonexistent/kc'], { env: {}, out });
     expect(missing).toBe(2);
-    expect(text).toContain('kubeconfig /nonexistent/kc: no such file');
+    expect(text).toContain('no kubeconfig at /nonexistent/kc');
     const [badContext, contextText] = await status(['--context', 'nope']);
     expect(badContext).toBe(2);
-    expect(contextText).toContain(`kubeconfig ${kubeconfig}: no context "nope"`);
+    expect(contextText).toContain(`context "nope" is not in the kubeconfig ${kubeconfig}`);
     // A user the cluster knows but whose rules grant nothing on Pipelines: a 403.
     fleet.management.addUser('nobody', []);
     const nobody = join(tempDir('cli-status'), 'nobody');
