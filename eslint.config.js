@@ -36,6 +36,7 @@ const vocabulary = [
   'src/pipeline/text.ts',
   'src/pipeline/time.ts',
   'src/pipeline/json-equal.ts',
+  'src/pipeline/halt-resource.ts',
 ];
 
 /**
@@ -51,6 +52,7 @@ const pureModules = [
   'src/verify/revision-kinds.ts',
   'src/status/pipeline-status.ts',
   'src/status/view-change.ts',
+  'src/notify/alert-selection.ts',
 ];
 
 const purity = {
@@ -73,6 +75,7 @@ const purity = {
       message: 'Take `now` as an input.',
     },
     statusWritesOnlyThere(),
+    alertStatusWritesOnlyThere(),
   ],
 };
 
@@ -84,6 +87,15 @@ function statusWritesOnlyThere() {
   return {
     selector: "CallExpression[callee.property.name='replaceStatus']",
     message: 'Only src/kube/status-writer.ts writes the Pipeline status: hand it a StatusChange.',
+  };
+}
+
+/** The PromotionAlert status, likewise, has one writer: src/kube/alert-status-writer.ts. */
+function alertStatusWritesOnlyThere() {
+  return {
+    selector: "CallExpression[callee.property.name='replaceAlertStatus']",
+    message:
+      'Only src/kube/alert-status-writer.ts writes the PromotionAlert status: hand it an AlertStatusChange.',
   };
 }
 
@@ -188,7 +200,18 @@ export const houseRules = [
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/kube/status-writer.ts', ...pureModules],
+    ignores: ['src/kube/status-writer.ts', 'src/kube/alert-status-writer.ts', ...pureModules],
+    rules: {
+      'no-restricted-syntax': ['error', statusWritesOnlyThere(), alertStatusWritesOnlyThere()],
+    },
+  },
+  // Each writer may call its own kind's write, never the other's.
+  {
+    files: ['src/kube/status-writer.ts'],
+    rules: { 'no-restricted-syntax': ['error', alertStatusWritesOnlyThere()] },
+  },
+  {
+    files: ['src/kube/alert-status-writer.ts'],
     rules: { 'no-restricted-syntax': ['error', statusWritesOnlyThere()] },
   },
   ...boundaries.map(({ files, patterns }) => ({

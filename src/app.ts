@@ -47,7 +47,10 @@ export interface AppDeps {
   /** JWT key resolver; defaults to createJwtKeys(config.jwt) when config.jwt is set. */
   jwtKeys?: JwtKeys;
   /** The authorization doors (approvals, CI-triggered promotions); absent = not served. */
-  authorizations?: Pick<AuthorizationRouteOptions, 'principals' | 'authorizer' | 'now' | 'halter'>;
+  authorizations?: Pick<
+    AuthorizationRouteOptions,
+    'principals' | 'authorizer' | 'now' | 'halter' | 'fleetHalts'
+  >;
   /** The gateway's clock (ms), which spaces the refusals' log lines; Date.now by default. */
   now?: () => number;
 }

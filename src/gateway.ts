@@ -5,6 +5,7 @@
  * resync feeding the same pipeline queue. Nothing here decides anything.
  */
 import type { Gateway } from './gateway-api.js';
+import { haltsByScope } from './authorize/halt-record.js';
 import { PipelineCatalog } from './catalog/catalog.js';
 import { readinessOf } from './ingress/ops.js';
 import { pipelineId } from './pipeline/id.js';
@@ -39,6 +40,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     hintQueueDepth: () => hints.stats().depth,
     pipelines: () => catalog.size,
     referencedObjects: () => catalog.referencedObjects,
+    halts: () => haltsByScope(catalog.all(), rt.now()),
   });
   const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
   return {

@@ -14,6 +14,9 @@ export type { Env } from './serve.js';
 export { signBody } from './auth/hmac.js';
 export type { KubeObject } from './kube/ports.js';
 export type { PipelineView } from './reconcile/view.js';
+// The policy gates of GET /v1/pipelines, and the line `status` prints of them, for the demo.
+export type { PolicyView } from './evaluate/policy-view.js';
+export { policyLine } from './cli/policy-line.js';
 export type { ResyncReport } from './resync/resync.js';
 export type { Pipeline, PromotionRecord } from './pipeline/pipeline-resource.js';
 export { EventAnnotations, PromoteEventReason } from './promote/strategies/notification.js';

@@ -38,6 +38,8 @@ export interface GatewayMetrics {
   readonly queueDepth: Gauge;
   /** Pipelines loaded and distinct objects they reference (read at scrape time). */
   readonly catalogSize: Gauge<'what'>;
+  /** Stop-the-line halts in force in the loaded Pipelines' status, by scope (at scrape time). */
+  readonly haltsInForce: Gauge<'scope'>;
   /** 1 while this replica runs the periodic resync (it holds the Lease, or election is off). */
   readonly resyncLeader: Gauge;
   /** Changes a resync pass found that no event announced, by cluster, namespace and kind. */
@@ -61,6 +63,8 @@ export interface MetricSources {
   hintQueueDepth(): number;
   pipelines(): number;
   referencedObjects(): number;
+  /** Halts in force, each Pipeline's counted: of one environment, or of a whole Pipeline. */
+  halts?(): { environment: number; pipeline: number };
 }
 
 /** Options for createMetrics. */
@@ -92,10 +96,21 @@ function sourceGauges(registers: Registry[]) {
       this.set({ what: 'objects' }, sources.referencedObjects());
     },
   });
+  const haltsInForce = new Gauge({
+    name: 'promotion_gateway_halts_in_force',
+    help: 'Stop-the-line halts in force in the loaded Pipelines (one per Pipeline holding it), by scope: environment or pipeline.',
+    labelNames: ['scope'] as const,
+    registers,
+    collect() {
+      const counts = sources.halts?.() ?? { environment: 0, pipeline: 0 };
+      this.set({ scope: 'environment' }, counts.environment);
+      this.set({ scope: 'pipeline' }, counts.pipeline);
+    },
+  });
   const bindSources = (bound: MetricSources): void => {
     sources = bound;
   };
-  return { queueDepth, catalogSize, bindSources };
+  return { queueDepth, catalogSize, haltsInForce, bindSources };
 }
 
 /** A fresh registry with every gateway metric registered on it. */

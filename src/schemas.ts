@@ -13,6 +13,7 @@ export type SchemaFile =
   | 'config.schema.json'
   | 'flux-event.schema.json'
   | 'pipeline.schema.json'
+  | 'promotion-alert.schema.json'
   | 'routes.schema.json';
 
 /** Parses a file of schemas/ (e.g. to register it with fastify). */

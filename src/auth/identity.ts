@@ -3,7 +3,10 @@
  * not the URL or payload, decides the cluster.
  */
 
-import type { AuthorizationKind } from '../pipeline/pipeline-resource.js';
+import type { AuthorizationKind, AuthorizationRecord } from '../pipeline/pipeline-resource.js';
+
+/** What an authorization says: approve, reject, or break the glass of a halt or window. */
+export type AuthorizationDecision = AuthorizationRecord['decision'];
 
 /**
  * How the caller proved itself: a cluster's Flux HMAC key, a JWT, a Pipeline's legacy key, an
@@ -35,7 +38,8 @@ export interface Principal {
 /** What a signed statement or a request body asks for, once authenticated. */
 export interface AuthorizationClaim {
   revision: string;
-  decision: 'approve' | 'reject';
+  /** A `break-glass` carries its reason in `comment` (the doors refuse one without). */
+  decision: AuthorizationDecision;
   comment?: string;
   /** The signed statement as received (the JWS door only). */
   statement?: string;

@@ -21,6 +21,7 @@ import {
   type Checked,
   type Refusal,
 } from './refusal.js';
+import type { AuthorizationDecision } from './identity.js';
 
 /** The JWS `typ` of a statement: no other JWT signed with the same key can pass for one. */
 export const STATEMENT_TYPE = 'promotion-approval+jwt';
@@ -36,7 +37,7 @@ export interface StatementClaims {
   pipeline: string;
   environment: string;
   revision: string;
-  decision: 'approve' | 'reject';
+  decision: AuthorizationDecision;
   comment?: string;
   iat: number;
   exp: number;
@@ -64,7 +65,8 @@ function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined
   const { sub, pipeline, environment, revision, decision, comment, iat, exp, jti } = payload;
   if (!isText(sub, 253) || !isText(pipeline, 317) || !isText(environment, 253)) return undefined;
   if (!isText(revision, MAX_REVISION_LENGTH) || !isText(jti, 256)) return undefined;
-  if (decision !== 'approve' && decision !== 'reject') return undefined;
+  if (decision !== 'approve' && decision !== 'reject' && decision !== 'break-glass')
+    return undefined;
   if (comment !== undefined && !isText(comment, MAX_COMMENT_LENGTH)) return undefined;
   if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
   return {
@@ -87,18 +89,46 @@ function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined
  * policy's lifetime after `iat`. Otherwise the refusal saying why, never a rejection: the
  * caller logs it and answers one indistinguishable 401.
  */
-export async function checkStatement(
+export function checkStatement(
   statement: string,
   signer: StatementSigner,
   policy: StatementPolicy,
   now: number,
 ): Promise<Checked<StatementClaims>> {
+  return checkSigned(statement, signer, policy, now, { typ: STATEMENT_TYPE, claims: claimsOf });
+}
+
+/** What every kind of signed statement claims besides its own fields. */
+export interface SignedClaims {
+  sub: string;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+/**
+ * A kind of signed statement: its JWS `typ` (so no statement of one kind passes for another)
+ * and the parser of its claims (undefined unless the payload has exactly its shape).
+ */
+export interface StatementForm<C extends SignedClaims> {
+  typ: string;
+  claims: (payload: Record<string, unknown>) => C | undefined;
+}
+
+/** checkStatement for any statement form (halt statements: src/auth/halt-statement.ts). */
+export async function checkSigned<C extends SignedClaims>(
+  statement: string,
+  signer: StatementSigner,
+  policy: StatementPolicy,
+  now: number,
+  form: StatementForm<C>,
+): Promise<Checked<C>> {
   if (statement.length === 0 || statement.length > MAX_STATEMENT_LENGTH) return refuse('Malformed');
   // No key at all is a statement nobody could have signed: a bad signature.
   let best: Refusal = refuse('BadSignature');
   for (const text of signer.publicKeys) {
     const key = approvalKey(text);
-    const checked = key === undefined ? best : await verifyWith(statement, key, policy, now);
+    const checked = key === undefined ? best : await verifyWith(statement, key, policy, now, form);
     if (!checked.ok) {
       if (progress(checked) > progress(best)) best = checked;
       continue;
@@ -155,18 +185,19 @@ function approvalKey(text: string): ApprovalKey | undefined {
   return algorithm === undefined ? undefined : { key, algorithm };
 }
 
-async function verifyWith(
+async function verifyWith<C extends SignedClaims>(
   statement: string,
   { key, algorithm }: ApprovalKey,
   policy: StatementPolicy,
   now: number,
-): Promise<Checked<StatementClaims>> {
+  form: StatementForm<C>,
+): Promise<Checked<C>> {
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(statement, key, {
       // The key's own algorithm only: any other `alg` is refused before the key is touched.
       algorithms: [algorithm],
-      typ: STATEMENT_TYPE,
+      typ: form.typ,
       requiredClaims: ['exp', 'iat', 'jti', 'sub'],
       maxTokenAge: policy.maxLifetimeSeconds,
       clockTolerance: policy.clockToleranceSeconds,
@@ -179,7 +210,7 @@ async function verifyWith(
     const { reason, claim } = joseReason(error);
     return refuse(reason, { claim });
   }
-  const claims = claimsOf(payload);
+  const claims = form.claims(payload);
   return claims === undefined ? refuse('Malformed') : verified(claims);
 }
 

@@ -6,22 +6,37 @@
  * Event and a log line say so, and the Pipeline is re-checked, which promotes once the gate is
  * met. An authorization never stands in for verification: it only lets a gated environment
  * take what the gateway itself verified upstream, and the promotion re-verifies again.
+ * A break-glass (break-glass.ts) goes the same way, judged on its own quorum and on a halt or a
+ * window holding the environment at that revision instead of the gate.
  */
 import type { AuthorizationClaim, Principal } from '../auth/identity.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { allows, gateOf } from '../evaluate/gate.js';
-import type { EnvironmentDecision, GateView } from '../evaluate/decisions.js';
+import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { PipelineWriter } from '../kube/ports.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineId, type PipelineId, type PipelineRef } from '../pipeline/id.js';
-import { display } from '../pipeline/text.js';
-import { rfc3339 } from '../pipeline/time.js';
 import type { AuthorizationRecord, Pipeline } from '../pipeline/pipeline-resource.js';
 import { evaluatePipeline, statusesFor, type EvaluationSettings } from '../reconcile/inputs.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
+import {
+  baseOf,
+  notWaiting,
+  recordOf,
+  refuse,
+  STATES,
+  waitingFor,
+  type AuthorizationAnswer,
+  type AuthorizationRefusal,
+  type AuthorizationResult,
+  type Judge,
+} from './answers.js';
+import { breakGlassRefusal, breakGlassView, breakGlassWaiting } from './break-glass.js';
 import { authorizationEvent } from './events.js';
 import { authorizationChange, isUsed } from './record.js';
+
+export type { AuthorizationAnswer, AuthorizationRefusal, AuthorizationResult } from './answers.js';
 
 /** What an authorization needs. */
 export interface AuthorizerDeps extends EvaluationSettings {
@@ -39,39 +54,6 @@ export interface AuthorizerDeps extends EvaluationSettings {
   onOutcome?: (kind: Principal['kind'], outcome: string) => void;
 }
 
-/** The 202 answer: recorded (or, for an ungated environment and a CI job, a re-check asked). */
-export interface AuthorizationAnswer {
-  recorded: boolean;
-  pipeline: string;
-  environment: string;
-  revision: string;
-  principal: string;
-  decision: 'approve' | 'reject';
-  /** waiting (the gate needs more), approved (it is met: the promotion follows), rejected. */
-  state: 'waiting' | 'approved' | 'rejected' | 'recheck';
-  gate?: GateView;
-}
-
-const STATES: Readonly<Record<string, AuthorizationAnswer['state'] | undefined>> = {
-  WaitingApproval: 'waiting',
-  Promote: 'approved',
-  Rejected: 'rejected',
-};
-
-/**
- * Why an authorization was not recorded. NotFound: no such Pipeline or environment. Forbidden:
- * the gate does not allow the principal. Replayed: the credential's id was used already.
- * NotWaiting: the environment is not deciding on that revision (`detail` says what it waits
- * for). Full: too many unexpired records. Contended: the status kept changing under the write.
- */
-export type AuthorizationRefusal =
-  | { reason: 'NotFound' | 'Forbidden' | 'Replayed' | 'Full' | 'Contended' }
-  | { reason: 'NotWaiting'; detail: string };
-
-/** An answer, or the named reason there is none; the ingress maps refusals to HTTP. */
-export type AuthorizationResult =
-  { ok: true; answer: AuthorizationAnswer } | { ok: false; refusal: AuthorizationRefusal };
-
 /** Records authorizations; see the module comment. */
 export class Authorizer {
   constructor(private readonly deps: AuthorizerDeps) {}
@@ -87,56 +69,88 @@ export class Authorizer {
     claim: AuthorizationClaim,
   ): Promise<AuthorizationResult> {
     const result = await this.authorize(pipelineId(ref), environment, principal, claim);
-    const outcome = result.ok
-      ? result.answer.recorded
-        ? 'recorded'
-        : 'recheck'
-      : result.refusal.reason;
-    this.deps.onOutcome?.(principal.kind, outcome);
+    this.deps.onOutcome?.(principal.kind, outcomeOf(result));
     return result;
   }
 
-  private async authorize(
+  private authorize(
     id: PipelineId,
     environment: string,
     principal: Principal,
     claim: AuthorizationClaim,
-  ): Promise<AuthorizationResult> {
+  ): Promise<AuthorizationResult> | AuthorizationResult {
     const pipeline = this.deps.catalog.get(id);
-    const env = pipeline?.spec.environments.find((e) => e.name === environment);
-    if (pipeline === undefined || env === undefined) return refuse('NotFound');
-    const base = { pipeline: id, environment, revision: claim.revision, principal: principal.name };
-    const gate = gateOf(pipeline.spec, env, this.deps.floors[environment]);
+    if (!pipeline?.spec.environments.some((e) => e.name === environment)) return refuse('NotFound');
+    const record = recordOf(principal, claim, this.deps.now());
+    if (claim.decision === 'break-glass') {
+      const forbidden = breakGlassRefusal(this.deps.breakGlass, pipeline, environment, record);
+      if (forbidden !== undefined) return refuse('Forbidden', forbidden);
+      return this.record(pipeline, id, environment, record, breakGlassWaiting);
+    }
+    return this.approve(pipeline, id, environment, record);
+  }
+
+  /** An approval, rejection or CI trigger: judged by the environment's approval gate. */
+  private approve(
+    pipeline: Pipeline,
+    id: PipelineId,
+    environment: string,
+    record: AuthorizationRecord,
+  ): Promise<AuthorizationResult> | AuthorizationResult {
+    const env = pipeline.spec.environments.find((e) => e.name === environment);
+    const gate = env && gateOf(pipeline.spec, env, this.deps.floors[environment]);
     if (gate === undefined) {
-      if (principal.kind !== 'ci') return notWaiting(`${environment} has no approval gate`);
+      if (record.kind !== 'ci') return notWaiting(`${environment} has no approval gate`);
       // A CI job on an ungated environment only asks for a verified re-check, now.
       this.deps.recheck(id);
-      const answer = {
-        ...base,
+      const answer: AuthorizationAnswer = {
+        ...baseOf(id, environment, record),
         recorded: false,
-        decision: claim.decision,
-        state: 'recheck' as const,
+        state: 'recheck',
       };
       return { ok: true, answer };
     }
-    const record = recordOf(principal, claim, this.deps.now());
     if (!allows(gate, record)) return refuse('Forbidden');
+    return this.record(pipeline, id, environment, record, waitingFor);
+  }
+
+  /**
+   * Records `record` once the environment, re-verified now, lets it count (`judge`), then
+   * answers, announces and re-checks the Pipeline.
+   */
+  private async record(
+    pipeline: Pipeline,
+    id: PipelineId,
+    environment: string,
+    record: AuthorizationRecord,
+    judge: Judge,
+  ): Promise<AuthorizationResult> {
     const stored = await this.verifiedNow(pipeline, id, environment);
     if (stored === undefined) return refuse('NotFound');
     // A used id is a replay whatever the state: answered before anything else is judged.
     if (record.jti !== undefined && isUsed(stored.status, record.jti)) return refuse('Replayed');
-    const waiting = waitingFor(this.decide(stored, id, environment), claim.revision, environment);
+    const waiting = judge(this.decide(stored, id, environment), record.revision, environment);
     if (waiting !== undefined) return notWaiting(waiting);
-    const written = await this.write(stored, id, environment, record);
+    const written = await this.write(stored, id, environment, record, judge);
     if (!written.ok) return written;
     const decision = this.decide(written.pipeline, id, environment);
     if (decision === undefined) return refuse('NotFound');
+    const glass =
+      record.decision === 'break-glass'
+        ? breakGlassView(
+            this.deps.breakGlass,
+            written.pipeline,
+            record,
+            environment,
+            this.deps.now(),
+          )
+        : undefined;
     const answer: AuthorizationAnswer = {
-      ...base,
+      ...baseOf(id, environment, record),
       recorded: true,
-      decision: claim.decision,
       state: STATES[decision.outcome] ?? 'waiting',
       ...(decision.gate === undefined ? {} : { gate: decision.gate }),
+      ...(glass === undefined ? {} : { breakGlass: glass }),
     };
     await this.announce(written.pipeline, record, answer);
     this.deps.recheck(id);
@@ -177,10 +191,11 @@ export class Authorizer {
     id: PipelineId,
     environment: string,
     record: AuthorizationRecord,
+    judge: Judge,
   ): Promise<{ ok: true; pipeline: Pipeline } | { ok: false; refusal: AuthorizationRefusal }> {
     const stillWaiting = (stored: Pipeline) =>
       stored.metadata.generation === pipeline.metadata.generation &&
-      waitingFor(this.decide(stored, id, environment), record.revision, environment) === undefined;
+      judge(this.decide(stored, id, environment), record.revision, environment) === undefined;
     const change = authorizationChange(environment, record, this.deps.now(), stillWaiting);
     const result = await this.deps.status.apply(pipeline, change);
     switch (result.outcome) {
@@ -194,21 +209,27 @@ export class Authorizer {
         if (result.verdict === 'NotWaiting') {
           const decision = this.decide(result.pipeline, id, environment);
           return notWaiting(
-            waitingFor(decision, record.revision, environment) ?? `${environment} moved on`,
+            judge(decision, record.revision, environment) ?? `${environment} moved on`,
           );
         }
         return refuse(result.verdict === 'Recorded' ? 'Contended' : result.verdict);
     }
   }
 
-  /** One Event on the Pipeline and one log line per recorded authorization. */
+  /**
+   * One Event on the Pipeline and one log line per recorded authorization; a break-glass is
+   * a warning with its reason, so an audit of the logs finds every one.
+   */
   private async announce(
     pipeline: Pipeline,
     record: AuthorizationRecord,
     answer: AuthorizationAnswer,
   ): Promise<void> {
     const fields = { ...answer, gate: answer.gate?.summary, kind: record.kind };
-    this.deps.logger.info(fields, 'authorization recorded');
+    if (record.decision === 'break-glass') {
+      const glass = { breakGlass: answer.breakGlass?.summary, reason: record.comment };
+      this.deps.logger.warn({ ...fields, ...glass }, 'break-glass recorded');
+    } else this.deps.logger.info(fields, 'authorization recorded');
     try {
       await this.deps.events.emitEvent(authorizationEvent(pipeline, record, answer));
     } catch {
@@ -218,48 +239,9 @@ export class Authorizer {
   }
 }
 
-/** The record a claim by `principal` adds. */
-function recordOf(
-  principal: Principal,
-  claim: AuthorizationClaim,
-  now: number,
-): AuthorizationRecord {
-  return {
-    principal: principal.name,
-    kind: principal.kind,
-    decision: claim.decision,
-    revision: claim.revision,
-    time: rfc3339(now),
-    ...(principal.jti === undefined ? {} : { jti: principal.jti }),
-    ...(principal.expiresAt === undefined ? {} : { expiresAt: rfc3339(principal.expiresAt) }),
-    ...(principal.groups.length === 0 ? {} : { groups: [...principal.groups] }),
-    ...(claim.comment === undefined ? {} : { comment: claim.comment }),
-    ...(claim.statement === undefined ? {} : { statement: claim.statement }),
-  };
-}
-
-/**
- * Undefined when `environment` is deciding on exactly `revision` behind its gate; otherwise
- * why not, for a NotWaiting answer (naming the revision it waits for, if any).
- */
-function waitingFor(
-  decision: EnvironmentDecision | undefined,
-  revision: string,
-  environment: string,
-): string | undefined {
-  if (decision === undefined) return `${environment} is not in the Pipeline`;
-  const deciding = decision.gate !== undefined && decision.revision === revision;
-  if (deciding && STATES[decision.outcome] !== undefined) return undefined;
-  const waiting = decision.outcome === 'WaitingApproval' ? decision.revision : undefined;
-  return waiting === undefined
-    ? `${environment} is not waiting for an approval (${decision.reason}: ${display(decision.message, 200)})`
-    : `${environment} is waiting for ${display(waiting)}, not ${display(revision)}`;
-}
-
-function refuse(reason: 'NotFound' | 'Forbidden' | 'Replayed' | 'Full' | 'Contended') {
-  return { ok: false as const, refusal: { reason } };
-}
-
-function notWaiting(detail: string) {
-  return { ok: false as const, refusal: { reason: 'NotWaiting' as const, detail } };
+/** The metric's outcome: a recorded break-glass is counted apart, for alerts to watch. */
+function outcomeOf(result: AuthorizationResult): string {
+  if (!result.ok) return result.refusal.reason;
+  if (!result.answer.recorded) return 'recheck';
+  return result.answer.decision === 'break-glass' ? 'break-glass' : 'recorded';
 }

@@ -32,6 +32,8 @@ export function haltEvent(
       halt: halt.id,
       environment: halt.environment ?? '',
       principal: by,
+      // A halt across Pipelines: the selector it was made with, on each Pipeline's Event.
+      ...(halt.selector === undefined ? {} : { selector: halt.selector }),
     },
   };
 }

@@ -4,6 +4,8 @@
  * row per environment, as `flux get` prints one per object, or one Pipeline in detail. Pure.
  */
 import { display } from '../pipeline/text.js';
+import { policyLine } from './policy-line.js';
+import { storedPolicyOf } from './status-policy.js';
 import type {
   AuthorizationRecord,
   EnvironmentStatus,
@@ -24,14 +26,21 @@ export interface EnvironmentRow {
   state: string;
   /** The latest promotion's pull request, if it is open. */
   pullRequest: string;
+  /** Its policy gates in a short line (policy-line.ts), when it has any. */
+  policy?: string;
 }
 
-/** The rows of `pipelines`, sorted by namespace and name, environments in spec order. */
-export function environmentRows(pipelines: readonly Pipeline[]): EnvironmentRow[] {
-  return [...pipelines].sort(byName).flatMap((p) =>
-    p.spec.environments.map((env) => {
+/**
+ * The rows of `pipelines`, sorted by namespace and name, environments in spec order; `now`
+ * (ms) is the reader's clock, which the policy gates' times are counted from.
+ */
+export function environmentRows(pipelines: readonly Pipeline[], now: number): EnvironmentRow[] {
+  return [...pipelines].sort(byName).flatMap((p) => {
+    const policy = storedPolicyOf(p, now);
+    return p.spec.environments.map((env) => {
       const stored = p.status?.environments?.[env.name];
       const targets = stored?.targets ?? [];
+      const line = policyLine(policy?.[env.name], now);
       return {
         namespace: p.metadata.namespace,
         pipeline: p.metadata.name,
@@ -40,9 +49,10 @@ export function environmentRows(pipelines: readonly Pipeline[]): EnvironmentRow[
         ready: `${String(targets.filter((t) => t.ready).length)}/${String(env.targets.length)}`,
         state: stateOf(stored),
         pullRequest: openRequest(stored),
+        ...(line === '' ? {} : { policy: line }),
       };
-    }),
-  );
+    });
+  });
 }
 
 const COLUMNS: readonly [keyof EnvironmentRow, string][] = [
@@ -52,17 +62,23 @@ const COLUMNS: readonly [keyof EnvironmentRow, string][] = [
   ['revision', 'REVISION'],
   ['ready', 'READY'],
   ['state', 'STATE'],
+  ['policy', 'POLICY'],
   ['pullRequest', 'PULL REQUEST'],
 ];
 
-/** The rows as an aligned text table (kubectl's style: upper-case headers, two spaces). */
+/**
+ * The rows as an aligned text table (kubectl's style: upper-case headers, two spaces). The
+ * POLICY column is shown only when some environment has a policy gate.
+ */
 export function renderTable(rows: readonly EnvironmentRow[]): string {
   if (rows.length === 0) return 'No Pipelines found.\n';
+  const policy = rows.some((r) => r.policy !== undefined);
+  const columns = COLUMNS.filter(([k]) => policy || k !== 'policy');
   const cells = [
-    COLUMNS.map(([, header]) => header),
-    ...rows.map((r) => COLUMNS.map(([k]) => r[k])),
+    columns.map(([, header]) => header),
+    ...rows.map((r) => columns.map(([k]) => r[k] ?? '')),
   ];
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((line) => (line[i] ?? '').length)));
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => (line[i] ?? '').length)));
   return cells
     .map((line) =>
       line
@@ -74,14 +90,18 @@ export function renderTable(rows: readonly EnvironmentRow[]): string {
     .concat('\n');
 }
 
-/** One Pipeline in detail: its conditions, then each environment's targets, gate and record. */
-export function renderDetail(pipeline: Pipeline): string {
+/**
+ * One Pipeline in detail: its conditions, then each environment's targets, policy gates (at
+ * `now`, ms), approvals and record.
+ */
+export function renderDetail(pipeline: Pipeline, now: number): string {
   const { namespace, name } = pipeline.metadata;
   const { appRef } = pipeline.spec;
   const lines = [`Pipeline ${namespace}/${name} (${appRef.kind} ${appRef.name})`];
   for (const c of pipeline.status?.conditions ?? []) {
     lines.push(`  ${c.type}: ${c.status} (${c.reason}) ${display(c.message, 300)}`);
   }
+  const policy = storedPolicyOf(pipeline, now);
   for (const env of pipeline.spec.environments) {
     const stored = pipeline.status?.environments?.[env.name];
     lines.push('', `  ${env.name}: ${stateOf(stored)}`);
@@ -89,6 +109,8 @@ export function renderDetail(pipeline: Pipeline): string {
       const where = `${target.clusterRef?.name ?? 'management'}/${target.namespace}`;
       lines.push(`    ${where}: ${targetLine(stored?.targets?.[i])}`);
     });
+    const line = policyLine(policy?.[env.name], now);
+    if (line !== '') lines.push(`    policy: ${line}`);
     lines.push(...soakLines(stored), ...gateLines(stored?.approvals ?? []), ...recordLines(stored));
   }
   return `${lines.join('\n')}\n`;

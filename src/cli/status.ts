@@ -14,6 +14,7 @@ import { PIPELINE } from '../kube/resources.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { runCommand, UsageError, type CommandIo } from './args.js';
 import { loadManagementAccess, SourceError } from './flux-config-source.js';
+import { storedPolicyOf } from './status-policy.js';
 import { environmentRows, renderDetail, renderTable } from './status-view.js';
 
 /** `status --help`. */
@@ -22,8 +23,9 @@ export const STATUS_USAGE = `Usage: promotion-gateway status [NAMESPACE/PIPELINE
 
 Reads the Pipelines through a kubeconfig (--kubeconfig, else $KUBECONFIG's files, else ~/.kube/config)
 and prints one row per environment: the revision its targets run, how many are ready, what it
-waits for (an approval, a rollout, a retry) and the open pull request. NAMESPACE/PIPELINE prints
-that Pipeline in detail: conditions, every target, the approvals recorded and the last promotion.
+waits for (an approval, a rollout, a retry), its policy gates (halts, windows, soak, checks) and
+the open pull request. NAMESPACE/PIPELINE prints that Pipeline in detail: conditions, every
+target, the policy gates, the approvals recorded and the last promotion.
 --watch prints again whenever something changes (every --interval seconds, default 2) until
 interrupted; --json prints the Pipelines' rows and records as JSON.
 `;
@@ -70,7 +72,7 @@ export function runStatus(args: string[], io: CommandIo, stop?: AbortSignal): Pr
     const api = config.makeApiClient(CustomObjectsApi);
     let last = '';
     for (;;) {
-      const text = render(await readPipelines(api, request), request);
+      const text = render(await readPipelines(api, request), request, Date.now());
       if (text !== last) io.out.write(request.watch && last !== '' ? `\n${text}` : text);
       last = text;
       if (!request.watch || stopped(stop)) return 0;
@@ -165,22 +167,27 @@ function valid(objects: readonly KubeObject[]): Pipeline[] {
   });
 }
 
-function render(pipelines: readonly Pipeline[], request: StatusRequest): string {
+/** The output at `now` (ms), the clock the policy gates' times are counted from. */
+function render(pipelines: readonly Pipeline[], request: StatusRequest, now: number): string {
   if (request.json) {
-    const rows = environmentRows(pipelines);
-    const body = pipelines.map((p) => ({
-      namespace: p.metadata.namespace,
-      name: p.metadata.name,
-      environments: rows.filter(
-        (r) => r.namespace === p.metadata.namespace && r.pipeline === p.metadata.name,
-      ),
-      status: p.status ?? {},
-    }));
+    const rows = environmentRows(pipelines, now);
+    const body = pipelines.map((p) => {
+      const policy = storedPolicyOf(p, now);
+      return {
+        namespace: p.metadata.namespace,
+        name: p.metadata.name,
+        environments: rows.filter(
+          (r) => r.namespace === p.metadata.namespace && r.pipeline === p.metadata.name,
+        ),
+        ...(policy === undefined ? {} : { policy }),
+        status: p.status ?? {},
+      };
+    });
     return `${JSON.stringify({ pipelines: body }, null, 2)}\n`;
   }
   const [one] = pipelines;
-  if (request.name !== undefined && one !== undefined) return renderDetail(one);
-  return renderTable(environmentRows(pipelines));
+  if (request.name !== undefined && one !== undefined) return renderDetail(one, now);
+  return renderTable(environmentRows(pipelines, now));
 }
 
 function stopped(stop: AbortSignal | undefined): boolean {

@@ -100,13 +100,31 @@ function checkAuthorizations(input: CheckedInput): string[] {
   ];
 }
 
+/**
+ * A break-glass list names principals that exist: a plain name must be a configured approver
+ * and `ci:<name>` a CI policy, since a typo there would quietly shrink the quorum's pool.
+ * `group:` entries and other principals (`oidc:...`) cannot be checked here.
+ */
+function checkBreakGlass(input: CheckedInput): string[] {
+  const approvers = new Set(input.approvals.approvers.map((a) => a.name));
+  const policies = new Set(input.ci.policies.map((p) => `ci:${p.name}`));
+  return input.approvals.breakGlass.approvers.flatMap((name, i) => {
+    const at = `/approvals/breakGlass/approvers/${String(i)}`;
+    if (name.startsWith('ci:') && !policies.has(name))
+      return [problem(at, `names no entry of ci.policies ("${name}")`)];
+    if (!name.includes(':') && !approvers.has(name))
+      return [problem(at, `names no entry of approvals.approvers ("${name}")`)];
+    return [];
+  });
+}
+
 /** Builds the `authorizations` part of the configuration, collecting every problem. */
 export function buildAuthorizations(
   input: CheckedInput,
   context: SecretContext,
   problems: string[],
 ): AuthorizationConfig {
-  problems.push(...checkAuthorizations(input));
+  problems.push(...checkAuthorizations(input), ...checkBreakGlass(input));
   const { approvals, ci } = input;
   return {
     approvers: approvals.approvers.map((a, i) => buildApprover(a, i, context, problems)),
@@ -118,6 +136,7 @@ export function buildAuthorizations(
       approvals.floors.map((f) => [f.environment, { ...f, approvers: [...f.approvers] }]),
     ),
     legacyEndpoint: approvals.legacyEndpoint,
+    breakGlass: { ...approvals.breakGlass, approvers: [...approvals.breakGlass.approvers] },
     ci: {
       issuers: ci.issuers.map((i) => ({ ...i, algorithms: [...i.algorithms] })),
       policies: ci.policies.map((p) => ({

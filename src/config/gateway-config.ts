@@ -4,6 +4,7 @@
  */
 import type { RetryPolicy } from '../evaluate/decisions.js';
 import type { FleetWindow } from '../evaluate/windows.js';
+import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
 
 /** A secret as resolved at load time. Never logged: see src/log.ts redaction paths. */
 export type SecretBytes = Buffer;
@@ -68,6 +69,15 @@ export interface ChecksSettings {
   };
 }
 
+/** PromotionAlerts (docs/notifications.md): what the operator allows them. */
+export interface NotificationsConfig {
+  /**
+   * Which alerts may select Pipelines of other namespaces: false = none (each alert its own
+   * namespace only), true = every alert, a list = alerts in these namespaces.
+   */
+  crossNamespace: boolean | readonly string[];
+}
+
 /** An OIDC issuer whose tokens are verified against its remote JWKS. */
 export interface OidcIssuerConfig {
   issuer: string;
@@ -120,6 +130,8 @@ export interface AuthorizationConfig {
   /** By environment name. */
   floors: Readonly<Record<string, FloorConfig>>;
   legacyEndpoint: boolean;
+  /** Break-glass authorizations (docs/policy.md); disabled while absent or `approvers` is empty. */
+  breakGlass?: BreakGlassPolicy;
   ci: {
     issuers: readonly (OidcIssuerConfig & { name: string })[];
     policies: readonly CiPolicyConfig[];
@@ -180,5 +192,6 @@ export interface GatewayConfig {
   };
   authorizations: AuthorizationConfig;
   checks: ChecksSettings;
+  notifications: NotificationsConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }

@@ -134,9 +134,11 @@ export interface ConfigInput {
     clockToleranceSeconds?: number;
     floors?: FloorInput[];
     legacyEndpoint?: boolean;
+    breakGlass?: { minApprovals?: number; approvers?: string[]; validForSeconds?: number };
   };
   ci?: { issuers?: OidcIssuerInput[]; policies?: CiPolicyInput[] };
   checks?: { maxConcurrent?: number; http?: { allowedUrlPrefixes?: string[] } };
+  notifications?: { crossNamespace?: boolean | string[] };
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -172,8 +174,10 @@ export interface CheckedInput {
     clockToleranceSeconds: number;
     floors: Required<FloorInput>[];
     legacyEndpoint: boolean;
+    breakGlass: { minApprovals: number; approvers: string[]; validForSeconds: number };
   };
   ci: { issuers: Required<OidcIssuerInput>[]; policies: CiPolicyInput[] };
   checks: { maxConcurrent: number; http: { allowedUrlPrefixes: string[] } };
+  notifications: { crossNamespace: boolean | string[] };
   logLevel: NonNullable<ConfigInput['logLevel']>;
 }

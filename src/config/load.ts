@@ -157,6 +157,11 @@ function build(
       maxConcurrent: input.checks.maxConcurrent,
       http: { allowedUrlPrefixes: [...input.checks.http.allowedUrlPrefixes] },
     },
+    notifications: {
+      crossNamespace: Array.isArray(input.notifications.crossNamespace)
+        ? [...input.notifications.crossNamespace]
+        : input.notifications.crossNamespace,
+    },
     logLevel: input.logLevel,
   };
 }

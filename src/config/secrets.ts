@@ -84,18 +84,24 @@ export function webhookSigningKey(
   pointer: string,
   problems: string[],
 ): SecretBytes | undefined {
+  const key = standardWebhooksKey(bytes);
+  if (key === undefined) problems.push(problem(pointer, WHSEC_NOT_BASE64));
+  return key;
+}
+
+/** Why a `whsec_` secret was refused; quotes nothing of the secret. */
+export const WHSEC_NOT_BASE64 = `starts with "${STANDARD_WEBHOOKS_PREFIX}" but what follows is not a key in base64 (standard alphabet, padded); a secret without the prefix is used as its bytes`;
+
+/**
+ * The HMAC key bytes of a Standard Webhooks secret (the rule of webhookSigningKey), redacted;
+ * undefined when it starts with `whsec_` but is not base64. Exported for the notifications'
+ * Secrets (src/notify), so both read a `whsec_` secret the same way.
+ */
+export function standardWebhooksKey(bytes: Buffer): SecretBytes | undefined {
   const text = bytes.toString('utf8').trim();
-  if (!text.startsWith(STANDARD_WEBHOOKS_PREFIX)) return bytes;
+  if (!text.startsWith(STANDARD_WEBHOOKS_PREFIX)) return redacted(bytes);
   const encoded = text.slice(STANDARD_WEBHOOKS_PREFIX.length);
-  if (!BASE64.test(encoded)) {
-    problems.push(
-      problem(
-        pointer,
-        `starts with "${STANDARD_WEBHOOKS_PREFIX}" but what follows is not a key in base64 (standard alphabet, padded); a secret without the prefix is used as its bytes`,
-      ),
-    );
-    return undefined;
-  }
+  if (!BASE64.test(encoded)) return undefined;
   return redacted(Buffer.from(encoded, 'base64'));
 }
 
@@ -107,6 +113,8 @@ const REDACTED = '[secret]';
  * are untouched for crypto.
  */
 export function redacted(bytes: Buffer): SecretBytes {
+  // Idempotent: the properties cannot be defined twice, and a key may pass here again.
+  if (Object.hasOwn(bytes, 'toJSON')) return bytes;
   Object.defineProperty(bytes, 'toJSON', { value: () => REDACTED });
   Object.defineProperty(bytes, inspect.custom, { value: () => REDACTED });
   return bytes;

@@ -29,7 +29,7 @@ export interface CheckResult {
 const MAX_RESULT_TEXT = 200;
 
 /** How one check stands for the revision, as the decision explains it. */
-interface Standing {
+export interface Standing {
   name: string;
   /** The state the gate decides on: a stale pass is Pending, no result is Unknown. */
   state: CheckState;
@@ -68,7 +68,7 @@ export function checksGate(args: GateArgs): EnvironmentDecision | undefined {
 }
 
 /** The newest result of check `index` for `revision`, if any. */
-function latest(
+export function latest(
   known: readonly CheckResult[],
   index: number,
   revision: string,
@@ -81,7 +81,12 @@ function latest(
   return found;
 }
 
-function standingOf(spec: CheckSpec, result: CheckResult | undefined, now: number): Standing {
+/** How check `spec` stands on its newest `result` at `now`, as the gate decides on it. */
+export function standingOf(
+  spec: CheckSpec,
+  result: CheckResult | undefined,
+  now: number,
+): Standing {
   const name = display(spec.name, 63);
   if (result === undefined) return { name, state: 'Unknown', text: 'not checked yet' };
   const { expiresAt } = result;

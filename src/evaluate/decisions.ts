@@ -12,6 +12,7 @@ import type { GateFloor } from './gate.js';
 import type { WindowsInput } from './windows.js';
 import type { HealthySince } from '../pipeline/pipeline-resource.js';
 import type { CheckResult } from './checks.js';
+import type { BreakGlassPolicy } from './break-glass.js';
 
 /** Where a target lives: the gateway's cluster name and the namespace of the app object. */
 export interface TargetLocation {
@@ -72,6 +73,11 @@ export interface EvaluationInput {
   checks?: Readonly<Record<string, readonly CheckResult[] | undefined>>;
   /** status.halts as stored (halts.ts); absent = none. */
   halts?: readonly HaltRecord[];
+  /**
+   * The operator's break-glass policy (break-glass.ts); absent = disabled. The records it
+   * counts are the `break-glass` ones among `authorizations`.
+   */
+  breakGlass?: BreakGlassPolicy;
 }
 
 /** What the evaluator concluded for one environment. */

@@ -8,7 +8,7 @@
 import type { PipelineEnvironment, PipelineSpec, SoakSpec } from '../pipeline/pipeline-resource.js';
 import { display } from '../pipeline/text.js';
 import { parseTimestamp, rfc3339, rfc3339Millis } from '../pipeline/time.js';
-import type { EnvironmentDecision } from './decisions.js';
+import type { EnvironmentDecision, EvaluationInput } from './decisions.js';
 import { formatDuration, parseDuration } from './duration.js';
 import type { GateArgs } from './policy-gates.js';
 import { Reasons } from './reasons.js';
@@ -33,32 +33,67 @@ export function soakedUpstreams(spec: PipelineSpec): Set<string> {
   return names;
 }
 
-/** Holds the environment while its upstream has not run `revision` healthy for the soak time. */
-export function soakGate(args: GateArgs): EnvironmentDecision | undefined {
-  const { input, env, index, revision } = args;
+/**
+ * Where an environment's soak stands for `revision` at `input.now`, as the gate decides on it:
+ * undefined when it has no soak (or `0s`); `end` absent when the soak is longer than counted.
+ */
+export interface SoakClock {
+  /** The soak as the spec writes it. */
+  duration: string;
+  /** The environment before it, whose healthy time counts. */
+  upstream: string;
+  /** Since when (ms) the upstream has run `revision` healthy, when that is known. */
+  since?: number;
+  /** When (ms) the soak ends: counted from `since`, or from `now` when that is not known. */
+  end?: number;
+}
+
+/** The soak clock of `env` (at `index` in the spec) for `revision`; see SoakClock. */
+export function soakClock(
+  input: EvaluationInput,
+  env: PipelineEnvironment,
+  index: number,
+  revision: string,
+): SoakClock | undefined {
   const soak = soakOf(input.spec, env);
   if (soak === undefined) return undefined;
   const ms = parseDuration(soak.duration);
   if (ms === 0) return undefined;
+  const upstream = input.spec.environments[index - 1]?.name ?? '';
+  const base = { duration: soak.duration, upstream };
+  if (ms === undefined) return base;
+  const stored = input.soak?.[upstream];
+  const since = stored?.revision === revision ? parseTimestamp(stored.time) : undefined;
+  // Not known (no reads kept, or a newer record says otherwise): the soak starts now at best.
+  const end = (since ?? input.now) + ms;
+  return since === undefined ? { ...base, end } : { ...base, since, end };
+}
+
+/** The time left (ms) until `end`, rounded up to the second, as messages and views say it. */
+export function soakLeft(end: number, now: number): number {
+  return Math.ceil((end - now) / 1_000) * 1_000;
+}
+
+/** Holds the environment while its upstream has not run `revision` healthy for the soak time. */
+export function soakGate(args: GateArgs): EnvironmentDecision | undefined {
+  const { input, env, index, revision } = args;
+  const clock = soakClock(input, env, index, revision);
+  if (clock === undefined) return undefined;
   const base = { environment: env.name, outcome: 'Waiting' as const, revision };
-  const wanted = display(soak.duration, 32);
-  if (ms === undefined) {
+  const wanted = display(clock.duration, 32);
+  if (clock.end === undefined) {
     return {
       ...base,
       reason: Reasons.SoakInvalid,
       message: `${env.name}'s soak of ${wanted} is longer than the 8760h the gateway counts; ${env.name} waits until it is changed`,
     };
   }
-  const upstream = input.spec.environments[index - 1]?.name ?? '';
-  const since = input.soak?.[upstream];
-  const known = since?.revision === revision ? parseTimestamp(since.time) : undefined;
-  // Not known (no reads kept, or a newer record says otherwise): the soak starts now at best.
-  const start = known ?? input.now;
-  const end = start + ms;
+  const { upstream, since: known, end } = clock;
   if (input.now >= end) return undefined;
+  const start = known ?? input.now;
   const rev = display(revision);
   const elapsed = Math.floor(Math.max(0, input.now - start) / 1_000) * 1_000;
-  const left = Math.ceil((end - input.now) / 1_000) * 1_000;
+  const left = soakLeft(end, input.now);
   const until = rfc3339(Math.ceil(end / 1_000) * 1_000);
   return {
     ...base,

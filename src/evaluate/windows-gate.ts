@@ -8,6 +8,12 @@
  */
 import { rfc3339 } from '../pipeline/time.js';
 import type { PromotionWindowSpec } from '../pipeline/pipeline-resource.js';
+import {
+  breakGlassNote,
+  breakGlassOf,
+  withBreakGlassRetry,
+  type BreakGlassTally,
+} from './break-glass.js';
 import type { EnvironmentDecision } from './decisions.js';
 import { gateOf } from './gate.js';
 import type { GateArgs, PolicyGate } from './policy-gates.js';
@@ -30,17 +36,19 @@ const NAMED = 3;
 /**
  * Holds the environment while a window does (see the module comment); undefined lets it
  * through: no window applies, every window allows now, the holding windows let an approved
- * revision of a gated environment pass, or a break-glass authorization names this revision.
+ * revision of a gated environment pass, or a break-glass quorum authorized this revision here.
+ * A window whose rule cannot be used holds even then: that is a spec to fix, not a freeze.
  */
 export const windowsGate: PolicyGate = (args) => {
   const found = windowsFor(args);
   if (!found.ok) return invalid(args, found.problem);
   if (found.windows.length === 0) return undefined;
-  if (args.input.windows?.breakGlass?.[args.env.name] === args.revision) return undefined;
+  const glass = breakGlassOf(args);
+  if (glass?.met === true) return undefined;
   try {
     const closure = closureAt(found.windows, args.input.now);
     if (closure === undefined || authorizationsPass(args, closure)) return undefined;
-    return held(args, closure, nextOpening(found.windows, args.input.now));
+    return held(args, closure, nextOpening(found.windows, args.input.now), glass);
   } catch (error) {
     if (error instanceof WindowError) return invalid(args, error.message);
     throw error;
@@ -48,7 +56,7 @@ export const windowsGate: PolicyGate = (args) => {
 };
 
 /** The fleet windows for this environment, then the Pipeline's and the environment's. */
-function windowsFor(args: GateArgs): Found {
+export function windowsFor(args: GateArgs): Found {
   const { input, env } = args;
   const given = input.windows;
   const windows: PromotionWindow[] = (given?.fleet ?? []).filter(
@@ -82,7 +90,12 @@ function authorizationsPass(args: GateArgs, closure: Closure): boolean {
   return gateOf(args.input.spec, args.env, args.input.floors?.[args.env.name]) !== undefined;
 }
 
-function held(args: GateArgs, closure: Closure, opening: Opening | undefined): EnvironmentDecision {
+function held(
+  args: GateArgs,
+  closure: Closure,
+  opening: Opening | undefined,
+  glass: BreakGlassTally | undefined,
+): EnvironmentDecision {
   const denying = closure.denying.map((o) => o.window);
   const holding = denying.length > 0 ? denying : closure.outside.flat();
   const why =
@@ -101,8 +114,8 @@ function held(args: GateArgs, closure: Closure, opening: Opening | undefined): E
     outcome: 'Waiting',
     revision: args.revision,
     reason: denying.length > 0 ? Reasons.InDenyWindow : Reasons.OutsidePromotionWindow,
-    message: `${args.ready}; ${args.env.name} waits: ${why}; ${next}`,
-    ...(opening === undefined ? {} : { retryAt: opening.at }),
+    message: `${args.ready}; ${args.env.name} waits: ${why}; ${next}${breakGlassNote(glass)}`,
+    ...withBreakGlassRetry(opening?.at, glass),
   };
 }
 

@@ -51,11 +51,6 @@ export interface WindowsInput {
   pipeline?: CompiledWindows;
   /** spec.environments[].promotion.windows by environment name; present for each that has any. */
   environments?: Readonly<Record<string, CompiledWindows | undefined>>;
-  /**
-   * The hook for stop-the-line's break-glass authorization (its own quorum, recorded): by
-   * environment, the one revision it lets through every window. Nothing fills it yet.
-   */
-  breakGlass?: Readonly<Record<string, string | undefined>>;
 }
 
 /** One occurrence of a window: [start, end). */

@@ -3,7 +3,7 @@
  *   POST /v1/pipelines/{ns}/{name}/environments/{env}/approvals   a person: a signed statement
  *        (application/jose) or an SSO bearer token with `{revision, decision, comment}`;
  *   POST /v1/pipelines/{ns}/{name}/environments/{env}/promotions  a CI job: its OIDC token
- *        with `{revision}`;
+ *        with `{revision}` (or `{revision, decision: "break-glass", comment}`);
  *   POST /approval/{ns}/{name}/{env}/{revision}                   weave's legacy approval
  *        (HMAC of an empty body with the Pipeline's hmac-key), only when configured.
  * Each authenticates first (no cluster or Secret is read for a stranger), then hands the
@@ -13,13 +13,14 @@ import type { FastifyPluginCallback, FastifyRequest, FastifySchemaValidationErro
 import { bearerToken } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import type { AuthorizationTarget, Principals } from '../auth/principals.js';
-import type { AuthorizationClaim, Identity } from '../auth/identity.js';
+import type { AuthorizationClaim, AuthorizationDecision, Identity } from '../auth/identity.js';
 import { factText, refuse, verified, withFacts, type Checked } from '../auth/refusal.js';
 import type { AuthorizationResult, Authorizer } from '../authorize/authorizer.js';
 import { GatewayError } from '../errors.js';
 import { pipelineId } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
 import type { Halter } from '../authorize/halter.js';
+import { registerFleetHalts, type FleetHaltOptions } from './fleet-halts.js';
 import { registerHalts } from './halts.js';
 import { legacyCaller } from './legacy.js';
 import { SchemaRefs, validationMessage } from './schemas.js';
@@ -34,6 +35,8 @@ export interface AuthorizationRouteOptions {
   now: () => number;
   /** Serves the stop-the-line doors (halts.ts) when given. */
   halter?: Halter | undefined;
+  /** Serves the doors across Pipelines and signed halts (fleet-halts.ts) when given, with `halter`. */
+  fleetHalts?: Pick<FleetHaltOptions, 'fleet' | 'statements'> | undefined;
 }
 
 interface EnvParams {
@@ -44,7 +47,13 @@ interface EnvParams {
 
 interface ApprovalBody {
   revision: string;
-  decision: 'approve' | 'reject';
+  decision: AuthorizationDecision;
+  comment?: string;
+}
+
+interface PromotionBody {
+  revision: string;
+  decision?: 'approve' | 'break-glass';
   comment?: string;
 }
 
@@ -68,10 +77,16 @@ function atTarget<T>(checked: Checked<T>, target: AuthorizationTarget): Checked<
   });
 }
 
-/** The principal and claim of an authenticated authorization request. */
+/**
+ * The principal and claim of an authenticated authorization request. A break-glass without a
+ * reason is refused here, whichever door it came through (a signed statement's claims are
+ * checked by no body schema): 400, nothing recorded.
+ */
 function authorizationOf(identity: Identity, claim: AuthorizationClaim | undefined) {
   if (identity.principal === undefined || claim === undefined)
     throw new GatewayError('Unauthenticated');
+  if (claim.decision === 'break-glass' && (claim.comment ?? '').trim() === '')
+    throw new GatewayError('InvalidBody', 'A break-glass authorization needs a reason (comment).');
   return { principal: identity.principal, claim };
 }
 
@@ -88,6 +103,9 @@ export const authorizationRoutes: FastifyPluginCallback<AuthorizationRouteOption
   if (options.legacyEndpoint) registerLegacyApproval(app, options);
   const { halter } = options;
   if (halter !== undefined) registerHalts(app, { ...options, halter });
+  const { fleetHalts } = options;
+  if (halter !== undefined && fleetHalts !== undefined)
+    registerFleetHalts(app, { ...options, ...fleetHalts, halter });
   done();
 };
 
@@ -140,7 +158,7 @@ function registerPromotions(
   app: Scope,
   { principals, authorizer, now }: AuthorizationRouteOptions,
 ) {
-  app.post<{ Params: EnvParams; Body: { revision: string } }>(
+  app.post<{ Params: EnvParams; Body: PromotionBody }>(
     '/v1/pipelines/:namespace/:name/environments/:env/promotions',
     {
       schema: {
@@ -165,7 +183,12 @@ function registerPromotions(
         const identity = callerOf(request);
         if (identity.scopes.pipelines.length === 0) throw new GatewayError('Forbidden');
         checkBody(request);
-        const claim: AuthorizationClaim = { revision: request.body.revision, decision: 'approve' };
+        const { revision, decision, comment } = request.body;
+        const claim: AuthorizationClaim = {
+          revision,
+          decision: decision ?? 'approve',
+          ...(comment === undefined ? {} : { comment }),
+        };
         const { principal } = authorizationOf(identity, claim);
         const { pipeline, environment } = targetOf(request.params);
         return reply
@@ -234,6 +257,8 @@ function answerOf(result: AuthorizationResult) {
   switch (refusal.reason) {
     case 'NotWaiting':
       return fail(new GatewayError('NotWaiting', refusal.detail));
+    case 'Forbidden':
+      return fail(new GatewayError('Forbidden', refusal.detail));
     case 'Full':
       return fail(new GatewayError('RateLimited', undefined, { retryAfterSeconds: 60 }));
     case 'Contended':

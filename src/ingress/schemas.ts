@@ -19,6 +19,8 @@ export const SchemaRefs = {
   promotionBody: `${BASE}/authorization.schema.json#/definitions/promotion`,
   haltBody: `${BASE}/authorization.schema.json#/definitions/halt`,
   haltParams: `${BASE}/authorization.schema.json#/definitions/haltParams`,
+  fleetHaltBody: `${BASE}/authorization.schema.json#/definitions/fleetHalt`,
+  fleetHaltParams: `${BASE}/authorization.schema.json#/definitions/fleetHaltParams`,
 } as const;
 
 /**

@@ -17,20 +17,25 @@ const APP_OBJECTS = [
   'kustomizations.kustomize.toolkit.fluxcd.io',
 ];
 
+const ALERTS = 'promotionalerts.notifications.promotion-gateway.dev';
+
 /** In each target cluster: read Flux's application objects, nothing else. */
 export const TARGET_ACCESS: readonly AccessRule[] = [
   { verbs: ['get', 'list'], resources: APP_OBJECTS },
 ];
 
 /**
- * In the management cluster: watch Pipelines and write their status, read GitopsClusters and
- * the Secrets they (and legacy webhooks) name, record Events, hold the resync Lease in
- * `leaseNamespace`, and read app objects of targets that have no clusterRef.
+ * In the management cluster: watch Pipelines and write their status, list PromotionAlerts and
+ * write theirs, read GitopsClusters and the Secrets they, legacy webhooks and alerts name,
+ * record Events, hold the resync Lease in `leaseNamespace`, and read app objects of targets
+ * that have no clusterRef.
  */
 export function managementAccess(leaseNamespace: string): readonly AccessRule[] {
   return [
     { verbs: ['get', 'list', 'watch'], resources: ['pipelines.pipelines.weave.works'] },
     { verbs: ['get', 'update', 'patch'], resources: ['pipelines.pipelines.weave.works/status'] },
+    { verbs: ['get', 'list', 'watch'], resources: [ALERTS] },
+    { verbs: ['get', 'update', 'patch'], resources: [`${ALERTS}/status`] },
     { verbs: ['get', 'list'], resources: ['gitopsclusters.gitops.weave.works'] },
     { verbs: ['get'], resources: ['secrets'] },
     { verbs: ['create', 'patch'], resources: ['events'] },

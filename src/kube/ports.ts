@@ -106,6 +106,31 @@ export interface PipelineWriter {
   emitEvent(event: EventRecord): Promise<void>;
 }
 
+/** Conflict-aware status writes to PromotionAlerts in the management cluster. */
+export interface AlertWriter {
+  /**
+   * Replace the status subresource; `resourceVersion` in metadata is the precondition.
+   * Resolves to the stored object, or `{ conflict: true }` on a 409 (or a 404: it is gone).
+   */
+  replaceAlertStatus(
+    alert: KubeObject,
+  ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }>;
+  /** Fresh GET of a PromotionAlert (never a cache), or undefined when it no longer exists. */
+  getAlert(namespace: string, name: string): Promise<KubeObject | undefined>;
+}
+
+/** A Secret as read: its resourceVersion (what a cache keys on) and its keys' decoded bytes. */
+export interface SecretObject {
+  resourceVersion: string;
+  data: Readonly<Record<string, Buffer>>;
+}
+
+/** Reads whole Secrets in the management cluster (never a list: RBAC grants only `get`). */
+export interface SecretReader {
+  /** One GET; `value` is undefined when the Secret does not exist. */
+  get(namespace: string, name: string): Promise<ReadResult<SecretObject | undefined>>;
+}
+
 /**
  * The leader-election fields of a coordination.k8s.io/v1 Lease. Times are MicroTime strings
  * (RFC 3339 with microseconds, `2026-11-21T10:00:00.000000Z`), as the API server serves them.

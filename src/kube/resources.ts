@@ -15,6 +15,7 @@ export interface ResourceCoordinates {
 const plurals: ReadonlyMap<string, string> = new Map([
   ['Pipeline', 'pipelines'],
   ['GitopsCluster', 'gitopsclusters'],
+  ['PromotionAlert', 'promotionalerts'],
 ]);
 
 /** Coordinates for apiVersion/kind, or undefined for a kind the gateway does not read. */
@@ -36,4 +37,11 @@ export const GITOPS_CLUSTER: ResourceCoordinates = {
   group: 'gitops.weave.works',
   version: 'v1alpha1',
   plural: 'gitopsclusters',
+};
+
+/** The PromotionAlert custom resource (ours: docs/notifications.md). */
+export const PROMOTION_ALERT: ResourceCoordinates = {
+  group: 'notifications.promotion-gateway.dev',
+  version: 'v1alpha1',
+  plural: 'promotionalerts',
 };

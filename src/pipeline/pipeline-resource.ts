@@ -2,6 +2,7 @@
  * TypeScript view of `pipelines.weave.works/v1alpha1` Pipeline, as in schemas/pipeline.schema.json.
  * Fields marked "ours" are optional additions; existing Pipelines never need them.
  */
+import type { HaltRecord } from './halt-resource.js';
 
 /** Reference to a GitopsCluster holding a remote cluster's kubeconfig. */
 export interface ClusterRef {
@@ -123,6 +124,8 @@ export interface PromotionSpec {
   soak?: SoakSpec;
   /** ours: promotion windows; pipeline-wide ones apply to every environment, with its own. */
   windows?: PromotionWindowSpec[];
+  /** ours, per environment only: a break-glass quorum stricter than the operator's (policy.md). */
+  breakGlass?: { minApprovals?: number; approvers?: string[] };
 }
 
 /** An ordered stage of the pipeline. */
@@ -191,14 +194,15 @@ export interface TargetStatusRecord {
 export type AuthorizationKind = 'human' | 'ci' | 'legacy';
 
 /**
- * ours: status.environments[env].approvals[i], one authorization (approval, rejection or CI
- * trigger) of one revision by one principal, recorded before it counts.
+ * ours: status.environments[env].approvals[i], one authorization (approval, rejection, CI
+ * trigger or break-glass) of one revision by one principal, recorded before it counts.
  */
 export interface AuthorizationRecord {
   /** `alice` (configured approver), `oidc:<issuer>#<sub>`, `ci:<policy>` or `legacy-hmac`. */
   principal: string;
   kind: AuthorizationKind;
-  decision: 'approve' | 'reject';
+  /** `break-glass`: the glass of a halt or window holding the revision (docs/policy.md). */
+  decision: 'approve' | 'reject' | 'break-glass';
   revision: string;
   /** When the gateway recorded it (RFC 3339). */
   time: string;
@@ -227,11 +231,32 @@ export interface HealthySince {
 export interface EnvironmentStatus {
   targets?: TargetStatusRecord[];
   promotion?: PromotionRecord;
-  waitingApproval?: { revision: string };
+  /** ours: `since` is when the gateway first found it waiting (RFC 3339, milliseconds). */
+  waitingApproval?: { revision: string; since?: string };
+  /** ours: the latest promotions of this environment, oldest first (at most MAX_HISTORY). */
+  history?: PromotionHistoryEntry[];
   /** ours: authorizations of the current and previous revision, and any not yet expired. */
   approvals?: AuthorizationRecord[];
   /** ours: since when it has run its revision healthy, for the soak of the next environment. */
   healthySince?: HealthySince;
+}
+
+/**
+ * ours: status.environments[env].history[i], one revision's promotion: when it was first
+ * claimed, how many attempts it took, and when it first failed and when it succeeded. Written
+ * with the promotion record it summarizes, so it is as durable as the record; notifications and
+ * the web view read the promotions a newer record has overwritten from here.
+ */
+export interface PromotionHistoryEntry {
+  revision: string;
+  /** When its first attempt was claimed (RFC 3339). */
+  startedTime: string;
+  attempts: number;
+  /** When an attempt first failed, and why (reason: message, secret-free, truncated). */
+  failedTime?: string;
+  failure?: string;
+  /** When it succeeded. */
+  succeededTime?: string;
 }
 
 /** A metav1.Condition. */
@@ -253,23 +278,8 @@ export interface PipelineStatus {
   halts?: HaltRecord[];
 }
 
-/**
- * ours: status.halts[i], one stop-the-line halt: no promotion of `environment` (of every
- * environment when absent) until it is lifted or `expiresAt` passes.
- */
-export interface HaltRecord {
-  /** Names the halt for its lift. */
-  id: string;
-  environment?: string;
-  /** Who halted, as approvals name principals. */
-  principal: string;
-  kind: AuthorizationKind;
-  reason: string;
-  /** When the gateway recorded it (RFC 3339). */
-  time: string;
-  /** When it stops holding (RFC 3339); absent = until lifted. */
-  expiresAt?: string;
-}
+/** ours: status.halts[i], one stop-the-line halt (src/pipeline/halt-resource.ts). */
+export type { HaltRecord } from './halt-resource.js';
 
 /** A whole Pipeline object. */
 export interface Pipeline {

@@ -7,6 +7,7 @@ import type { StatusChange } from '../kube/status-writer.js';
 import { jsonEqual } from '../pipeline/json-equal.js';
 import { rfc3339 } from '../pipeline/time.js';
 import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/pipeline-resource.js';
+import { withRecorded } from './history.js';
 
 /** Inputs of a claim; `pipeline` is the object the decision was computed on. */
 export interface ClaimArgs {
@@ -39,7 +40,10 @@ export function claimChange(args: ClaimArgs): StatusChange<ClaimVerdict> {
     // writing would hand a second replica the same attempt.
     if (isClaimedAlready(current?.promotion, record)) return { keep: 'Lost' };
     if (!sameInputs(basis, stored, environment)) return { keep: 'Lost' };
-    return { write: withPromotion(stored.status, environment, record), verdict: 'Claimed' };
+    return {
+      write: withPromotion(stored.status, environment, record, args.now),
+      verdict: 'Claimed',
+    };
   };
 }
 
@@ -82,18 +86,22 @@ function isClaimedAlready(stored: PromotionRecord | undefined, next: PromotionRe
   return stored?.revision === next.revision && (stored.attempt ?? 1) >= (next.attempt ?? 1);
 }
 
-/** A copy of `status` with one environment's promotion record replaced, all else kept. */
+/**
+ * A copy of `status` with one environment's promotion record replaced (and its history told,
+ * src/promote/history.ts, as of `at` ms), all else kept.
+ */
 export function withPromotion(
   status: PipelineStatus | undefined,
   environment: string,
   record: PromotionRecord,
+  at: number,
 ): PipelineStatus {
   const environments = status?.environments ?? {};
   return {
     ...status,
     environments: {
       ...environments,
-      [environment]: { ...environments[environment], promotion: record },
+      [environment]: withRecorded(environments[environment], record, at),
     },
   };
 }

@@ -18,18 +18,23 @@ export type OutcomeVerdict = 'Recorded' | 'Superseded';
 /**
  * The outcome as a status change: it replaces our own Claimed record (same revision, attempt,
  * claimant and time) and nothing else; if another replica has re-claimed the environment since,
- * its record wins and nothing is written.
+ * its record wins and nothing is written. `finishedAt` (ms) is when the strategy returned, which
+ * the environment's history keeps.
  */
 export function outcomeChange(
   environment: string,
   claim: PromotionRecord,
   result: StrategyResult,
+  finishedAt: number,
 ): { change: StatusChange<OutcomeVerdict>; record: PromotionRecord } {
   const record = outcomeRecord(claim, result);
   const change: StatusChange<OutcomeVerdict> = (stored) => {
     const current = stored.status?.environments?.[environment]?.promotion;
     if (!isSameClaim(current, claim)) return { keep: 'Superseded' };
-    return { write: withPromotion(stored.status, environment, record), verdict: 'Recorded' };
+    return {
+      write: withPromotion(stored.status, environment, record, finishedAt),
+      verdict: 'Recorded',
+    };
   };
   return { change, record };
 }

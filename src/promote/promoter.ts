@@ -19,6 +19,8 @@ export interface ExecutePromotionArgs {
   /** From strategyFor(); the caller skips the promotion when there is none. */
   strategy: PromotionStrategy;
   now: number;
+  /** The clock read when the strategy returns (the history's finish time); `now` without. */
+  clock?: () => number;
   instanceId: string;
 }
 
@@ -36,7 +38,13 @@ export type PromotionOutcome =
   | { outcome: 'Conflict'; pipeline?: Pipeline }
   | { outcome: 'Gone' }
   | { outcome: 'Superseded'; result: StrategyResult }
-  | { outcome: 'Unrecorded'; claim: PromotionRecord; result: StrategyResult; error?: unknown };
+  | {
+      outcome: 'Unrecorded';
+      claim: PromotionRecord;
+      result: StrategyResult;
+      finishedAt: number;
+      error?: unknown;
+    };
 
 /**
  * Claim, run, record. Rejects only when the claim write fails in an unclassified way (the
@@ -59,8 +67,9 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
     revision: record.revision,
     attempt: record.attempt ?? 1,
   });
+  const finishedAt = args.clock?.() ?? args.now;
   try {
-    const { change, record: outcome } = outcomeChange(environment, record, result);
+    const { change, record: outcome } = outcomeChange(environment, record, result, finishedAt);
     const recorded = await args.status.apply(pipeline, change);
     switch (recorded.outcome) {
       case 'Written':
@@ -75,11 +84,11 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
       case 'Gone':
         return { outcome: 'Gone' };
       case 'Contended':
-        return { outcome: 'Unrecorded', claim: record, result };
+        return { outcome: 'Unrecorded', claim: record, result, finishedAt };
     }
   } catch (error) {
     // The strategy already ran; retrying here would re-run it. Report and let the claim time out.
-    return { outcome: 'Unrecorded', claim: record, result, error };
+    return { outcome: 'Unrecorded', claim: record, result, finishedAt, error };
   }
 }
 

@@ -15,6 +15,8 @@ interface PendingOutcome {
   environment: string;
   claim: PromotionRecord;
   result: StrategyResult;
+  /** When the strategy returned (ms). */
+  finishedAt: number;
 }
 
 /** What became of the outcomes of one Pipeline on a replay. */
@@ -65,7 +67,12 @@ export class UnrecordedOutcomes {
     let written = 0;
     for (const outcome of outcomes) {
       if (current === undefined) break;
-      const { change } = outcomeChange(outcome.environment, outcome.claim, outcome.result);
+      const { change } = outcomeChange(
+        outcome.environment,
+        outcome.claim,
+        outcome.result,
+        outcome.finishedAt,
+      );
       try {
         const result: StatusWrite<OutcomeVerdict> = await this.status.apply(current, change);
         if (result.outcome === 'Contended') kept.push(outcome);

@@ -14,6 +14,7 @@ import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { soakInputOf, type ReadHistories } from './soak-inputs.js';
 import { windowsInputOf } from './windows-inputs.js';
 import type { FleetWindow } from '../evaluate/windows.js';
+import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
 
 /**
  * Stored statuses per environment, aligned with the spec's targets. A target never read is
@@ -73,6 +74,13 @@ export interface EvaluationSettings {
   history?: ReadHistories | undefined;
   /** The operator's promotion windows (config promotion.windows, compiled); absent = none. */
   windows?: readonly FleetWindow[] | undefined;
+  /** The operator's break-glass policy (config approvals.breakGlass); absent = disabled. */
+  breakGlass?: BreakGlassPolicy | undefined;
+}
+
+/** An evaluation and the input it decided on, so that what explains it decides on the same. */
+export interface PipelineEvaluation extends Evaluation {
+  readonly input: EvaluationInput;
 }
 
 /** Runs the pure evaluator on a Pipeline's spec and its stored records and authorizations. */
@@ -81,10 +89,21 @@ export function evaluatePipeline(
   targets: Record<string, TargetStatus[]>,
   settings: EvaluationSettings,
   now: number,
-): Evaluation {
+): PipelineEvaluation {
+  const input = evaluationInputOf(pipeline, targets, settings, now);
+  return { ...evaluate(input), input };
+}
+
+/** The evaluator's input: the Pipeline's spec, records and halts, this replica's reads and results. */
+export function evaluationInputOf(
+  pipeline: Pipeline,
+  targets: Record<string, TargetStatus[]>,
+  settings: EvaluationSettings,
+  now: number,
+): EvaluationInput {
   const stored = pipeline.status?.environments;
   const names = pipeline.spec.environments.map((e) => e.name);
-  return evaluate({
+  return {
     spec: pipeline.spec,
     targets,
     records: Object.fromEntries(names.map((n) => [n, stored?.[n]?.promotion])),
@@ -96,7 +115,8 @@ export function evaluatePipeline(
     ...soakInputOf(pipeline, targets, settings.history, now),
     ...windowsInputOf(pipeline, settings.windows),
     ...(pipeline.status?.halts === undefined ? {} : { halts: pipeline.status.halts }),
-  });
+    ...(settings.breakGlass === undefined ? {} : { breakGlass: settings.breakGlass }),
+  };
 }
 
 function checksOf(

@@ -2,12 +2,7 @@ import type { CatalogTarget } from '../catalog/targets.js';
 import type { CheckBook } from '../checks/check-book.js';
 import { promotions } from '../evaluate/evaluate.js';
 import type { GateFloor } from '../evaluate/gate.js';
-import type {
-  EnvironmentDecision,
-  Evaluation,
-  RetryPolicy,
-  TargetStatus,
-} from '../evaluate/decisions.js';
+import type { EnvironmentDecision, RetryPolicy, TargetStatus } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf } from '../pipeline/id.js';
@@ -17,9 +12,10 @@ import { executePromotion, type PromotionOutcome } from '../promote/promoter.js'
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
-import { evaluatePipeline, statusesFor } from './inputs.js';
+import { evaluatePipeline, statusesFor, type PipelineEvaluation } from './inputs.js';
 import type { ReadHistories } from './soak-inputs.js';
 import type { FleetWindow } from '../evaluate/windows.js';
+import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
 
 /** What promoting needs besides the evaluation. */
 export interface PromotionDeps {
@@ -35,6 +31,8 @@ export interface PromotionDeps {
   history?: ReadHistories;
   /** The operator's promotion windows, so a confirmation decides on them too. */
   windows?: readonly FleetWindow[];
+  /** The operator's break-glass policy, so a confirmation counts break-glass records too. */
+  breakGlass?: BreakGlassPolicy;
   instanceId: string;
   logger: GatewayLogger;
   now: () => number;
@@ -50,7 +48,7 @@ export interface PromotionDeps {
 /** What a promotion pass ended with. */
 export interface PromotionPass {
   /** The evaluation to publish: recomputed after any promotion, so records show in it. */
-  evaluation: Evaluation;
+  evaluation: PipelineEvaluation;
   /** The newest stored Pipeline seen, when the pass read or wrote it. */
   pipeline?: Pipeline;
   conflicts: number;
@@ -69,7 +67,7 @@ export async function promoteAll(
   deps: PromotionDeps,
   pipeline: Pipeline,
   targets: readonly CatalogTarget[],
-  evaluation: Evaluation,
+  evaluation: PipelineEvaluation,
 ): Promise<PromotionPass> {
   const wanted = promotions(evaluation);
   if (wanted.length === 0) return { evaluation, conflicts: 0, retry: false };
@@ -93,16 +91,18 @@ export async function promoteAll(
       decision,
       strategy,
       now: deps.now(),
+      clock: deps.now,
       instanceId: deps.instanceId,
     });
     deps.onOutcome?.(outcome.outcome);
     logOutcome(deps.logger, current, decision, outcome);
     if (outcome.outcome === 'Unrecorded') {
-      const { claim, result } = outcome;
+      const { claim, result, finishedAt } = outcome;
       deps.unrecorded?.remember(pipelineIdOf(current), {
         environment: decision.environment,
         claim,
         result,
+        finishedAt,
       });
     }
     if (outcome.outcome === 'Conflict') conflicts += 1;
@@ -179,7 +179,7 @@ function evaluateOn(
   deps: PromotionDeps,
   pipeline: Pipeline,
   targets: Record<string, TargetStatus[]>,
-): Evaluation {
+): PipelineEvaluation {
   return evaluatePipeline(pipeline, targets, deps, deps.now());
 }
 

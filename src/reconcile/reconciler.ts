@@ -14,7 +14,14 @@ import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { rfc3339 } from '../pipeline/time.js';
 import type { ProcessResult } from '../queue/queue-model.js';
-import { announcementsOf, evaluatePipeline, observedTimes, statusesFor } from './inputs.js';
+import { policyViewsOf } from '../evaluate/policy-view.js';
+import {
+  announcementsOf,
+  evaluatePipeline,
+  observedTimes,
+  statusesFor,
+  type PipelineEvaluation,
+} from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
 import { streaksOf } from './soak-inputs.js';
 import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
@@ -111,7 +118,10 @@ export class Reconciler {
     return pendingPipelines(this.deps.catalog.all(), this.views);
   }
 
-  private evaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): Evaluation {
+  private evaluate(
+    pipeline: Pipeline,
+    targets: Record<string, TargetStatus[]>,
+  ): PipelineEvaluation {
     return evaluatePipeline(pipeline, targets, this.deps, this.deps.now());
   }
 
@@ -135,13 +145,16 @@ export class Reconciler {
     id: PipelineId,
     pipeline: Pipeline,
     targets: Record<string, TargetStatus[]>,
-    evaluation: Evaluation,
+    evaluation: PipelineEvaluation,
   ): void {
+    // Explained from the input the decisions were made on: the two cannot disagree.
+    const policy = policyViewsOf(evaluation.input);
     this.views.set(id, {
       namespace: pipeline.metadata.namespace,
       name: pipeline.metadata.name,
       targets,
       decisions: evaluation.decisions,
+      ...(policy === undefined ? {} : { policy }),
       evaluatedAt: rfc3339(this.deps.now()),
     });
   }

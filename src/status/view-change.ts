@@ -98,7 +98,8 @@ export function viewChange(
         return merged === 'stale' ? record : merged;
       });
       const since = soaked.has(name) ? healthySince(inputs, name, kept, options.now) : undefined;
-      environments[name] = withView(kept, targets, env.waitingApproval, since);
+      const waiting = waitingSince(env.waitingApproval, kept?.waitingApproval, options.now);
+      environments[name] = withView(kept, targets, waiting, since);
     }
     if (stale.length > 0) return { keep: { kind: 'Stale', targets: stale } };
     const eventsMissing = eventsMissingCondition(stored, environments, options.now);
@@ -175,6 +176,23 @@ function healthySince(
     stored: kept?.healthySince,
     now,
   });
+}
+
+/**
+ * The view's waitingApproval, with `since` kept from the stored one while it waits for the same
+ * revision (so a view that finds the same wait writes nothing) and stamped `now` when it begins.
+ */
+function waitingSince(
+  computed: EnvironmentStatus['waitingApproval'],
+  stored: EnvironmentStatus['waitingApproval'],
+  now: number,
+): EnvironmentStatus['waitingApproval'] {
+  if (computed === undefined) return undefined;
+  const since =
+    stored?.revision === computed.revision && stored.since !== undefined
+      ? stored.since
+      : rfc3339Millis(now);
+  return { revision: computed.revision, since };
 }
 
 /** The stored environment with the view's own fields replaced and everything else kept. */

@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, buildMetricsApp } from '../app.js';
 import { Principals } from '../auth/principals.js';
 import { Authorizer } from '../authorize/authorizer.js';
+import { checkHaltStatement } from '../auth/halt-statement.js';
+import { FleetHalter } from '../authorize/fleet-halter.js';
 import { Halter } from '../authorize/halter.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { ClusterAccess } from './access.js';
@@ -32,6 +34,7 @@ function authorizations(
     policy: config.promotion.retry,
     floors: config.authorizations.floors,
     windows: config.promotion.windows,
+    breakGlass: config.authorizations.breakGlass,
     history: readHistories(access.verified, catalog),
     recheck: (id) => {
       loop.pipelines.requestPipeline(id, 'authorization');
@@ -40,19 +43,37 @@ function authorizations(
       metrics.authorizations.inc({ kind, outcome });
     },
   });
-  const halter = new Halter({
+  const { halter, fleetHalts } = haltDoors(rt, catalog, access, loop);
+  const principals = new Principals(config.authorizations);
+  return { principals, authorizer, halter, fleetHalts, now };
+}
+
+/** The stop-the-line halters (one Pipeline, across Pipelines) and the halt statements' check. */
+function haltDoors(
+  rt: Runtime,
+  catalog: PipelineCatalog,
+  access: ClusterAccess,
+  loop: PromotionLoop,
+) {
+  const { config, logger, metrics, now } = rt;
+  const deps = {
     ...{ catalog, logger, now, floors: config.authorizations.floors },
     status: access.status,
     events: access.writer,
     approvers: config.authorizations.approvers.map((a) => a.name),
-    recheck: (id) => {
+    recheck: (id: PipelineId) => {
       loop.pipelines.requestPipeline(id, 'authorization');
     },
-    onOutcome: (kind, outcome) => {
+    onOutcome: (kind: string, outcome: string) => {
       metrics.authorizations.inc({ kind, outcome });
     },
-  });
-  return { principals: new Principals(config.authorizations), authorizer, halter, now };
+  };
+  const statements = (statement: string, at: number) =>
+    checkHaltStatement(config.authorizations, statement, at);
+  const maxPipelines =
+    rt.maxPipelinesPerHalt === undefined ? {} : { maxPipelines: rt.maxPipelinesPerHalt };
+  const fleet = new FleetHalter({ ...deps, ...maxPipelines });
+  return { halter: new Halter(deps), fleetHalts: { fleet, statements } };
 }
 
 /** [ingress] and [auth]: the HTTP app over the queues and the verified views. */

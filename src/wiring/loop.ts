@@ -37,6 +37,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const { config, logger, now, metrics, scheduler, random } = rt;
   const { verified, writer, status } = access;
   const { retry: policy, instanceId, webhooks, windows } = config.promotion;
+  const { breakGlass } = config.authorizations;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
   const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
@@ -52,7 +53,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     evaluatePipeline(
       pipeline,
       targets,
-      { policy, floors: config.authorizations.floors, checks, history, windows },
+      { policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
       now(),
     );
   // A stored record newer than our read is a hint about that object: read it (spaced like any
@@ -77,6 +78,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     checks,
     history,
     windows,
+    ...(breakGlass === undefined ? {} : { breakGlass }),
     unrecorded: new UnrecordedOutcomes(status),
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });

@@ -23,6 +23,8 @@ export interface GatewayOptions {
   kubeTimeoutMs?: number;
   /** Keep-alive connections to clusters (default: a pool of this gateway's own). */
   agentPool?: AgentPool;
+  /** The most Pipelines one halt across Pipelines may change (default 1,000; tests lower it). */
+  maxPipelinesPerHalt?: number;
 }
 
 /** What every stage is built from: the options resolved once. */
@@ -36,6 +38,7 @@ export interface Runtime {
   calls: KubeCalls;
   metrics: GatewayMetrics;
   fetch: FetchLike | undefined;
+  maxPipelinesPerHalt: number | undefined;
 }
 
 /** The runtime `options` describe; a pool and the real clock when none is given. */
@@ -55,5 +58,6 @@ export function runtimeOf(options: GatewayOptions): Runtime {
       clusters: [config.management.name, ...config.clusters.map((c) => c.name)],
     }),
     fetch: options.fetch,
+    maxPipelinesPerHalt: options.maxPipelinesPerHalt,
   };
 }

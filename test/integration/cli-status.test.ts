@@ -13,6 +13,7 @@ import {
   createApp,
   eventually,
   launchGateway,
+  pipelineOf,
   rollOut,
   startTestFleet,
   waitSteady,
@@ -79,6 +80,31 @@ describe('promotion-gateway status', () => {
     };
     const ours = parsed.pipelines.find((p) => p.namespace === NS);
     expect(ours?.environments).toHaveLength(3);
+  });
+
+  it('shows each environment’s policy gates: a POLICY column, a policy line, JSON', async () => {
+    const ns = 'cli-status-soak';
+    createApp(fleet, ns, { prodPromotion: { soak: { duration: '1h' } } });
+    await waitSteady(fleet, [gw], ns);
+    const since = await eventually(() => {
+      const stored = pipelineOf(fleet, ns).status?.environments?.staging?.healthySince;
+      if (stored === undefined) throw new Error('no healthySince for staging yet');
+      return stored.time;
+    });
+    const [code, text] = await status(['-n', ns]);
+    expect(code).toBe(0);
+    const [header, ...rows] = text.split('\n');
+    expect(header).toMatch(/ +STATE +POLICY +PULL REQUEST$/);
+    expect(rows[2]).toMatch(/podinfo +prod +6\.5\.0 +1\/1 +up to date +soak (1h|59m) left$/);
+    expect(rows[1]).toMatch(/podinfo +staging +6\.5\.0 +1\/1 +up to date$/);
+    const [, detail] = await status([`${ns}/podinfo`]);
+    expect(detail).toMatch(/\n {4}policy: soak (1h|59m) left\n/);
+    const [, json] = await status(['-n', ns, '--json']);
+    const parsed = JSON.parse(json) as {
+      pipelines: { policy?: Record<string, { soak?: { healthySince?: string } }> }[];
+    };
+    expect(parsed.pipelines[0]?.policy?.prod?.soak?.healthySince).toBe(since);
+    expect(Object.keys(parsed.pipelines[0]?.policy ?? {})).toEqual(['prod']);
   });
 
   it('prints again when something changes under --watch', async () => {

@@ -127,7 +127,7 @@ beforeAll(async () => {
   await gw.gateway.resync();
   await gw.gateway.idle();
   await eventually(() => {
-    expect(pipelineOf(fleet, NS).status?.environments?.prod?.waitingApproval).toEqual({
+    expect(pipelineOf(fleet, NS).status?.environments?.prod?.waitingApproval).toMatchObject({
       revision: WAITING,
     });
   });

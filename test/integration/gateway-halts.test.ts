@@ -203,7 +203,10 @@ describe.each([1, 2])('stop-the-line halts with %i gateway replica(s)', (replica
 
     const lifted = await lift(last(), ns, await bob(), halt.id);
     expect(lifted.status).toBe(200);
-    expect(pipelineOf(fleet, ns).status?.halts).toBeUndefined();
+    // Lifted: a tombstone that holds nothing, kept while bob's token could be replayed.
+    expect(pipelineOf(fleet, ns).status?.halts).toEqual([
+      { ...halt, liftedAt: expect.any(String) as string, liftedBy: 'bob' },
+    ]);
     await promoted(ns, 'prod', '6.6.0');
     for (const g of gateways) await g.gateway.idle();
     expect(promotionsTo(ns, 'prod')).toBe(1);

@@ -22,6 +22,7 @@ const file = (path: string): string => fileURLToPath(new URL(`../../${path}`, im
 const MANAGEMENT_CRDS = [
   file('manifests/crd/pipelines.weave.works_pipelines.yaml'),
   file('manifests/third-party/gitopsclusters.gitops.weave.works.yaml'),
+  file('manifests/crd/notifications.promotion-gateway.dev_promotionalerts.yaml'),
 ];
 const HELM_RELEASE_CRD = file('test/fixtures/flux/crds/helm.toolkit.fluxcd.io_helmreleases.yaml');
 

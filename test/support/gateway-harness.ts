@@ -163,6 +163,8 @@ export async function launchGateway(
     logLines?: string[];
     /** The level of the lines `logLines` receives; default info. */
     logLevel?: 'info' | 'debug' | 'trace';
+    /** The most Pipelines one halt across Pipelines may change (the gateway's default 1,000). */
+    maxPipelinesPerHalt?: number;
   } = {},
 ): Promise<RunningGateway> {
   const overrides = options.config ?? {};
@@ -206,6 +208,9 @@ export async function launchGateway(
     logger: testLogger(options.logLines, options.logLevel),
     scheduler,
     kubeTimeoutMs: 5_000,
+    ...(options.maxPipelinesPerHalt === undefined
+      ? {}
+      : { maxPipelinesPerHalt: options.maxPipelinesPerHalt }),
   });
   const url = await gateway.listen({ host: '127.0.0.1', port: 0 });
   if (options.start !== false) {

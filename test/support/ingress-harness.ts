@@ -140,6 +140,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
       ci: { issuers: [], policies: [] },
     },
     checks: { maxConcurrent: 8, http: { allowedUrlPrefixes: [] } },
+    notifications: { crossNamespace: false },
     logLevel: 'debug',
   };
 }

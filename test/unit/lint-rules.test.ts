@@ -101,3 +101,27 @@ describe('size and complexity', () => {
     expect(await ruleIds('packages/kube-sim/src/x.ts', code)).toContain('max-params');
   });
 });
+
+describe('one writer per status', () => {
+  const pipelineWrite =
+    'export const w = (p: { replaceStatus(o: object): void }) => p.replaceStatus({});';
+  const alertWrite =
+    'export const w = (p: { replaceAlertStatus(o: object): void }) => p.replaceAlertStatus({});';
+
+  it.each([
+    ['src/notify/x.ts', alertWrite],
+    ['src/notify/x.ts', pipelineWrite],
+    ['src/kube/status-writer.ts', alertWrite],
+    ['src/kube/alert-status-writer.ts', pipelineWrite],
+    ['src/notify/alert-selection.ts', alertWrite],
+  ])('%s may not: %s', async (path, code) => {
+    expect(await ruleIds(path, code)).toContain('no-restricted-syntax');
+  });
+
+  it.each([
+    ['src/kube/status-writer.ts', pipelineWrite],
+    ['src/kube/alert-status-writer.ts', alertWrite],
+  ])('%s may: %s', async (path, code) => {
+    expect(await ruleIds(path, code)).toEqual([]);
+  });
+});

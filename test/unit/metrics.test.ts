@@ -29,6 +29,27 @@ describe('createMetrics', () => {
     expect(await metrics.registry.metrics()).toContain('promotion_gateway_hint_queue_depth 2');
   });
 
+  it('reads the halts in force by scope at scrape time, 0 until a source is bound', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    expect(await metrics.registry.metrics()).toContain(
+      'promotion_gateway_halts_in_force{scope="pipeline"} 0',
+    );
+    let counts = { environment: 2, pipeline: 1 };
+    metrics.bindSources({
+      hintQueueDepth: () => 0,
+      pipelines: () => 0,
+      referencedObjects: () => 0,
+      halts: () => counts,
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('promotion_gateway_halts_in_force{scope="environment"} 2');
+    expect(text).toContain('promotion_gateway_halts_in_force{scope="pipeline"} 1');
+    counts = { environment: 0, pipeline: 0 };
+    expect(await metrics.registry.metrics()).toContain(
+      'promotion_gateway_halts_in_force{scope="environment"} 0',
+    );
+  });
+
   it('can collect process metrics in two registries at once', async () => {
     const a = createMetrics();
     const b = createMetrics();

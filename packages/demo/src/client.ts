@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { importPKCS8 } from 'jose';
-import { signStatement, UsageError } from 'promotion-gateway';
+import { policyLine, signStatement, UsageError, type PolicyView } from 'promotion-gateway';
 import { DemoError } from './args.js';
 import { mintCiToken } from './ci-issuer.js';
 import { notify, rollOut } from './flux.js';
@@ -87,6 +87,8 @@ interface View {
     message: string;
     gate?: { summary?: string };
   }[];
+  /** Each gated environment's policy gates (halts, windows, soak, checks). */
+  policy?: Record<string, PolicyView>;
 }
 
 /** `status [--json]`: the gateway's verified view of the demo pipeline; then its requests. */
@@ -102,32 +104,42 @@ export async function status(
   const body = (await response.json()) as View;
   if (!response.ok)
     throw new DemoError(`the gateway answered ${String(response.status)}: ${JSON.stringify(body)}`);
-  out.write(json ? `${JSON.stringify(body, null, 2)}\n` : table(body));
+  out.write(json ? `${JSON.stringify(body, null, 2)}\n` : table(body, Date.now()));
   if (!json) out.write(await pullRequestLines(state));
   return 0;
 }
 
-/** The view as a table a person reads: one row per environment. */
-export function table(view: View): string {
+/**
+ * The view as a table a person reads: one row per environment; a POLICY column (the soak's
+ * time left counted from `now`, the windows, halts and checks) when some environment has one.
+ */
+export function table(view: View, now: number): string {
   const rows = view.decisions.map((d) => {
     const running = (view.targets[d.environment] ?? [])
       .map((t) => `${t.revision ?? '?'} (${t.health})`)
       .join(', ');
     const gate = d.gate?.summary === undefined ? '' : `, ${d.gate.summary}`;
-    // A soak says how long is left only in its message.
-    const soak = d.reason === 'Soaking' ? `: ${d.message}` : '';
     return [
       d.environment,
       running,
       `${d.outcome}${d.revision === undefined ? '' : ` ${d.revision}`}`,
-      `${d.reason}${gate}${soak}`,
+      `${d.reason}${gate}`,
+      policyLine(view.policy?.[d.environment], now),
     ];
   });
-  const all = [['ENVIRONMENT', 'RUNNING', 'DECISION', 'REASON'], ...rows];
-  const widths = [0, 1, 2].map((i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const policy = rows.some((r) => r[4] !== '');
+  const header = ['ENVIRONMENT', 'RUNNING', 'DECISION', 'REASON', ...(policy ? ['POLICY'] : [])];
+  const all = [header, ...rows.map((r) => (policy ? r : r.slice(0, 4)))];
+  const last = header.length - 1;
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   return (
     all
-      .map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  '))
+      .map((r) =>
+        r
+          .map((cell, i) => (i < last ? cell.padEnd(widths[i] ?? 0) : cell))
+          .join('  ')
+          .trimEnd(),
+      )
       .join('\n') + '\n'
   );
 }

@@ -85,10 +85,10 @@ describe('the demo story', () => {
     expect(deployed.out).toContain(
       'dev: HelmRelease podinfo/podinfo now runs 6.6.0; event sent, gateway answered 202',
     );
-    // staging waits for dev's 5 s soak, and says how long is left.
+    // staging waits for dev's 5 s soak, and its policy says how long is left.
     await eventually(async () => {
       expect(await row('staging')).toMatch(
-        /^staging \| 6\.5\.0 \(Healthy\) \| Waiting 6\.6\.0 \| Soaking: dev has run 6\.6\.0 healthy for [0-4]s of 5s; staging waits [1-5]s more$/,
+        /^staging \| 6\.5\.0 \(Healthy\) \| Waiting 6\.6\.0 \| Soaking \| soak [1-5]s left$/,
       );
     });
     await eventually(async () => {
@@ -97,7 +97,9 @@ describe('the demo story', () => {
       );
     }, 20_000);
     expect(Date.now() - deployedAt).toBeGreaterThanOrEqual(5_000);
-    expect(await row('staging')).toBe('staging | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed');
+    expect(await row('staging')).toBe(
+      'staging | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed | soak 5s done',
+    );
   });
 
   it.each(['6.9.0; rm -rf /', 'banana', 'v6.9.0'])(
@@ -181,7 +183,7 @@ describe('the demo story', () => {
       expect(await row('dev')).toMatch(/^dev \| 6\.6\.0 \(Unhealthy\) \| Source \| /);
     });
     expect(await row('staging')).toMatch(
-      /^staging \| 6\.6\.0 \(Healthy\) \| Waiting \| UpstreamNotReady$/,
+      /^staging \| 6\.6\.0 \(Healthy\) \| Waiting \| UpstreamNotReady \| soak 5s$/,
     );
     expect(log.text()).not.toContain('"revision":"6.7.0","attempt"');
   });

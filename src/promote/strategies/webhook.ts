@@ -3,8 +3,9 @@
  * Standard Webhooks (webhook-id / webhook-timestamp / webhook-signature). Messages carry the
  * endpoint's name and the HTTP status only: never its URL, secret or response body.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { WebhookEndpoint } from '../../config/gateway-config.js';
+import { standardWebhookHeaders } from '../../notify/signing.js';
 import { rfc3339 } from '../../pipeline/time.js';
 import type { PromotionStrategy, StrategyContext, StrategyResult } from './strategy.js';
 
@@ -52,20 +53,6 @@ export function webhookId(
   return `msg_${createHash('sha256').update(key).digest('base64url')}`;
 }
 
-/**
- * Standard Webhooks v1 signature: base64 HMAC-SHA256 over `id.timestamp.body`, keyed with the
- * key bytes (the configuration has already decoded a `whsec_` secret, see config/secrets.ts).
- */
-export function webhookSignature(
-  secret: Buffer,
-  id: string,
-  timestamp: number,
-  body: string,
-): string {
-  const mac = createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return `v1,${mac}`;
-}
-
 async function deliver(
   name: string,
   endpoints: Readonly<Record<string, WebhookEndpoint>>,
@@ -105,15 +92,11 @@ function buildRequest(endpoint: WebhookEndpoint, nowMs: number, ctx: StrategyCon
   };
   const body = JSON.stringify(payload);
   const id = webhookId({ namespace, name }, ctx.environment, ctx.revision);
-  const timestamp = Math.floor(nowMs / 1000);
+  // The signing is the notifications' (notify/signing.ts): one implementation of the scheme.
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    'webhook-id': id,
-    'webhook-timestamp': String(timestamp),
+    ...standardWebhookHeaders(id, nowMs, body, { signingSecret: endpoint.secret }),
   };
-  if (endpoint.secret !== undefined && endpoint.secret.length > 0) {
-    headers['webhook-signature'] = webhookSignature(endpoint.secret, id, timestamp, body);
-  }
   return {
     method: 'POST',
     headers,

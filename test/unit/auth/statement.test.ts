@@ -123,3 +123,27 @@ describe('malformed approver keys', () => {
     expect(await outcome(signedByOther, MALFORMED)).toBe('refused');
   });
 });
+
+describe('the decision a statement carries', () => {
+  it.each([
+    ['approve', true],
+    ['reject', true],
+    ['break-glass', true],
+    ['override', false],
+    ['', false],
+  ])('%j is %s', async (decision, accepted) => {
+    const key = await approverKey('EdDSA');
+    const statement = await signStatement(
+      { ...claims('alice'), decision: decision as StatementClaims['decision'], comment: 'why' },
+      key.privateKey,
+      'EdDSA',
+    );
+    const verified = await verifyStatement(
+      statement,
+      { name: 'alice', publicKeys: [key.pem] },
+      POLICY,
+      Date.now(),
+    );
+    expect(verified?.decision).toBe(accepted ? decision : undefined);
+  });
+});

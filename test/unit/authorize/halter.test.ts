@@ -7,7 +7,12 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Halter, type HaltCaller } from '../../../src/authorize/halter.js';
-import { haltChange, liftChange, MAX_HALTS } from '../../../src/authorize/halt-record.js';
+import {
+  haltChange,
+  liftChange,
+  MAX_HALT_RECORDS,
+  MAX_HALTS,
+} from '../../../src/authorize/halt-record.js';
 import type { Principal } from '../../../src/auth/identity.js';
 import { createLogger } from '../../../src/log.js';
 import type { HaltRecord, Pipeline } from '../../../src/pipeline/pipeline-resource.js';
@@ -25,7 +30,7 @@ function ciJob(covers: readonly string[]): HaltCaller {
   const principal: Principal = { name: 'ci:e2e', kind: 'ci', groups: [] };
   return {
     principal,
-    ciAllowed: (env) => Promise.resolve(env !== undefined && covers.includes(env)),
+    ciAllowed: (_pipeline, env) => Promise.resolve(env !== undefined && covers.includes(env)),
   };
 }
 
@@ -183,10 +188,27 @@ describe('halt status changes', () => {
     ...(expiresAt === undefined ? {} : { expiresAt }),
   });
   const withHalts = (halts: HaltRecord[]) => samplePipeline({ halts });
+  const later = new Date(T0 + 600_000).toISOString();
+  const tomb = (id: string, jti: string): HaltRecord => ({
+    ...halt(id),
+    jti,
+    credentialExpiresAt: later,
+    liftedAt: new Date(T0 - 1000).toISOString(),
+    liftedBy: 'bob',
+  });
 
   it('refuses more than MAX_HALTS halts in force, and a duplicate id', () => {
     const full = withHalts(Array.from({ length: MAX_HALTS }, (_, i) => halt(`h${String(i)}`)));
     expect(haltChange(halt('new'), T0, () => true)(full)).toEqual({ keep: 'Full' });
+    // Tombstones count against the records kept (the CRD's maxItems), not against those in force.
+    const tombstones = Array.from({ length: MAX_HALT_RECORDS - 1 }, (_, i) =>
+      tomb(`t${String(i)}`, `j${String(i)}`),
+    );
+    expect(haltChange(halt('new'), T0, () => true)(withHalts(tombstones))).toMatchObject({
+      verdict: 'Recorded',
+    });
+    const kept = withHalts([...tombstones, tomb('last', 'jl')]);
+    expect(haltChange(halt('new'), T0, () => true)(kept)).toEqual({ keep: 'Full' });
     expect(haltChange(halt('h1'), T0, () => true)(withHalts([halt('h1')]))).toEqual({
       keep: 'Duplicate',
     });
@@ -195,9 +217,13 @@ describe('halt status changes', () => {
 
   it('lifts only a halt in force that the judge allows', () => {
     const stored = withHalts([halt('a'), halt('old', new Date(T0 - 1).toISOString())]);
-    expect(liftChange('old', T0, () => true)(stored)).toEqual({ keep: { outcome: 'Absent' } });
-    expect(liftChange('a', T0, () => false)(stored)).toEqual({ keep: { outcome: 'Forbidden' } });
-    const lifted = liftChange('a', T0, () => true)(stored);
+    expect(liftChange('old', T0, () => true, 'bob')(stored)).toEqual({
+      keep: { outcome: 'Absent' },
+    });
+    expect(liftChange('a', T0, () => false, 'bob')(stored)).toEqual({
+      keep: { outcome: 'Forbidden' },
+    });
+    const lifted = liftChange('a', T0, () => true, 'bob')(stored);
     expect(lifted).toMatchObject({ verdict: { outcome: 'Lifted', lifted: { id: 'a' } } });
     expect('write' in lifted && lifted.write.halts).toBeUndefined();
   });

@@ -10,7 +10,7 @@ describe('promotion-gateway status, one Pipeline in detail', () => {
         staging: {},
       },
     });
-    const text = renderDetail(pipeline);
+    const text = renderDetail(pipeline, Date.parse('2026-11-25T10:10:00Z'));
     expect(text).toContain('  dev: ');
     expect(text).toContain('    healthy at 6.6.0 since 2026-11-25T10:00:00.123Z (soak)');
     expect(text.match(/\(soak\)/g)).toHaveLength(1);

@@ -8,6 +8,8 @@ import { environmentRows, renderDetail, renderTable } from '../../../src/cli/sta
 import type { Pipeline, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
+/** The reader's clock, which policy gates count from (these Pipelines have none). */
+const NOW = Date.parse('2026-11-25T12:00:00Z');
 const ref = { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' };
 const ready = (revision: string) => ({ clusterAppRef: ref, ready: true, revision });
 
@@ -59,7 +61,7 @@ function named(namespace: string, name: string, s?: PipelineStatus): Pipeline {
 
 describe('status view', () => {
   it('has one row per environment in spec order, Pipelines sorted by namespace and name', () => {
-    const rows = environmentRows([named('b', 'z', status), named('a', 'y')]);
+    const rows = environmentRows([named('b', 'z', status), named('a', 'y')], NOW);
     expect(rows.map((r) => `${r.namespace}/${r.pipeline}/${r.environment}`)).toEqual([
       'a/y/dev',
       'a/y/staging',
@@ -81,7 +83,7 @@ describe('status view', () => {
   });
 
   it('aligns the table in columns and says when there is nothing', () => {
-    const table = renderTable(environmentRows([named('apps', 'podinfo', status)]));
+    const table = renderTable(environmentRows([named('apps', 'podinfo', status)], NOW));
     const lines = table.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       /^NAMESPACE +PIPELINE +ENVIRONMENT +REVISION +READY +STATE +PULL REQUEST$/,
@@ -93,7 +95,7 @@ describe('status view', () => {
   });
 
   it('details conditions, targets with their verification time, approvals and the last promotion', () => {
-    const text = renderDetail(named('apps', 'podinfo', status));
+    const text = renderDetail(named('apps', 'podinfo', status), NOW);
     expect(text).toContain('Pipeline apps/podinfo (HelmRelease podinfo)');
     expect(text).toContain(
       'PromotionPending: True (WaitingApproval) prod: waiting for 1 more approval',
@@ -107,7 +109,7 @@ describe('status view', () => {
     const hostile = named('apps', 'x', {
       environments: { dev: { targets: [ready(`6.6.0\u001b[2J${'9'.repeat(500)}`)] } },
     });
-    const [row] = environmentRows([hostile]);
+    const [row] = environmentRows([hostile], NOW);
     expect(row?.revision).not.toContain('\u001b');
     expect(row?.revision.length).toBeLessThanOrEqual(80);
   });

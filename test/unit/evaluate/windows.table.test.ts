@@ -19,6 +19,7 @@ import type {
   PromotionWindowSpec,
 } from '../../../src/pipeline/pipeline-resource.js';
 import {
+  at,
   authorization,
   build,
   decisionFor,
@@ -377,12 +378,24 @@ describe('promotion windows: authorizations and break-glass', () => {
     });
   });
 
-  it('the break-glass hook lets exactly its revision through', () => {
+  it('a met break-glass quorum lets exactly its revision through (break-glass.table.test.ts)', () => {
     const d = input({ prod: [win('freeze', 'Deny')] });
+    const policy = { minApprovals: 2, approvers: ['alice', 'bob'], validForSeconds: 3600 };
     const glass = (revision: string) =>
-      deepFreeze({ ...d, windows: { ...d.windows, breakGlass: { prod: revision } } });
+      deepFreeze({
+        ...d,
+        breakGlass: policy,
+        authorizations: {
+          prod: ['alice', 'bob'].map((principal) =>
+            authorization(revision, { principal, decision: 'break-glass', time: at(-MINUTE) }),
+          ),
+        },
+      });
     expect(decisionFor(glass('2.0.0'), 'prod').outcome).toBe('Promote');
-    expect(decisionFor(glass('1.9.0'), 'prod').reason).toBe('InDenyWindow');
+    expect(decisionFor(glass('1.9.0'), 'prod')).toMatchObject({
+      reason: 'InDenyWindow',
+      message: expect.stringMatching(/; break-glass: 0 of 2$/) as string,
+    });
   });
 });
 

@@ -122,7 +122,12 @@ describe('claimPromotion', () => {
       ...existingStatus,
       environments: {
         ...existingStatus.environments,
-        staging: { ...existingStatus.environments!.staging, promotion: expectedRecord },
+        staging: {
+          ...existingStatus.environments!.staging,
+          promotion: expectedRecord,
+          // The history tells the revision from the first claim it saw (here attempt 2).
+          history: [{ revision: '1.1.0', startedTime: '2026-03-04T05:06:07.000Z', attempts: 2 }],
+        },
       },
     });
     expect(claim.pipeline).toStrictEqual(stored);

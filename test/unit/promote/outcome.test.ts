@@ -38,7 +38,7 @@ async function recordOutcome(args: {
       ? undefined
       : { maxAttempts: args.maxConflictRetries + 1, baseDelayMs: 1, maxDelayMs: 1 };
   const status = statusWriterOver(args.writer, [], policy);
-  const { change } = outcomeChange(args.environment, args.claim, args.result);
+  const { change } = outcomeChange(args.environment, args.claim, args.result, 0);
   const written = await status.apply(args.pipeline, change);
   switch (written.outcome) {
     case 'Written':

@@ -144,7 +144,7 @@ describe('pull request state in status', () => {
     const from = pipeline.status?.environments?.prod?.promotion;
     if (from === undefined) throw new Error('no record');
     const merged = withRequestState(from, 'merged');
-    const change = requestStateChange('prod', from, merged);
+    const change = requestStateChange('prod', from, merged, 0);
     const written = change(pipeline);
     expect('write' in written && written.write.environments?.prod?.promotion).toStrictEqual(merged);
     // Another promotion replaced the record meanwhile: its request is not ours to mark.

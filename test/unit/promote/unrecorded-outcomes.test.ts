@@ -47,7 +47,12 @@ describe('UnrecordedOutcomes', () => {
     expect(stored(writer)?.phase).toBe('Claimed');
     const kept = new UnrecordedOutcomes(statusWriterOver(writer));
     const id = pipelineIdOf(pipeline);
-    kept.remember(id, { environment: 'staging', claim: outcome.claim, result: outcome.result });
+    kept.remember(id, {
+      environment: 'staging',
+      claim: outcome.claim,
+      result: outcome.result,
+      finishedAt: outcome.finishedAt,
+    });
     // Still down: the outcome stays kept.
     writer.beforeNextWrite(() => {
       throw new Error('connect ECONNREFUSED');
@@ -71,7 +76,12 @@ describe('UnrecordedOutcomes', () => {
     writer.put(current);
     const kept = new UnrecordedOutcomes(statusWriterOver(writer));
     const id = pipelineIdOf(pipeline);
-    kept.remember(id, { environment: 'staging', claim: outcome.claim, result: outcome.result });
+    kept.remember(id, {
+      environment: 'staging',
+      claim: outcome.claim,
+      result: outcome.result,
+      finishedAt: outcome.finishedAt,
+    });
     expect(await kept.replay(id, pipeline)).toMatchObject({ written: 0, waiting: 0 });
     expect(kept.has(id)).toBe(false);
     expect(stored(writer)).toStrictEqual(theirs);

@@ -157,6 +157,39 @@ const valid: [string, Json][] = [
     ),
   ],
   [
+    'a break-glass quorum and a break-glass record',
+    pipeline(
+      {
+        environments: [
+          {
+            name: 'prod',
+            targets: [{ namespace: 'prod' }],
+            promotion: {
+              strategy: { notification: {} },
+              breakGlass: { minApprovals: 3, approvers: ['group:sre', 'ci:e2e'] },
+            },
+          },
+        ],
+      },
+      {
+        environments: {
+          prod: {
+            approvals: [
+              {
+                principal: 'alice',
+                kind: 'human',
+                decision: 'break-glass',
+                revision: '1.2.3',
+                time: '2026-11-21T10:00:00Z',
+                comment: 'incident 42: hotfix',
+              },
+            ],
+          },
+        },
+      },
+    ),
+  ],
+  [
     'our target record fields',
     pipeline(
       {},
@@ -271,6 +304,24 @@ const valid: [string, Json][] = [
     ),
   ],
   [
+    'our halts: one in force across Pipelines, by statement, and a tombstone',
+    pipeline(
+      {},
+      {
+        halts: [
+          halt({
+            selector: 'team=payments,tier in (api,web)',
+            jti: 'a1b2',
+            credentialExpiresAt: '2026-11-21T10:10:00Z',
+            statement: 'eyJhbGciOiJFZERTQSJ9.e30.c2ln',
+            expiresAt: '2026-11-22T10:00:00Z',
+          }),
+          halt({ id: 'h2', liftedAt: '2026-11-21T10:05:00Z', liftedBy: 'bob', jti: 'c3' }),
+        ],
+      },
+    ),
+  ],
+  [
     'conditions',
     pipeline(
       {},
@@ -289,6 +340,24 @@ const valid: [string, Json][] = [
     ),
   ],
 ];
+
+/** A halt record of prod by alice, with `fields` added or replaced. */
+function halt(fields: Json): Json {
+  return {
+    id: 'h1',
+    environment: 'prod',
+    principal: 'alice',
+    kind: 'human',
+    reason: 'incident 42',
+    time: '2026-11-21T10:00:00Z',
+    ...fields,
+  };
+}
+
+/** A Pipeline whose status holds `halts`. */
+function withHalts(halts: Json[]): Json {
+  return pipeline({}, { halts });
+}
 
 /** A window spec: a weekend freeze in Berlin unless `fields` say otherwise. */
 function window(fields: Json): Json {
@@ -370,6 +439,51 @@ const invalid: [string, Json][] = [
         },
       ],
     }),
+  ],
+  [
+    'a break-glass quorum of none',
+    pipeline({
+      environments: [
+        {
+          name: 'prod',
+          targets: [{ namespace: 'prod' }],
+          promotion: { strategy: { notification: {} }, breakGlass: { minApprovals: 0 } },
+        },
+      ],
+    }),
+  ],
+  [
+    'a break-glass approver that is not text',
+    pipeline({
+      environments: [
+        {
+          name: 'prod',
+          targets: [{ namespace: 'prod' }],
+          promotion: { strategy: { notification: {} }, breakGlass: { approvers: [''] } },
+        },
+      ],
+    }),
+  ],
+  [
+    'an approval record with an unknown decision',
+    pipeline(
+      {},
+      {
+        environments: {
+          prod: {
+            approvals: [
+              {
+                principal: 'alice',
+                kind: 'human',
+                decision: 'override',
+                revision: '1.2.3',
+                time: '2026-11-21T10:00:00Z',
+              },
+            ],
+          },
+        },
+      },
+    ),
   ],
   [
     'an approval record without principal',
@@ -460,6 +574,17 @@ const invalid: [string, Json][] = [
   ['a window duration in months', withWindow({ cron: '0 9 * * *', duration: 'P1M' })],
   ['an empty calendar duration', withWindow({ cron: '0 9 * * *', duration: 'PT' })],
   ['a window name that is no DNS label', withWindow({ cron: '0 9 * * *', name: 'Freeze' })],
+  ['a halt tombstone without liftedBy', withHalts([halt({ liftedAt: '2026-11-21T10:05:00Z' })])],
+  ['a halt liftedBy without liftedAt', withHalts([halt({ liftedBy: 'bob' })])],
+  ['a halt liftedAt that is no time', withHalts([halt({ liftedAt: 'now', liftedBy: 'bob' })])],
+  ['a halt credential expiry that is no time', withHalts([halt({ credentialExpiresAt: 'soon' })])],
+  ['an empty halt jti', withHalts([halt({ jti: '' })])],
+  ['a halt statement over 4096 characters', withHalts([halt({ statement: 'x'.repeat(4097) })])],
+  ['an empty halt selector', withHalts([halt({ selector: '' })])],
+  [
+    'more than 128 halt records',
+    withHalts(Array.from({ length: 129 }, (_, i) => halt({ id: `h${String(i)}` }))),
+  ],
   ['attempt 0', pipeline({}, promotionStatus({ attempt: 0 }))],
   ['attempt not an integer', pipeline({}, promotionStatus({ attempt: 1.5 }))],
   ['unknown phase', pipeline({}, promotionStatus({ phase: 'Running' }))],
@@ -551,6 +676,7 @@ function withoutOurAdditions(crd: Json): Json {
   for (const strategy of strategies) delete strategy.webhook;
   const envPromotion = dig(spec, 'environments', 'items', 'properties', 'promotion', 'properties');
   delete envPromotion.approval;
+  delete envPromotion.breakGlass;
   delete envPromotion.checks;
   delete envPromotion.soak;
   delete dig(spec, 'promotion', 'properties').soak;
@@ -584,6 +710,8 @@ function withoutOurAdditions(crd: Json): Json {
   );
   delete environment.approvals;
   delete environment.healthySince;
+  delete environment.history;
+  delete dig(environment, 'waitingApproval', 'properties').since;
   delete dig(openApiOf(copy), 'properties', 'status', 'properties').halts;
   const targetRecord = dig(environment, 'targets', 'items', 'properties');
   delete targetRecord.observedTime;

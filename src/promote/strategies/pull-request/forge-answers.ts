@@ -36,8 +36,11 @@ export interface ForgeFailure {
 /** When a rate-limited GitHub answer names no reset time, its docs say to wait a minute. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
 
-/** Seconds in a `retry-after` header (the HTTP-date form too), as ms from `now`. */
-function retryAfter(headers: Headers, now: number): number | undefined {
+/**
+ * Seconds in a `retry-after` header (the HTTP-date form too), as ms from `now`; undefined when
+ * absent or unreadable. Notifications honour it the same way (src/notify/delivery.ts).
+ */
+export function retryAfter(headers: Headers, now: number): number | undefined {
   const value = headers.get('retry-after');
   if (value === null) return undefined;
   const seconds = Number(value);

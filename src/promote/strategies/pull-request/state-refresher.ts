@@ -103,7 +103,7 @@ export class PullRequestRefresher {
   ): Promise<Pipeline | undefined> {
     const written = await this.deps.status.apply(
       pipeline,
-      requestStateChange(environment, from, to),
+      requestStateChange(environment, from, to, this.deps.now()),
     );
     if (written.outcome !== 'Written')
       return written.outcome === 'Kept' ? written.pipeline : undefined;
@@ -123,10 +123,11 @@ export function requestStateChange(
   environment: string,
   from: PromotionRecord,
   to: PromotionRecord,
+  at: number,
 ): StatusChange<'Recorded' | 'Moved'> {
   return (stored) => {
     const current = stored.status?.environments?.[environment]?.promotion;
     if (!jsonEqual(current, from)) return { keep: 'Moved' };
-    return { write: withPromotion(stored.status, environment, to), verdict: 'Recorded' };
+    return { write: withPromotion(stored.status, environment, to, at), verdict: 'Recorded' };
   };
 }

@@ -1,0 +1,66 @@
+/**
+ * One delivery attempt: a formatted event POSTed to the alert's receiver, and what came of it
+ * in the outbox's words (src/notify/alert-progress.ts AttemptResult). Details name the HTTP
+ * status or the network error's code only: never the URL (a Slack or Teams URL is a secret),
+ * a header, or the receiver's body, which is never read.
+ */
+import { retryAfter } from '../promote/strategies/pull-request/forge-answers.js';
+import type { AttemptResult } from './alert-progress.js';
+
+/** The fetch deliveries use; injected so tests can stand in for the network. */
+export type DeliveryFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/** One request to send. */
+export interface DeliveryRequest {
+  url: string;
+  headers: Readonly<Record<string, string>>;
+  body: string;
+  timeoutMs: number;
+}
+
+/** POSTs `request` once; never rejects. */
+export async function attemptDelivery(
+  request: DeliveryRequest,
+  fetchImpl: DeliveryFetch,
+  now: () => number,
+): Promise<AttemptResult> {
+  let response: Response;
+  try {
+    response = await fetchImpl(request.url, {
+      method: 'POST',
+      headers: { ...request.headers },
+      body: request.body,
+      // A redirect would re-send a signed event somewhere the alert never named.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(request.timeoutMs),
+    });
+  } catch (error) {
+    return { kind: 'Failed', detail: networkDetail(error) };
+  }
+  // The body is never read: it is not ours to log, and cancelling frees the connection.
+  await response.body?.cancel().catch(() => undefined);
+  return classify(response, now());
+}
+
+/** A receiver's answer as an attempt's result. */
+export function classify(
+  response: Pick<Response, 'status' | 'headers'>,
+  now: number,
+): AttemptResult {
+  const { status } = response;
+  const detail = `HTTP ${String(status)}`;
+  if (status >= 200 && status < 300) return { kind: 'Delivered', detail };
+  if (status === 410) return { kind: 'Gone', detail };
+  if (status >= 300 && status < 400) {
+    return { kind: 'Failed', detail: `${detail} (redirects are not followed)` };
+  }
+  const wait = retryAfter(response.headers, now);
+  return { kind: 'Failed', detail, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
+}
+
+function networkDetail(error: unknown): string {
+  if (error instanceof DOMException && error.name === 'TimeoutError') return 'timeout';
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  return code === undefined ? 'network error' : `network error ${code}`;
+}

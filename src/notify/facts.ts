@@ -1,0 +1,250 @@
+/**
+ * The notification facts a Pipeline's stored status tells, derived again on every look (level-
+ * triggered): promotions from each environment's history, waits and authorizations from their
+ * records, unhealthy targets of a promoted revision from the verified view, and the
+ * EventsMissing condition. Every fact carries the time its record gives, so the same status
+ * always yields the same facts, on any replica, after any restart. Pure.
+ */
+import { createHash } from 'node:crypto';
+import type {
+  EnvironmentStatus,
+  Pipeline,
+  PipelineEnvironment,
+  PromotionHistoryEntry,
+  TargetStatusRecord,
+} from '../pipeline/pipeline-resource.js';
+import { parseTimestamp } from '../pipeline/time.js';
+import {
+  NOTIFICATION_TYPES,
+  type NotificationEvent,
+  type NotificationTarget,
+  type NotificationType,
+} from './notification-event.js';
+
+/** An event before it is addressed to an alert: `subject` tells apart facts of one type. */
+export interface NotificationFact extends Omit<NotificationEvent, 'id'> {
+  /** A principal, a target, a condition's start: '' when the type says it all. */
+  subject: string;
+  /** `time` in ms since the epoch. */
+  at: number;
+}
+
+/** The stream the Pipeline-wide EventsMissing fact belongs to (no environment). */
+export const PIPELINE_STREAM = '';
+
+/** Every fact of `pipeline`, ordered per environment by time, then by lifecycle, then subject. */
+export function factsOf(pipeline: Pipeline): NotificationFact[] {
+  const facts: NotificationFact[] = [];
+  pipeline.spec.environments.forEach((env, index) => {
+    const status = pipeline.status?.environments?.[env.name];
+    if (status === undefined) return;
+    const context = { pipeline, env, status, targets: targetsOf(pipeline, env, status) };
+    facts.push(...promotionFacts(context), ...authorizationFacts(context));
+    facts.push(...waitingFacts(context));
+    if (index > 0) facts.push(...unhealthyFacts(context));
+  });
+  facts.push(...eventsMissingFacts(pipeline));
+  return facts.sort(compareFacts);
+}
+
+/** The order of delivery within a stream: time, then the lifecycle order, then subject. */
+export function compareFacts(a: NotificationFact, b: NotificationFact): number {
+  if (a.at !== b.at) return a.at - b.at;
+  const rank = NOTIFICATION_TYPES.indexOf(a.type) - NOTIFICATION_TYPES.indexOf(b.type);
+  if (rank !== 0) return rank;
+  return a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0;
+}
+
+/**
+ * The event id of `fact` for the alert `alertUid`: the same on every attempt and replica,
+ * another for each (alert, pipeline, environment, revision, type, subject).
+ */
+export function eventId(alertUid: string, fact: NotificationFact): string {
+  const { namespace, name } = fact.pipeline;
+  const key = [alertUid, namespace, name, fact.environment, fact.revision, fact.type, fact.subject];
+  return `evt_${createHash('sha256').update(JSON.stringify(key)).digest('base64url').slice(0, 22)}`;
+}
+
+interface EnvContext {
+  pipeline: Pipeline;
+  env: PipelineEnvironment;
+  status: EnvironmentStatus;
+  targets: NotificationTarget[];
+}
+
+function base(
+  ctx: EnvContext,
+  type: NotificationType,
+  revision: string,
+  time: string,
+): Omit<NotificationFact, 'reason' | 'message' | 'severity' | 'subject'> | undefined {
+  const at = parseTimestamp(time);
+  if (at === undefined) return undefined;
+  const { namespace, name } = ctx.pipeline.metadata;
+  return {
+    type,
+    time: new Date(at).toISOString(),
+    at,
+    pipeline: { namespace, name },
+    environment: ctx.env.name,
+    revision,
+    targets: ctx.targets,
+  };
+}
+
+function promotionFacts(ctx: EnvContext): NotificationFact[] {
+  return (ctx.status.history ?? []).flatMap((entry) => historyFacts(ctx, entry));
+}
+
+function historyFacts(ctx: EnvContext, entry: PromotionHistoryEntry): NotificationFact[] {
+  const where = `${ctx.pipeline.metadata.namespace}/${ctx.pipeline.metadata.name} ${ctx.env.name}`;
+  const facts: (NotificationFact | undefined)[] = [];
+  const started = base(ctx, 'PromotionStarted', entry.revision, entry.startedTime);
+  if (started !== undefined)
+    facts.push({
+      ...started,
+      subject: '',
+      reason: 'PromotionStarted',
+      severity: 'info',
+      message: `Promotion of ${where} to ${entry.revision} started`,
+      attempt: 1,
+    });
+  const failed =
+    entry.failedTime === undefined
+      ? undefined
+      : base(ctx, 'PromotionFailed', entry.revision, entry.failedTime);
+  if (failed !== undefined) {
+    const reason = /^([A-Z][A-Za-z0-9]*):/.exec(entry.failure ?? '')?.[1] ?? 'PromotionFailed';
+    facts.push({
+      ...failed,
+      subject: '',
+      reason,
+      severity: 'error',
+      message: `Promotion of ${where} to ${entry.revision} failed: ${entry.failure ?? reason}`,
+      attempt: entry.attempts,
+    });
+  }
+  const succeeded =
+    entry.succeededTime === undefined
+      ? undefined
+      : base(ctx, 'PromotionSucceeded', entry.revision, entry.succeededTime);
+  if (succeeded !== undefined)
+    facts.push({
+      ...succeeded,
+      subject: '',
+      reason: 'PromotionSucceeded',
+      severity: 'info',
+      message: `Promotion of ${where} to ${entry.revision} succeeded (attempt ${String(entry.attempts)})`,
+      attempt: entry.attempts,
+    });
+  return facts.filter((f) => f !== undefined);
+}
+
+function authorizationFacts(ctx: EnvContext): NotificationFact[] {
+  const facts: NotificationFact[] = [];
+  for (const record of ctx.status.approvals ?? []) {
+    const fact = base(ctx, 'AuthorizationRecorded', record.revision, record.time);
+    if (fact === undefined) continue;
+    const reason =
+      record.decision === 'reject'
+        ? 'Rejected'
+        : record.decision === 'approve'
+          ? 'Approved'
+          : 'BreakGlass';
+    facts.push({
+      ...fact,
+      subject: `${record.principal} ${record.decision}`,
+      reason,
+      severity: record.decision === 'approve' ? 'info' : 'error',
+      message: `${record.principal} recorded ${record.decision} of ${record.revision} for ${ctx.env.name}`,
+      principal: record.principal,
+      decision: record.decision,
+    });
+  }
+  return facts;
+}
+
+function waitingFacts(ctx: EnvContext): NotificationFact[] {
+  const waiting = ctx.status.waitingApproval;
+  if (waiting?.since === undefined) return [];
+  const fact = base(ctx, 'WaitingForApproval', waiting.revision, waiting.since);
+  if (fact === undefined) return [];
+  return [
+    {
+      ...fact,
+      subject: '',
+      reason: 'WaitingForApproval',
+      severity: 'info',
+      message: `${ctx.env.name} waits for an approval of ${waiting.revision}`,
+    },
+  ];
+}
+
+/**
+ * Targets of a promoted environment found unhealthy at the revision its latest promotion
+ * succeeded with, after that success: once per target and revision.
+ */
+function unhealthyFacts(ctx: EnvContext): NotificationFact[] {
+  const promoted = [...(ctx.status.history ?? [])].reverse().find((e) => e.succeededTime);
+  const since = parseTimestamp(promoted?.succeededTime);
+  if (promoted === undefined || since === undefined) return [];
+  const facts: NotificationFact[] = [];
+  (ctx.status.targets ?? []).forEach((record, i) => {
+    if (record.ready || record.revision !== promoted.revision) return;
+    const observed = parseTimestamp(record.observedTime);
+    if (observed === undefined || observed < since) return;
+    const fact = base(ctx, 'TargetUnhealthy', promoted.revision, record.observedTime ?? '');
+    const target = ctx.targets[i];
+    if (fact === undefined || target === undefined) return;
+    facts.push({
+      ...fact,
+      subject: `${target.cluster}/${target.namespace}`,
+      reason: 'TargetUnhealthy',
+      severity: 'error',
+      targets: [target],
+      message: `${target.kind} ${target.namespace}/${target.name} on ${target.cluster} is unhealthy at ${promoted.revision}: ${record.error ?? 'not ready'}`,
+    });
+  });
+  return facts;
+}
+
+function eventsMissingFacts(pipeline: Pipeline): NotificationFact[] {
+  const condition = pipeline.status?.conditions?.find((c) => c.type === 'EventsMissing');
+  if (condition?.status !== 'True') return [];
+  const at = parseTimestamp(condition.lastTransitionTime);
+  if (at === undefined) return [];
+  const { namespace, name } = pipeline.metadata;
+  return [
+    {
+      type: 'EventsMissing',
+      time: new Date(at).toISOString(),
+      at,
+      pipeline: { namespace, name },
+      environment: PIPELINE_STREAM,
+      revision: '',
+      subject: condition.lastTransitionTime,
+      reason: condition.reason,
+      severity: 'error',
+      message: condition.message,
+      targets: [],
+    },
+  ];
+}
+
+function targetsOf(
+  pipeline: Pipeline,
+  env: PipelineEnvironment,
+  status: EnvironmentStatus,
+): NotificationTarget[] {
+  return env.targets.map((target, i) => {
+    const record: TargetStatusRecord | undefined = status.targets?.[i];
+    return {
+      cluster: target.clusterRef?.name ?? 'management',
+      namespace: target.namespace,
+      name: pipeline.spec.appRef.name,
+      kind: pipeline.spec.appRef.kind,
+      ...(record === undefined ? {} : { ready: record.ready }),
+      ...(record?.revision === undefined ? {} : { revision: record.revision }),
+    };
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * How each notification type is named on the wire and to people. Standard Webhooks asks for a
+ * full-stop delimited, hierarchical type of `[a-zA-Z0-9_]` identifiers ("invoice.paid"), so
+ * the generic format says `promotion.succeeded`: a receiver can route on the `promotion.`
+ * prefix, and `data.type` keeps the PascalCase name a PromotionAlert's `eventTypes` uses.
+ * CloudEvents asks for a reverse-DNS prefix: the same name under `dev.promotion-gateway.`
+ * (the API group `notifications.promotion-gateway.dev`, reversed).
+ */
+import type {
+  NotificationEvent,
+  NotificationTarget,
+  NotificationType,
+} from '../notification-event.js';
+
+/** The Standard Webhooks `type` of each notification type. */
+export const WEBHOOK_EVENT_TYPES: Readonly<Record<NotificationType, string>> = {
+  WaitingForApproval: 'promotion.waiting_for_approval',
+  AuthorizationRecorded: 'promotion.authorization_recorded',
+  PromotionStarted: 'promotion.started',
+  PromotionSucceeded: 'promotion.succeeded',
+  PromotionFailed: 'promotion.failed',
+  TargetUnhealthy: 'target.unhealthy',
+  EventsMissing: 'pipeline.events_missing',
+};
+
+/** The prefix of the CloudEvents `type`, reverse-DNS of the project's API domain. */
+export const CLOUDEVENTS_TYPE_PREFIX = 'dev.promotion-gateway.';
+
+/** What a person reads as the headline of each type. */
+const TITLES: Readonly<Record<NotificationType, string>> = {
+  WaitingForApproval: 'Waiting for approval',
+  AuthorizationRecorded: 'Authorization recorded',
+  PromotionStarted: 'Promotion started',
+  PromotionSucceeded: 'Promotion succeeded',
+  PromotionFailed: 'Promotion failed',
+  TargetUnhealthy: 'Target unhealthy',
+  EventsMissing: 'Events missing',
+};
+
+/** The Standard Webhooks type of an event, e.g. `promotion.succeeded`. */
+export function webhookEventType(type: NotificationType): string {
+  return WEBHOOK_EVENT_TYPES[type];
+}
+
+/** The CloudEvents type of an event, e.g. `dev.promotion-gateway.promotion.succeeded`. */
+export function cloudEventType(type: NotificationType): string {
+  return CLOUDEVENTS_TYPE_PREFIX + WEBHOOK_EVENT_TYPES[type];
+}
+
+/** The headline for people: `Promotion succeeded: team-a/podinfo → staging`. */
+export function headline(event: NotificationEvent): string {
+  const { namespace, name } = event.pipeline;
+  return `${TITLES[event.type]}: ${namespace}/${name} → ${event.environment}`;
+}
+
+/**
+ * The event as data: every field of the contract but `id` (which travels in `webhook-id` or the
+ * CloudEvents `id`), in the contract's order, optional fields only when present. Copied field
+ * by field: whatever else the object carries at run time is never sent.
+ */
+export function eventData(event: NotificationEvent): Omit<NotificationEvent, 'id'> {
+  const data: Omit<NotificationEvent, 'id'> = {
+    type: event.type,
+    time: event.time,
+    pipeline: { namespace: event.pipeline.namespace, name: event.pipeline.name },
+    environment: event.environment,
+    revision: event.revision,
+    reason: event.reason,
+    message: event.message,
+    severity: event.severity,
+    targets: event.targets.map(targetData),
+  };
+  if (event.attempt !== undefined) data.attempt = event.attempt;
+  if (event.principal !== undefined) data.principal = event.principal;
+  if (event.decision !== undefined) data.decision = event.decision;
+  return data;
+}
+
+function targetData(target: NotificationTarget): NotificationTarget {
+  const { cluster, namespace, name, kind, ready, revision } = target;
+  const copy: NotificationTarget = { cluster, namespace, name, kind };
+  if (ready !== undefined) copy.ready = ready;
+  if (revision !== undefined) copy.revision = revision;
+  return copy;
+}
+
+/** Shortens `text` to at most `max` characters, marking the cut with an ellipsis. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,40 @@
+/**
+ * What the chat formats (Slack, Teams) show of an event: a headline, the message and a few
+ * labelled facts, all from the event (never from the alert's Secret), in the same order for
+ * both so that the two read alike.
+ */
+import type { NotificationEvent } from '../notification-event.js';
+
+/** One labelled fact, e.g. `Environment: staging`. */
+export interface Fact {
+  label: string;
+  value: string;
+}
+
+/**
+ * The facts of `event`: pipeline, environment, revision (when there is one), reason, the
+ * targets' count (with how many are ready, when known), and who decided, for authorizations.
+ */
+export function eventFacts(event: NotificationEvent): Fact[] {
+  const { namespace, name } = event.pipeline;
+  const facts: Fact[] = [
+    { label: 'Pipeline', value: `${namespace}/${name}` },
+    { label: 'Environment', value: event.environment },
+  ];
+  if (event.revision !== '') facts.push({ label: 'Revision', value: event.revision });
+  facts.push({ label: 'Reason', value: event.reason });
+  facts.push({ label: 'Targets', value: targetsSummary(event) });
+  if (event.principal !== undefined) {
+    const decision = event.decision === undefined ? '' : ` (${event.decision})`;
+    facts.push({ label: 'By', value: `${event.principal}${decision}` });
+  }
+  return facts;
+}
+
+function targetsSummary(event: NotificationEvent): string {
+  const count = event.targets.length;
+  const known = event.targets.filter((t) => t.ready !== undefined);
+  if (known.length === 0) return String(count);
+  const ready = known.filter((t) => t.ready === true).length;
+  return `${count} (${ready} ready)`;
+}

@@ -1,0 +1,58 @@
+/**
+ * What a notification says: one promotion event of one environment of one Pipeline, as the
+ * gateway derived it from the Pipeline's stored status (docs/notifications.md). The same
+ * event has the same `id` on every delivery attempt and on every replica, so a receiver can
+ * drop duplicates; nothing in it is secret (no URLs with credentials, no tokens, no bodies).
+ */
+
+/** The event types a PromotionAlert may select, in the order they happen to one revision. */
+export const NOTIFICATION_TYPES = [
+  'WaitingForApproval',
+  'AuthorizationRecorded',
+  'PromotionStarted',
+  'PromotionSucceeded',
+  'PromotionFailed',
+  'TargetUnhealthy',
+  'EventsMissing',
+] as const;
+
+/** One of NOTIFICATION_TYPES. */
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** A target the event is about, as the gateway verified it (never a credential). */
+export interface NotificationTarget {
+  cluster: string;
+  namespace: string;
+  name: string;
+  kind: string;
+  ready?: boolean;
+  revision?: string;
+}
+
+/** One event, ready to be formatted for a receiver. */
+export interface NotificationEvent {
+  /**
+   * Stable per (alert, pipeline, environment, revision, type, subject): `evt_` and 22
+   * base64url characters. Every retry and every replica sends the same id.
+   */
+  id: string;
+  type: NotificationType;
+  /** When it happened, as recorded in the Pipeline status (RFC 3339, milliseconds). */
+  time: string;
+  pipeline: { namespace: string; name: string };
+  environment: string;
+  /** The revision it is about ('' for EventsMissing, which is about the Pipeline). */
+  revision: string;
+  /** PascalCase, e.g. PromotionSucceeded, the failure's reason, Approved, Rejected. */
+  reason: string;
+  /** One sentence a person can read; secret-free. */
+  message: string;
+  severity: 'info' | 'error';
+  targets: NotificationTarget[];
+  /** The attempt number, for promotion events. */
+  attempt?: number;
+  /** Who authorized, for AuthorizationRecorded. */
+  principal?: string;
+  /** approve, reject or break-glass, for AuthorizationRecorded. */
+  decision?: string;
+}

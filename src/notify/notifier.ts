@@ -1,0 +1,274 @@
+/**
+ * The delivery engine: on the Lease holder only, every tick, each PromotionAlert's facts are
+ * derived from the Pipelines it selects (src/notify/facts.ts), planned against the outbox in
+ * its status (alert-progress.ts), the due events sent (one in flight per stream, so a receiver
+ * is never called concurrently for one pipeline and environment), and the outcome written to
+ * the alert's status through its one writer. A new leader waits one delivery timeout before
+ * its first send, so the previous leader's last attempt has ended. Nothing is kept in memory
+ * that a restart needs: the Pipelines' status and the alerts' status are the whole state.
+ */
+import type { GatewayLogger } from '../log.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { AlertCheck } from './alert-check.js';
+import { conditionOf } from './alert-conditions.js';
+import {
+  planAlert,
+  statusAfter,
+  type AlertRound,
+  type AttemptResult,
+  type RetryPolicy,
+} from './alert-progress.js';
+import type { AlertStatus, PromotionAlert, UncheckedAlert } from './alert-resource.js';
+import { selects, wantsType, type SelectionPolicy } from './alert-selection.js';
+import { factsOf, type NotificationFact } from './facts.js';
+import type { NotificationEvent } from './notification-event.js';
+
+/** The alert's status as a change of what is stored: undefined keeps it. */
+export type AlertStatusChange = (stored: UncheckedAlert) => AlertStatus | undefined;
+
+/** A formatted request for one event, or why none can be made (a problem naming no secret). */
+export type Prepared =
+  | { ok: true; url: string; headers: Record<string, string>; body: string; timeoutMs: number }
+  | { ok: false; problem: string };
+
+/** The I/O the engine needs, each behind an interface of ours. */
+export interface NotifierPorts {
+  /** Every PromotionAlert, checked (a failed check carries its problem). */
+  listAlerts(): Promise<readonly AlertCheck[]>;
+  /** Reads the stored alert fresh (undefined: deleted). */
+  readAlert(alert: UncheckedAlert): Promise<UncheckedAlert | undefined>;
+  /** Applies `change` through the one writer (re-applied on a conflict). */
+  applyStatus(alert: UncheckedAlert, change: AlertStatusChange): Promise<void>;
+  /** Prepares a sender for one alert's round (its Secret read once), or a problem. */
+  prepare(
+    alert: PromotionAlert,
+  ): Promise<
+    | { ok: true; request: (event: NotificationEvent, now: number) => Prepared }
+    | { ok: false; reason: string; problem: string }
+  >;
+  /** Sends one prepared request; never rejects. */
+  send(request: Extract<Prepared, { ok: true }>): Promise<AttemptResult>;
+}
+
+/** What the engine needs besides its ports. */
+export interface NotifierDeps {
+  ports: NotifierPorts;
+  pipelines: () => readonly Pipeline[];
+  isLeader: () => boolean;
+  clock: () => number;
+  random: () => number;
+  logger: GatewayLogger;
+  settings: NotifierSettings;
+  /** Counts each attempt and finished event by result (metrics). */
+  onResult?: (alert: string, result: string) => void;
+  /** Reports each alert's backlog and its oldest event's time (metrics). */
+  onBacklog?: (alert: string, backlog: number, oldest: number | undefined) => void;
+}
+
+/** The engine's settings (config `notifications`). */
+export interface NotifierSettings {
+  retry: RetryPolicy;
+  tickMs: number;
+  /** How long a new leader waits before its first send (the longest delivery timeout). */
+  handoverMs: number;
+  selection: SelectionPolicy;
+}
+
+/** Runs the rounds; see the module comment. */
+export class Notifier {
+  private timer: NodeJS.Timeout | undefined;
+  private leaderSince: number | undefined;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly facts = new WeakMap<Pipeline, NotificationFact[]>();
+
+  constructor(private readonly deps: NotifierDeps) {}
+
+  /** Starts ticking; the first tick comes after one interval. */
+  start(): void {
+    this.timer ??= setInterval(() => void this.tick(), this.deps.settings.tickMs);
+    this.timer.unref();
+  }
+
+  /** Stops ticking and waits for the rounds in flight (their outcomes are written). */
+  async stop(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  /** One tick: a round for every alert whose previous round has ended. Never rejects. */
+  async tick(): Promise<void> {
+    const now = this.deps.clock();
+    if (!this.deps.isLeader()) {
+      this.leaderSince = undefined;
+      return;
+    }
+    this.leaderSince ??= now;
+    if (now - this.leaderSince < this.deps.settings.handoverMs) return;
+    let checks: readonly AlertCheck[];
+    try {
+      checks = await this.deps.ports.listAlerts();
+    } catch {
+      this.deps.logger.warn('notifications: the PromotionAlerts could not be listed');
+      return;
+    }
+    for (const check of checks) {
+      const key = keyOf(check.alert);
+      if (this.running.has(key)) continue;
+      const round = this.round(check).catch(() => {
+        this.deps.logger.warn({ alert: key }, 'notifications: a round failed; the next retries');
+      });
+      this.running.set(key, round);
+      void round.finally(() => this.running.delete(key));
+    }
+  }
+
+  private async round(check: AlertCheck): Promise<void> {
+    if (!check.ok) return this.holdWith(check.alert, 'InvalidSpec', check.problem);
+    const alert = check.alert;
+    if (alert.spec.suspend === true)
+      return this.holdWith(alert, 'Suspended', 'The alert is suspended');
+    if (isGone(alert)) return;
+    const facts = this.factsFor(alert);
+    const now = this.deps.clock();
+    const listed = planAlert(alert, facts, now, this.deps.settings.retry);
+    if (!this.worthALook(alert, listed, now)) return;
+    // The list may lag our own last write: decide on the stored alert, never a cached one.
+    const stored = await this.deps.ports.readAlert(alert);
+    if (stored === undefined) return;
+    const fresh = { ...alert, metadata: stored.metadata, status: stored.status } as PromotionAlert;
+    const round = planAlert(fresh, facts, now, this.deps.settings.retry);
+    const results = await this.deliver(fresh, round);
+    const change: AlertStatusChange = (current) => {
+      const latest = {
+        ...fresh,
+        metadata: current.metadata,
+        status: current.status,
+      } as PromotionAlert;
+      const at = this.deps.clock();
+      const replanned = planAlert(latest, facts, at, this.deps.settings.retry);
+      return statusAfter({
+        alert: latest,
+        round: replanned,
+        results,
+        now: at,
+        retry: this.deps.settings.retry,
+        random: this.deps.random,
+      });
+    };
+    await this.deps.ports.applyStatus(fresh, change);
+    this.report(fresh, round, results);
+  }
+
+  /** Whether the round sends something or changes the status (else no read, no write). */
+  private worthALook(alert: PromotionAlert, round: AlertRound, now: number): boolean {
+    if (round.due.length > 0) return true;
+    const next = statusAfter({
+      alert,
+      round,
+      results: new Map(),
+      now,
+      retry: this.deps.settings.retry,
+      random: this.deps.random,
+    });
+    return !sameStatus(alert.status, next);
+  }
+
+  private async deliver(
+    alert: PromotionAlert,
+    round: AlertRound,
+  ): Promise<Map<string, AttemptResult>> {
+    const results = new Map<string, AttemptResult>();
+    if (round.due.length === 0 || !this.deps.isLeader()) return results;
+    const prepared = await this.deps.ports.prepare(alert);
+    if (!prepared.ok) {
+      await this.holdWith(alert, prepared.reason, prepared.problem);
+      return results;
+    }
+    await Promise.all(
+      round.due.map(async ({ id, fact }) => {
+        const { subject: _s, at: _a, ...rest } = fact;
+        const request = prepared.request({ id, ...rest }, this.deps.clock());
+        const result: AttemptResult = request.ok
+          ? await this.deps.ports.send(request)
+          : { kind: 'Failed', detail: request.problem };
+        results.set(id, result);
+      }),
+    );
+    return results;
+  }
+
+  /** Ready=False with `reason` (nothing is sent), written only when it says something new. */
+  private async holdWith(alert: UncheckedAlert, reason: string, message: string): Promise<void> {
+    const stored = alert.status?.conditions?.find((c) => c.type === 'Ready');
+    if (
+      stored?.reason === reason &&
+      stored.message === message &&
+      stored.observedGeneration === alert.metadata.generation
+    )
+      return;
+    await this.deps.ports.applyStatus(alert, (current) => {
+      const condition = conditionOf(
+        current,
+        { status: 'False', reason, message },
+        this.deps.clock(),
+      );
+      return { ...current.status, conditions: [condition] };
+    });
+  }
+
+  private factsFor(alert: PromotionAlert): NotificationFact[] {
+    const policy = this.deps.settings.selection;
+    const facts: NotificationFact[] = [];
+    for (const pipeline of this.deps.pipelines()) {
+      if (!selects(alert, pipeline, policy)) continue;
+      let all = this.facts.get(pipeline);
+      if (all === undefined) {
+        all = factsOf(pipeline);
+        this.facts.set(pipeline, all);
+      }
+      facts.push(...all.filter((f) => wantsType(alert, f.type)));
+    }
+    return facts;
+  }
+
+  private report(
+    alert: PromotionAlert,
+    round: AlertRound,
+    results: ReadonlyMap<string, AttemptResult>,
+  ): void {
+    const key = keyOf(alert);
+    for (const result of results.values()) this.deps.onResult?.(key, result.kind);
+    for (const look of round.streams) {
+      look.plan.superseded.forEach(() => this.deps.onResult?.(key, 'Superseded'));
+      look.plan.dropped.forEach(() => this.deps.onResult?.(key, 'Dropped'));
+    }
+    const backlog = round.streams.reduce((n, s) => n + s.plan.backlog, 0);
+    const oldest = Math.min(...round.streams.map((s) => s.plan.oldest ?? Infinity));
+    this.deps.onBacklog?.(key, backlog, Number.isFinite(oldest) ? oldest : undefined);
+    for (const [id, result] of results) {
+      const fields = { alert: key, id, result: result.kind, detail: result.detail };
+      if (result.kind === 'Delivered') this.deps.logger.debug(fields, 'notification delivered');
+      else this.deps.logger.info(fields, 'notification not delivered');
+    }
+  }
+}
+
+/** An alert a receiver answered 410 for stays stopped until its spec changes. */
+function isGone(alert: PromotionAlert): boolean {
+  const ready = alert.status?.conditions?.find((c) => c.type === 'Ready');
+  return ready?.reason === 'Gone' && ready.observedGeneration === alert.metadata.generation;
+}
+
+function sameStatus(a: AlertStatus | undefined, b: AlertStatus): boolean {
+  const strip = (s: AlertStatus | undefined) =>
+    JSON.stringify({
+      ...s,
+      conditions: s?.conditions?.map(({ lastTransitionTime: _t, ...c }) => c),
+    });
+  return strip(a) === strip(b);
+}
+
+function keyOf(alert: UncheckedAlert): string {
+  return `${alert.metadata.namespace}/${alert.metadata.name}`;
+}

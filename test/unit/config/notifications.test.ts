@@ -1,0 +1,42 @@
+/**
+ * notifications.crossNamespace: false by default, true, or a list of alert namespaces; read
+ * once into the frozen configuration; anything else is a problem naming the field.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, defaultConfig } from '../../../src/config/load.js';
+import type { ConfigInput } from '../../../src/config/input.js';
+
+function problemsOf(input: unknown): readonly string[] {
+  try {
+    defaultConfig(input as ConfigInput);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error.problems;
+  }
+}
+
+describe('notifications', () => {
+  it('lets alerts select only their own namespace unless told otherwise', () => {
+    expect(defaultConfig().notifications).toEqual({ crossNamespace: false });
+  });
+
+  it('takes true, or a list of namespaces, and freezes it', () => {
+    expect(defaultConfig({ notifications: { crossNamespace: true } }).notifications).toEqual({
+      crossNamespace: true,
+    });
+    const config = defaultConfig({ notifications: { crossNamespace: ['platform', 'sre'] } });
+    expect(config.notifications.crossNamespace).toEqual(['platform', 'sre']);
+    expect(Object.isFrozen(config.notifications.crossNamespace)).toBe(true);
+  });
+
+  it.each([
+    [{ crossNamespace: 'yes' }, 'config /notifications/crossNamespace'],
+    [{ crossNamespace: ['Not_A_Namespace'] }, 'config /notifications/crossNamespace'],
+    [{ other: 1 }, 'config /notifications/other: is not a known field'],
+  ])('refuses %j', (notifications, problem) => {
+    const problems = problemsOf({ notifications });
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((p) => p.startsWith(problem))).toBe(true);
+  });
+});
