@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# The runtime image carries the gateway only: its compiled dist/, its JSON schemas and its
-# production dependencies. The simulator, the demo, the benchmarks, the manifests and npm's
+# The runtime image carries the gateway only: its compiled dist/, its JSON schemas, the web
+# view's static files (web/) and its production dependencies. The simulator, the demo, the benchmarks, the manifests and npm's
 # cache stay out (npm ci --workspaces=false installs the root package alone).
 
 # Build stage: the toolchain compiles src/ to dist/.
@@ -11,6 +11,7 @@ RUN npm ci --workspaces=false --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY schemas ./schemas
+COPY web ./web
 RUN npm run build
 
 # Dependencies stage: production dependencies of the gateway, nothing else.
@@ -35,6 +36,7 @@ COPY --from=deps --chown=root:root /app/package.json ./package.json
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --from=build --chown=root:root /app/schemas ./schemas
+COPY --from=build --chown=root:root /app/web ./web
 USER 65532:65532
 EXPOSE 8080
 ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/server.js"]

@@ -29,6 +29,21 @@ export default defineConfig({
         },
       },
       {
+        // Real Chromium (test/browser/support/chromium.ts) against the demo and the view: one
+        // file at a time, after the other projects, so a browser and a demo fleet never share
+        // CI's two cores with three other test files.
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'sim-kit',

@@ -32,7 +32,7 @@ async function waitFor(check: () => boolean, timeoutMs: number, what: string): P
 }
 
 /**
- * Starts the gateway, configured as the demo does except: logs go to /dev/null (same pino
+ * Starts the gateway, configured as the demo does (the web view on, anonymous) except: logs go to /dev/null (same pino
  * pipeline and level, no terminal cost), the per-subject rate limit is out of reach, and the
  * periodic resync is pushed past the end of the run. Ready once the first resync pass has
  * completed and every queue is idle.
@@ -51,6 +51,8 @@ async function main({ fleet, logLevel }: GatewayStart): Promise<void> {
     })),
     rateLimit: { max: RATE_LIMIT_MAX },
     resync: { intervalMs: RESYNC_INTERVAL_MS },
+    // The web view as the demo serves it (part (g) opens live streams on it).
+    ui: { port: 0, anonymous: true },
     logLevel,
   });
   const management = new KubeConfig();
@@ -104,9 +106,11 @@ async function main({ fleet, logLevel }: GatewayStart): Promise<void> {
     ...object,
     metadata: { ...object.metadata, name: UNREFERENCED_NAME },
   };
+  const ui = gateway.uiAddress();
   send({
     type: 'ready',
     port: Number(new URL(address).port),
+    ...(ui === undefined ? {} : { uiPort: Number(new URL(ui).port) }),
     referenced: signedEvent(EVENT_CLUSTER, key, upgradeEvent(object, version, 2, now)),
     unreferenced: signedEvent(
       EVENT_CLUSTER,

@@ -35,5 +35,12 @@ export type GatewayRequest =
 
 /** Child -> parent. */
 export type GatewayMessage =
-  | { type: 'ready'; port: number; referenced: SignedEvent; unreferenced: SignedEvent }
+  | {
+      type: 'ready';
+      port: number;
+      /** The web view's port (part (g)). */
+      uiPort?: number;
+      referenced: SignedEvent;
+      unreferenced: SignedEvent;
+    }
   | { type: 'reply'; id: number; value?: Record<string, number> | MemoryReport };

@@ -7,7 +7,9 @@
  *   (c) the largest resident set size through the run;
  *   (d) the round trip of a signed approval against kube-sim (p50/p99; reported, not barred);
  *   (e) scale: N pipelines x 3 environments x 2 targets over C clusters (scale.ts);
- *   (f) status writes of an idle fleet of 1,000 Pipelines on two replicas (idle.ts).
+ *   (f) status writes of an idle fleet of 1,000 Pipelines on two replicas (idle.ts);
+ *   (g) the web view: the fleet page's render time and bytes and one update's time at 1,000
+ *       Pipelines, and ingress throughput with 50 open live streams against none (ui.ts).
  * Prints a table and writes bench/results/latest.json. Exit code 0 even when a bar fails,
  * unless --strict. BENCH_QUICK=1 (or --quick) runs the short CI version. See docs/benchmarks.md.
  */
@@ -51,6 +53,8 @@ import type { GatewayUnderTest, ServerUnderTest } from './servers.js';
 import { processPeakRss } from './proc-cpu.js';
 import type { MemoryContext } from './report.js';
 import { measureThroughput } from './throughput.js';
+import { measureView } from './ui.js';
+import { viewBars, viewLines } from './ui-report.js';
 import type { ThroughputOptions } from './throughput.js';
 
 /** Per-mode settings. */
@@ -179,6 +183,8 @@ async function main(): Promise<number> {
         await measureBurst(client, gateway, gateway.unreferenced, UNREFERENCED_NAME, false, size),
       );
     }
+    log('(g) the web view:');
+    const view = await measureView(client, gateway, mode.throughput, mode.name === 'quick');
     const memory = await gateway.memoryReport();
     fleetRss = Math.max(fleetRss, await fleet.rss());
     // Part (d) runs its own fleet and gateway in this process, after the measured ones.
@@ -188,7 +194,10 @@ async function main(): Promise<number> {
     const goals = scaleGoals(scale);
     log('(f) idle fleet:');
     const idle = await measureIdle(idleSpec(mode.name === 'quick'));
-    const bars = evaluateBars(throughput, bursts, memory, memoryContext, idle);
+    const bars = [
+      ...evaluateBars(throughput, bursts, memory, memoryContext, idle),
+      ...viewBars(view),
+    ];
     const pass = bars.every((b) => b.pass) && goals.every((g) => g.pass);
 
     log('');
@@ -201,6 +210,8 @@ async function main(): Promise<number> {
     );
     log('');
     log(burstTable(bursts));
+    log('');
+    for (const line of viewLines(view)) log(line);
     log('');
     log(barsTable(bars));
     const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
@@ -239,6 +250,7 @@ async function main(): Promise<number> {
         gatewayToReference: throughput.ratios.gatewayToReference.median,
       },
       bursts,
+      view,
       approvals,
       scale,
       scaleGoals: goals,

@@ -41,6 +41,8 @@ export interface ServerUnderTest {
 export interface GatewayUnderTest extends ServerUnderTest {
   /** The kube-sim fleet (another process); its request accounting counts the gateway's reads. */
   fleet: FleetHandle;
+  /** The web view's port, served as the demo serves it (part (g)). */
+  uiPort: number | undefined;
   /** A signed upgrade event for the referenced HelmRelease podinfo/podinfo in dev. */
   referenced: SignedEvent;
   /** A signed upgrade event for a HelmRelease in dev that no Pipeline references. */
@@ -150,6 +152,7 @@ export async function startGateway(
   return {
     host: '127.0.0.1',
     port: ready.port,
+    uiPort: ready.uiPort,
     pid: child.pid,
     fleet,
     referenced: ready.referenced,

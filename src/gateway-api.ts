@@ -33,16 +33,23 @@ export interface GatewayStatus {
 export interface Gateway {
   /** Starts the Pipeline watch, the start-up resync pass and the campaign for the periodic ones. */
   start(): Promise<void>;
-  /** Listens on config.server host/port (or the override); resolves to the bound address. */
+  /**
+   * Listens on config.server host/port (or the override), and the metrics and web view
+   * listeners when configured; resolves to the main address.
+   */
   listen(override?: { host?: string; port?: number }): Promise<string>;
   /** The metrics listener's address once listening, when `server.metricsPort` is set. */
   metricsAddress(): string | undefined;
+  /** The web view's address once listening, when `ui` is configured (docs/ui.md). */
+  uiAddress(): string | undefined;
   /** Resolves when no hint or pipeline check is waiting or running. */
   idle(): Promise<void>;
   /** Stops campaigning (releasing a held Lease), watching and listening; waits for runs. */
   close(): Promise<void>;
   /** A full resync pass now (shared with one already running); resolves to its report. */
   resync(): Promise<ResyncReport>;
+  /** One notification round now (the Lease holder delivers); resolves when its rounds end. */
+  notify(): Promise<void>;
   /** The verified view of one Pipeline, as GET /v1/pipelines serves it. */
   view(ref: PipelineRef): PipelineView | undefined;
   /** A snapshot of the gateway's state. */

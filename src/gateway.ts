@@ -15,7 +15,9 @@ import { promotionLoop } from './wiring/loop.js';
 import { recoveryRechecks } from './wiring/recovery.js';
 import { resyncLoop } from './wiring/resync.js';
 import { runtimeOf, type GatewayOptions } from './wiring/runtime.js';
+import { notifier } from './wiring/notify.js';
 import { pipelineWatch } from './wiring/watch.js';
+import { uiListener } from './wiring/ui.js';
 
 export type { Gateway, GatewayStatus } from './gateway-api.js';
 export type { GatewayOptions } from './wiring/runtime.js';
@@ -29,6 +31,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop.pipelines, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
+  const notifications = notifier(
+    rt,
+    () => catalog.all(),
+    () => leadership.isLeader(),
+  );
   const readiness = () =>
     readinessOf({
       pipelinesLoaded: watcher.synced(),
@@ -43,28 +50,38 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     halts: () => haltsByScope(catalog.all(), rt.now()),
   });
   const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
+  const ui = uiListener(rt, catalog, reconciler);
   return {
     start: async () => {
       await watcher.start();
       await access.clusters.sync();
       lifecycle.started = true;
       leadership.start();
+      notifications.start();
     },
-    listen: http.listen,
+    listen: async (at) => {
+      const address = await http.listen(at);
+      await ui.listen(at?.host ?? rt.config.server.host);
+      return address;
+    },
     metricsAddress: http.metricsAddress,
+    uiAddress: () => ui.address(),
     idle: async () => {
       // A hinted read queues re-checks, and a re-check can requeue: settle a few rounds.
       for (let i = 0; i < 5; i++)
         await Promise.all([hints.idle(), pipelines.idle(), statusWrites.idle()]);
     },
     close: async () => {
+      // Deliveries in flight end (and are recorded) before the Lease is released.
+      await notifications.stop();
       await leadership.stop();
       await watcher.stop();
-      await http.close();
+      await Promise.all([http.close(), ui.close()]);
       await Promise.all([hints.stop(), pipelines.stop()]);
       await statusWrites.stop();
     },
     resync: () => resync.runOnce(),
+    notify: () => notifications.tickAndWait(),
     view: (ref) => reconciler.view(pipelineId(ref)),
     status: () => ({
       ...readiness(),

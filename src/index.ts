@@ -18,6 +18,12 @@ export type { PipelineView } from './reconcile/view.js';
 export type { PolicyView } from './evaluate/policy-view.js';
 export { policyLine } from './cli/policy-line.js';
 export type { ResyncReport } from './resync/resync.js';
+// The web view built on its own, for the benchmark's render and update figures (docs/ui.md).
+export { buildUi } from './ui/app.js';
+export type { UiApp, UiDeps } from './ui/app.js';
+export type { FleetSource } from './ui/fleet-rows.js';
+export type { FlushReport } from './ui/live-hub.js';
+export type { PipelineId } from './pipeline/id.js';
 export type { Pipeline, PromotionRecord } from './pipeline/pipeline-resource.js';
 export { EventAnnotations, PromoteEventReason } from './promote/strategies/notification.js';
 export { signStatement, STATEMENT_ALGORITHMS } from './auth/statement.js';

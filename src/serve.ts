@@ -66,7 +66,12 @@ async function serveUntilSignal(config: GatewayConfig, kubeConfig: KubeConfig): 
   await gateway.start();
   const address = await gateway.listen();
   const metrics = gateway.metricsAddress();
-  logger.info({ address, ...(metrics === undefined ? {} : { metrics }) }, 'gateway listening');
+  const ui = gateway.uiAddress();
+  const extra = {
+    ...(metrics === undefined ? {} : { metrics }),
+    ...(ui === undefined ? {} : { ui }),
+  };
+  logger.info({ address, ...extra }, 'gateway listening');
   await untilSignal();
   logger.info('shutting down');
   await gateway.close();

@@ -90,8 +90,17 @@ export function waitingFor(
   if (deciding && STATES[decision.outcome] !== undefined) return undefined;
   const waiting = decision.outcome === 'WaitingApproval' ? decision.revision : undefined;
   return waiting === undefined
-    ? `${environment} is not waiting for an approval (${decision.reason}: ${display(decision.message, 200)})`
+    ? `${environment} is not waiting for an approval (${decision.reason}: ${display(decision.message, 200)})${nextStep(decision, revision)}`
     : `${environment} is waiting for ${display(waiting)}, not ${display(revision)}`;
+}
+
+/**
+ * What to do when the environment decides on another revision than the one asked for: a gate
+ * only ever waits for what the environment before it runs healthy, so that comes first.
+ */
+function nextStep(decision: EnvironmentDecision, revision: string): string {
+  if (decision.revision === revision) return '';
+  return `; it waits for approvals of a revision once the environment before it runs that revision healthy: roll ${display(revision)} out there first, then ask again`;
 }
 
 /** What every answer about `record` starts with. */

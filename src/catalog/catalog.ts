@@ -28,6 +28,7 @@ export class PipelineCatalog {
   /** objectKeyId -> the Pipelines with a target on that object. Never holds an empty set. */
   private readonly reverse = new Map<string, Referrers>();
   private readonly strings = new StringTable();
+  private readonly listeners = new Set<(id: PipelineId) => void>();
 
   /** `config` decides cluster names (see clusterNameFor); it is read on every upsert. */
   constructor(private readonly config: ClusterNamingConfig) {}
@@ -56,10 +57,12 @@ export class PipelineCatalog {
     // Unchanged references keep the objects already indexed, so the new ones can be collected.
     const targets = unchanged ? previous.targets : derived;
     this.entries.set(id, { pipeline, targets });
-    if (unchanged) return false;
-    if (previous !== undefined) this.unlink(id, previous.targets);
-    this.link(id, targets);
-    return true;
+    if (!unchanged) {
+      if (previous !== undefined) this.unlink(id, previous.targets);
+      this.link(id, targets);
+    }
+    this.tell(id);
+    return !unchanged;
   }
 
   /** Removes a Pipeline and its references; returns whether it was present. */
@@ -68,7 +71,20 @@ export class PipelineCatalog {
     if (previous === undefined) return false;
     this.entries.delete(id);
     this.unlink(id, previous.targets);
+    this.tell(id);
     return true;
+  }
+
+  /**
+   * Calls `listener` with the id of every Pipeline upserted (its spec or status may have
+   * changed) or removed, after the catalog holds the change; returns the unsubscribe. For the
+   * web view's live updates: listeners must be quick and must not throw.
+   */
+  onChange(listener: (id: PipelineId) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
   /** True when the Pipeline is loaded. */
@@ -165,6 +181,10 @@ export class PipelineCatalog {
       }
     }
     return plan;
+  }
+
+  private tell(id: PipelineId): void {
+    for (const listener of this.listeners) listener(id);
   }
 
   private link(id: PipelineId, targets: readonly CatalogTarget[]): void {

@@ -30,6 +30,28 @@ export function checkInput(input: CheckedInput): string[] {
     ...leaderTimings(input.leaderElection),
     ...checkClaimTimeout(input.promotion),
     ...separateMetricsPort(input.server),
+    ...uiRules(input),
+  ];
+}
+
+// The view has a port of its own, and without anonymous read it authenticates as the API does.
+function uiRules(input: CheckedInput): string[] {
+  const { ui, server } = input;
+  if (ui === undefined) return [];
+  // metricsPort is absent unless set (the type says otherwise: the schema gives it no default).
+  const taken: unknown[] = [server.port, server.metricsPort].filter((p) => p !== 0);
+  return [
+    ...(ui.port !== 0 && taken.includes(ui.port)
+      ? [problem('/ui/port', 'must differ from /server/port and /server/metricsPort')]
+      : []),
+    ...(ui.anonymous || input.jwt !== undefined
+      ? []
+      : [
+          problem(
+            '/ui',
+            "needs /jwt (the viewers' tokens are verified with it), or anonymous: true",
+          ),
+        ]),
   ];
 }
 

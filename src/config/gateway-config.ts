@@ -76,6 +76,15 @@ export interface NotificationsConfig {
    * namespace only), true = every alert, a list = alerts in these namespaces.
    */
   crossNamespace: boolean | readonly string[];
+  /** Whether the Lease holder delivers at all. */
+  enabled: boolean;
+  /** How often the Lease holder looks for events to deliver. */
+  intervalMs: number;
+  /** The first retry's ceiling, doubled per attempt (with jitter) up to retryMaxMs. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** How long after it happened an event is still tried before it is dropped. */
+  horizonMs: number;
 }
 
 /** An OIDC issuer whose tokens are verified against its remote JWKS. */
@@ -138,6 +147,16 @@ export interface AuthorizationConfig {
   };
 }
 
+/** The web view's listener (docs/ui.md). */
+export interface UiConfig {
+  /** Its own port, on server.host. */
+  port: number;
+  /** Demo only: every Pipeline to anyone, without a token. */
+  anonymous: boolean;
+  /** Live-update streams open at once on this replica. */
+  maxStreams: number;
+}
+
 /** The whole, frozen configuration. */
 export interface GatewayConfig {
   server: {
@@ -193,5 +212,7 @@ export interface GatewayConfig {
   authorizations: AuthorizationConfig;
   checks: ChecksSettings;
   notifications: NotificationsConfig;
+  /** The web view (docs/ui.md); absent = not served. */
+  ui?: UiConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }

@@ -138,7 +138,15 @@ export interface ConfigInput {
   };
   ci?: { issuers?: OidcIssuerInput[]; policies?: CiPolicyInput[] };
   checks?: { maxConcurrent?: number; http?: { allowedUrlPrefixes?: string[] } };
-  notifications?: { crossNamespace?: boolean | string[] };
+  notifications?: {
+    crossNamespace?: boolean | string[];
+    enabled?: boolean;
+    intervalMs?: number;
+    retryBaseMs?: number;
+    retryMaxMs?: number;
+    horizonMs?: number;
+  };
+  ui?: { port: number; anonymous?: boolean; maxStreams?: number };
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -178,6 +186,7 @@ export interface CheckedInput {
   };
   ci: { issuers: Required<OidcIssuerInput>[]; policies: CiPolicyInput[] };
   checks: { maxConcurrent: number; http: { allowedUrlPrefixes: string[] } };
-  notifications: { crossNamespace: boolean | string[] };
+  notifications: Required<NonNullable<ConfigInput['notifications']>>;
+  ui?: Required<NonNullable<ConfigInput['ui']>>;
   logLevel: NonNullable<ConfigInput['logLevel']>;
 }

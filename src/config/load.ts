@@ -158,10 +158,12 @@ function build(
       http: { allowedUrlPrefixes: [...input.checks.http.allowedUrlPrefixes] },
     },
     notifications: {
+      ...input.notifications,
       crossNamespace: Array.isArray(input.notifications.crossNamespace)
         ? [...input.notifications.crossNamespace]
         : input.notifications.crossNamespace,
     },
+    ...(input.ui === undefined ? {} : { ui: { ...input.ui } }),
     logLevel: input.logLevel,
   };
 }

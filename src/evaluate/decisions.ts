@@ -88,7 +88,10 @@ export type EnvironmentOutcome =
   | 'UpToDate'
   /** A promotion of `revision` was already claimed or done: wait for it to roll out. */
   | 'AlreadyPromoted'
-  /** The upstream environment is not (yet) healthy at a single revision. */
+  /**
+   * Something must happen first: the upstream to be healthy at one revision, a soak, a window,
+   * a check, a halt to lift, a retry's backoff, or a person to merge an open pull request.
+   */
   | 'Waiting'
   /** Some target upstream or here is Unknown: decide nothing. */
   | 'Unknown'
@@ -96,7 +99,10 @@ export type EnvironmentOutcome =
   | 'WaitingApproval'
   /** Gated: an allowed approver rejected `revision`; only a newer revision can move on. */
   | 'Rejected'
-  /** The retry budget for `revision` is spent. */
+  /**
+   * `revision` will not arrive by itself: the retry budget is spent, retrying cannot help, or
+   * its pull request was closed unmerged.
+   */
   | 'Failed'
   /** The first environment: it is the source of candidates, never promoted to. */
   | 'Source';

@@ -31,6 +31,10 @@ export const Reasons = {
   RollingOut: 'RollingOut',
   /** A promotion of the upstream revision already succeeded. */
   PromotionSucceeded: 'PromotionSucceeded',
+  /** A pull-request promotion of the upstream revision opened a request not merged yet. */
+  PullRequestOpen: 'PullRequestOpen',
+  /** The pull request promoting the upstream revision was closed unmerged: it never arrives. */
+  PullRequestClosed: 'PullRequestClosed',
   /** A promotion of the upstream revision is claimed and within its claim timeout. */
   PromotionInProgress: 'PromotionInProgress',
   /** The retry budget for the upstream revision is spent. */

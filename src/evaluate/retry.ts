@@ -69,14 +69,57 @@ export function decideFromRecord(
   const ctx: RecordContext = { env, revision, record, policy, now };
   switch (recordState(record)) {
     case 'Succeeded':
-      return decision(ctx, 'AlreadyPromoted', Reasons.PromotionSucceeded, {
-        message: `promotion of ${display(revision)} to ${env} succeeded; waiting for its targets to run it`,
-      });
+      return decideSucceeded(ctx);
     case 'Claimed':
       return decideClaimed(ctx);
     case 'Failed':
       return decideFailed(ctx, false);
   }
+}
+
+/**
+ * A succeeded promotion: done, unless it only proposed the change. A pull request still open is
+ * a wait for a person to merge it, and one closed unmerged means this revision never arrives;
+ * saying "succeeded" there would read as finished.
+ */
+function decideSucceeded(ctx: RecordContext): EnvironmentDecision {
+  const { env, revision, record } = ctx;
+  const request = pullRequestOf(record);
+  const rev = display(revision);
+  if (request?.state === 'open') {
+    const openedAt = parseTimestamp(record.lastAttemptedTime);
+    const when = openedAt === undefined ? '' : ` (opened at ${formatTime(openedAt)})`;
+    return decision(ctx, 'Waiting', Reasons.PullRequestOpen, {
+      message: `${env} waits for pull request ${request.name} to merge${when}; it promotes ${rev}`,
+    });
+  }
+  if (request?.state === 'closed') {
+    return decision(ctx, 'Failed', Reasons.PullRequestClosed, {
+      message: `pull request ${request.name} promoting ${rev} to ${env} was closed without merging; ${rev} is not proposed again, a newer revision opens a new request`,
+    });
+  }
+  const done =
+    request?.state === 'merged'
+      ? `pull request ${request.name} promoting ${rev} to ${env} was merged`
+      : `promotion of ${rev} to ${env} succeeded`;
+  return decision(ctx, 'AlreadyPromoted', Reasons.PromotionSucceeded, {
+    message: `${done}; waiting for its targets to run it`,
+  });
+}
+
+/**
+ * The record's pull request as a person names it (`#12`, or its URL when the URL names no
+ * number) and its state; undefined when the promotion opened none. Status is editable by
+ * anyone with write access, so only exact strings are trusted.
+ */
+function pullRequestOf(record: PromotionRecord): { name: string; state: string } | undefined {
+  const pr: unknown = record.pullRequest;
+  if (typeof pr !== 'object' || pr === null) return undefined;
+  const { url, state } = pr as { url?: unknown; state?: unknown };
+  if (typeof url !== 'string' || typeof state !== 'string') return undefined;
+  // GitHub's `.../pull/12`, GitLab's `.../-/merge_requests/12`.
+  const number = /\/(?:pull|merge_requests)\/(\d{1,9})\/?(?:[?#].*)?$/.exec(url)?.[1];
+  return { name: number === undefined ? display(url, 200) : `#${number}`, state };
 }
 
 function decideClaimed(ctx: RecordContext): EnvironmentDecision {

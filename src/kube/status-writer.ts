@@ -7,10 +7,14 @@
  * claim does not, an authorization does). A change that leaves the status as stored is never
  * written, so an idle fleet causes no writes.
  */
-import type { Scheduler } from '../clock.js';
 import type { Pipeline, PipelineStatus } from '../pipeline/pipeline-resource.js';
+import {
+  requireVersion,
+  writeConditionally,
+  type ConditionalPort,
+  type ConditionalWriterOptions,
+} from './conditional-write.js';
 import { asPipeline } from './pipeline-check.js';
-import { jsonEqual } from '../pipeline/json-equal.js';
 import type { PipelineWriter } from './ports.js';
 
 /** What a change makes of the stored Pipeline: a status to write, or no write at all. */
@@ -30,43 +34,28 @@ export type StatusWrite<V> =
   | { outcome: 'Gone' }
   | { outcome: 'Contended'; attempts: number };
 
-/** How a 409 is answered: re-read and re-apply, up to `maxAttempts` writes in all. */
-export interface ConflictPolicy {
-  maxAttempts: number;
-  /** Before the n-th re-read (n >= 2) wait a random time up to base * 2^(n-2), capped. */
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
-
-/**
- * Six attempts, the first re-read at once and then up to 25, 50, 100 and 200 ms apart
- * (jittered, so two replicas racing stop meeting each other): about 0.4 s at most in all.
- */
-export const CONFLICT_POLICY: ConflictPolicy = { maxAttempts: 6, baseDelayMs: 25, maxDelayMs: 400 };
-
-/** What one write attempt ended with, for metrics. */
-export type WriteAttempt = 'written' | 'conflict' | 'unchanged' | 'contended';
+export { CONFLICT_POLICY } from './conditional-write.js';
+export type { ConflictPolicy, WriteAttempt } from './conditional-write.js';
 
 /** What the writer needs besides the port. */
-export interface StatusWriterOptions {
-  scheduler: Pick<Scheduler, 'setTimer'>;
-  random?: () => number;
-  policy?: ConflictPolicy;
-  /** Called once per attempt's result (metrics). */
-  onAttempt?: (result: WriteAttempt) => void;
-}
+export type StatusWriterOptions = ConditionalWriterOptions;
 
 /** The one writer of Pipeline statuses; see the module comment. */
 export class StatusWriter {
-  private readonly policy: ConflictPolicy;
-  private readonly random: () => number;
+  private readonly conditional: ConditionalPort<Pipeline, PipelineStatus>;
 
   constructor(
     private readonly port: PipelineWriter,
     private readonly options: StatusWriterOptions,
   ) {
-    this.policy = options.policy ?? CONFLICT_POLICY;
-    this.random = options.random ?? Math.random;
+    this.conditional = {
+      kind: 'Pipeline',
+      read: (ref) => this.read(ref),
+      replace: async (stored, status) => {
+        const result = await this.port.replaceStatus({ ...stored, status });
+        return result.conflict ? result : { conflict: false, value: asPipeline(result.value) };
+      },
+    };
   }
 
   /** A fresh GET of the Pipeline from the API server (never a cache); undefined when gone. */
@@ -77,65 +66,16 @@ export class StatusWriter {
 
   /**
    * Applies `change` to `pipeline` (as last seen; its resourceVersion is the precondition) and
-   * to every fresh read after a 409. Rejects only on API errors other than 409 and 404.
+   * to every fresh read after a 409 (src/kube/conditional-write.ts). Rejects only on API errors
+   * other than 409 and 404.
    */
   async apply<V>(pipeline: Pipeline, change: StatusChange<V>): Promise<StatusWrite<V>> {
-    let stored = pipeline;
-    for (let attempt = 1; ; attempt++) {
-      const verdict = change(stored);
-      if ('keep' in verdict) return this.kept(stored, verdict.keep);
-      if (jsonEqual(verdict.write, stored.status ?? {})) return this.kept(stored, verdict.verdict);
-      const written = await this.put(stored, verdict.write);
-      if (written === 'Gone') return { outcome: 'Gone' };
-      if (written !== 'Conflict') {
-        this.options.onAttempt?.('written');
-        return { outcome: 'Written', pipeline: written, verdict: verdict.verdict };
-      }
-      this.options.onAttempt?.('conflict');
-      if (attempt >= this.policy.maxAttempts) {
-        this.options.onAttempt?.('contended');
-        return { outcome: 'Contended', attempts: attempt };
-      }
-      await this.pause(attempt);
-      const fresh = await this.read(pipeline.metadata);
-      if (fresh === undefined) return { outcome: 'Gone' };
-      stored = fresh;
+    const result = await writeConditionally(this.conditional, this.options, pipeline, change);
+    if (result.outcome === 'Written' || result.outcome === 'Kept') {
+      const { object, ...rest } = result;
+      return { ...rest, pipeline: object };
     }
-  }
-
-  private kept<V>(pipeline: Pipeline, verdict: V): StatusWrite<V> {
-    this.options.onAttempt?.('unchanged');
-    return { outcome: 'Kept', pipeline, verdict };
-  }
-
-  /** One conditional PUT; a thrown error is Gone when a fresh GET finds no object. */
-  private async put(
-    stored: Pipeline,
-    status: PipelineStatus,
-  ): Promise<Pipeline | 'Conflict' | 'Gone'> {
-    requireResourceVersion(stored);
-    try {
-      const result = await this.port.replaceStatus({ ...stored, status });
-      return result.conflict ? 'Conflict' : asPipeline(result.value);
-    } catch (err) {
-      if (await this.isGone(stored)) return 'Gone';
-      throw err;
-    }
-  }
-
-  private async isGone(pipeline: Pipeline): Promise<boolean> {
-    try {
-      return (await this.read(pipeline.metadata)) === undefined;
-    } catch {
-      return false;
-    }
-  }
-
-  private pause(attempt: number): Promise<void> {
-    if (attempt < 2) return Promise.resolve();
-    const cap = Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** (attempt - 2));
-    const ms = Math.round(this.random() * cap);
-    return new Promise((resolve) => this.options.scheduler.setTimer(ms, resolve));
+    return result;
   }
 }
 
@@ -144,11 +84,5 @@ export class StatusWriter {
  * another replica's claim, so every status write insists on one.
  */
 export function requireResourceVersion(pipeline: Pipeline): string {
-  const rv = pipeline.metadata.resourceVersion;
-  if (rv === undefined || rv === '') {
-    throw new TypeError(
-      `Pipeline ${pipeline.metadata.namespace}/${pipeline.metadata.name} has no resourceVersion; status writes need one as precondition`,
-    );
-  }
-  return rv;
+  return requireVersion('Pipeline', pipeline);
 }

@@ -4,37 +4,47 @@
  */
 import type { Condition } from '../pipeline/pipeline-resource.js';
 import { rfc3339 } from '../pipeline/time.js';
-import type { AlertStatus } from './alert-resource.js';
+import { MAX_STREAMS, type AlertStatus } from './alert-resource.js';
 
-/** Ready after a round: Gone (410) first, then a failing receiver, else Succeeded. */
+/** Ready after a round: too many streams, then Gone (410), then a failing receiver, else Succeeded. */
 export function readyCondition(
   alert: ConditionedAlert,
-  gone: string | undefined,
-  failing: string | undefined,
-  backlog: number,
+  round: {
+    gone?: string | undefined;
+    failing?: string | undefined;
+    backlog: number;
+    overflow?: number | undefined;
+  },
   now: number,
 ): Condition {
+  const { gone, failing, backlog, overflow } = round;
   const draft: Pick<Condition, 'status' | 'reason' | 'message'> =
-    gone !== undefined
+    overflow !== undefined
       ? {
           status: 'False',
-          reason: 'Gone',
-          message: `The receiver answered ${gone}: deliveries stopped until the alert's spec changes`,
+          reason: 'TooManyStreams',
+          message: `The alert selects ${String(overflow)} more (pipeline, environment) streams than the ${String(MAX_STREAMS)} its status can follow; they wait: narrow spec.pipelines or spec.eventTypes, or split the alert`,
         }
-      : failing !== undefined
+      : gone !== undefined
         ? {
             status: 'False',
-            reason: 'DeliveryFailed',
-            message: `The receiver answered ${failing}; ${String(backlog)} event(s) wait`,
+            reason: 'Gone',
+            message: `The receiver answered ${gone}: deliveries stopped until the alert's spec changes`,
           }
-        : {
-            status: 'True',
-            reason: 'Succeeded',
-            message:
-              backlog === 0
-                ? 'Every event is delivered'
-                : `${String(backlog)} event(s) being delivered`,
-          };
+        : failing !== undefined
+          ? {
+              status: 'False',
+              reason: 'DeliveryFailed',
+              message: `The receiver answered ${failing}; ${String(backlog)} event(s) wait`,
+            }
+          : {
+              status: 'True',
+              reason: 'Succeeded',
+              message:
+                backlog === 0
+                  ? 'Every event is delivered'
+                  : `${String(backlog)} event(s) being delivered`,
+            };
   return conditionOf(alert, draft, now);
 }
 

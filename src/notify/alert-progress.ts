@@ -14,6 +14,7 @@ import {
   type RecentDelivery,
 } from './alert-resource.js';
 import { readyCondition } from './alert-conditions.js';
+import { readStream } from './stream-record.js';
 import { eventId, type NotificationFact } from './facts.js';
 import {
   nextAttemptAt,
@@ -45,6 +46,8 @@ export interface AlertRound {
   due: AddressedFact[];
   /** The earliest time a head not due now may be tried (ms), for the next wake-up. */
   wakeAt?: number;
+  /** Streams beyond MAX_STREAMS, not looked at this round. */
+  overflow?: number;
 }
 
 /** What came of one attempt. Gone: 410, the receiver asks never to be called again. */
@@ -53,7 +56,7 @@ export type AttemptResult =
   | { kind: 'Failed'; detail: string; retryAfterMs?: number }
   | { kind: 'Gone'; detail: string };
 
-/** When the alert began: facts at or before are not its business. */
+/** When the alert began: facts before are not its business. */
 export function alertFloor(alert: PromotionAlert): number {
   const created = alert.metadata.creationTimestamp;
   const at = typeof created === 'string' ? Date.parse(created) : NaN;
@@ -84,7 +87,12 @@ export function planAlert(
   const streams: StreamLook[] = [];
   const due: AddressedFact[] = [];
   let wakeAt: number | undefined;
-  for (const key of new Set([...byStream.keys(), ...stored.keys()])) {
+  // Streams with a stored cursor first, then new ones in name order, up to the status's bound;
+  // the others wait (nothing of theirs is lost: their facts stay in the Pipelines' status).
+  const fresh = [...byStream.keys()].filter((k) => !stored.has(k)).sort();
+  const keys = [...stored.keys(), ...fresh];
+  const planned = keys.slice(0, MAX_STREAMS);
+  for (const key of planned) {
     const state = stored.get(key);
     const plan = planStream(byStream.get(key) ?? [], state, limits);
     const [pipeline = '', environment = ''] = JSON.parse(key) as string[];
@@ -93,7 +101,13 @@ export function planAlert(
     if (plan.dueAt <= now) due.push(plan.head);
     else wakeAt = Math.min(wakeAt ?? Infinity, plan.dueAt);
   }
-  return { streams, due, ...(wakeAt === undefined ? {} : { wakeAt }) };
+  const overflow = keys.length - planned.length;
+  return {
+    streams,
+    due,
+    ...(wakeAt === undefined ? {} : { wakeAt }),
+    ...(overflow > 0 ? { overflow } : {}),
+  };
 }
 
 /** What one stream's round adds to the alert's status. */
@@ -155,7 +169,13 @@ export function statusAfter(args: StatusAfterArgs): AlertStatus {
     streams: streams.sort(byKey).slice(0, MAX_STREAMS),
     recent: [...recent.reverse(), ...(alert.status?.recent ?? [])].slice(0, MAX_RECENT),
     ...lastDeliveryOf(recent, alert.status),
-    conditions: [readyCondition(alert, gone?.detail, failing, backlog, now)],
+    conditions: [
+      readyCondition(
+        alert,
+        { gone: gone?.detail, failing, backlog, overflow: round.overflow },
+        now,
+      ),
+    ],
   };
 }
 
@@ -251,37 +271,6 @@ function lastDeliveryOf(
 /** A stream with nothing pending, no head and a cursor past the horizon tells nothing more. */
 function prunable(state: StreamState, pending: number, now: number, horizonMs: number): boolean {
   return pending === 0 && state.head === undefined && state.cursor <= now - horizonMs;
-}
-
-/**
- * A stored stream as the outbox reads it, or undefined when it is not one (status is written
- * by the gateway only, but a hand edit must never stop the engine: a bad cursor starts again
- * from the alert's floor, which can only repeat an event, never lose one).
- */
-function readStream(raw: unknown): StreamState | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const s = raw as Partial<Record<keyof StreamState, unknown>>;
-  if (typeof s.pipeline !== 'string' || typeof s.environment !== 'string') return undefined;
-  if (typeof s.cursor !== 'number' || !Array.isArray(s.done)) return undefined;
-  const done = (s.done as unknown[]).filter(
-    (d): d is { id: string; at: number } =>
-      typeof (d as { id?: unknown }).id === 'string' &&
-      typeof (d as { at?: unknown }).at === 'number',
-  );
-  const head = s.head as StreamState['head'] | undefined;
-  const headOk =
-    head !== undefined &&
-    typeof head.id === 'string' &&
-    typeof head.attempts === 'number' &&
-    typeof head.firstAttempt === 'number' &&
-    typeof head.next === 'number';
-  return {
-    pipeline: s.pipeline,
-    environment: s.environment,
-    cursor: s.cursor,
-    done,
-    ...(headOk ? { head } : {}),
-  };
 }
 
 function streamKey(pipeline: string, environment: string): string {

@@ -24,11 +24,12 @@ export async function attemptDelivery(
   fetchImpl: DeliveryFetch,
   now: () => number,
 ): Promise<AttemptResult> {
+  const { url, headers } = withoutUserinfo(request);
   let response: Response;
   try {
-    response = await fetchImpl(request.url, {
+    response = await fetchImpl(url, {
       method: 'POST',
-      headers: { ...request.headers },
+      headers,
       body: request.body,
       // A redirect would re-send a signed event somewhere the alert never named.
       redirect: 'manual',
@@ -56,6 +57,31 @@ export function classify(
   }
   const wait = retryAfter(response.headers, now);
   return { kind: 'Failed', detail, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
+}
+
+/**
+ * The URL without user:password (fetch refuses such URLs), given instead as Basic
+ * authorization unless the Secret's headers already authorize: a receiver's URL from a Secret
+ * may carry its credentials the way curl takes them.
+ */
+function withoutUserinfo(request: DeliveryRequest): {
+  url: string;
+  headers: Record<string, string>;
+} {
+  const headers = { ...request.headers };
+  const parsed = URL.parse(request.url);
+  if (parsed === null || (parsed.username === '' && parsed.password === '')) {
+    return { url: request.url, headers };
+  }
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  parsed.username = '';
+  parsed.password = '';
+  const authorized = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  if (!authorized) {
+    headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  }
+  return { url: parsed.href, headers };
 }
 
 function networkDetail(error: unknown): string {

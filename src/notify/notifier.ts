@@ -9,7 +9,7 @@
  */
 import type { GatewayLogger } from '../log.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import type { AlertCheck } from './alert-check.js';
+import { alertTimeoutMs, type AlertCheck } from './alert-check.js';
 import { conditionOf } from './alert-conditions.js';
 import {
   planAlert,
@@ -69,8 +69,11 @@ export interface NotifierDeps {
 export interface NotifierSettings {
   retry: RetryPolicy;
   tickMs: number;
-  /** How long a new leader waits before its first send (the longest delivery timeout). */
-  handoverMs: number;
+  /**
+   * Whether a new leader waits, per alert, one delivery timeout before its first send (so the
+   * previous leader's last attempt has ended): true under leader election.
+   */
+  handover: boolean;
   selection: SelectionPolicy;
 }
 
@@ -78,6 +81,7 @@ export interface NotifierSettings {
 export class Notifier {
   private timer: NodeJS.Timeout | undefined;
   private leaderSince: number | undefined;
+  private listFailing = false;
   private readonly running = new Map<string, Promise<void>>();
   private readonly facts = new WeakMap<Pipeline, NotificationFact[]>();
 
@@ -96,6 +100,12 @@ export class Notifier {
     await Promise.allSettled([...this.running.values()]);
   }
 
+  /** One tick, then every round in flight to its end (tests and the demo). Never rejects. */
+  async tickAndWait(): Promise<void> {
+    await this.tick();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
   /** One tick: a round for every alert whose previous round has ended. Never rejects. */
   async tick(): Promise<void> {
     const now = this.deps.clock();
@@ -104,14 +114,21 @@ export class Notifier {
       return;
     }
     this.leaderSince ??= now;
-    if (now - this.leaderSince < this.deps.settings.handoverMs) return;
     let checks: readonly AlertCheck[];
     try {
       checks = await this.deps.ports.listAlerts();
-    } catch {
-      this.deps.logger.warn('notifications: the PromotionAlerts could not be listed');
+    } catch (error) {
+      // Once per outage, not once per tick: the API being down is said elsewhere too.
+      if (!this.listFailing) {
+        const reason = error instanceof Error ? error.message : 'unknown';
+        this.deps.logger.warn({ reason }, 'notifications: the PromotionAlerts could not be listed');
+      }
+      this.listFailing = true;
       return;
     }
+    if (this.listFailing)
+      this.deps.logger.info('notifications: the PromotionAlerts are listed again');
+    this.listFailing = false;
     for (const check of checks) {
       const key = keyOf(check.alert);
       if (this.running.has(key)) continue;
@@ -128,7 +145,7 @@ export class Notifier {
     const alert = check.alert;
     if (alert.spec.suspend === true)
       return this.holdWith(alert, 'Suspended', 'The alert is suspended');
-    if (isGone(alert)) return;
+    if (isGone(alert) || this.handingOver(alert)) return;
     const facts = this.factsFor(alert);
     const now = this.deps.clock();
     const listed = planAlert(alert, facts, now, this.deps.settings.retry);
@@ -160,6 +177,12 @@ export class Notifier {
     this.report(fresh, round, results);
   }
 
+  /** Whether this replica leads for less than the alert's delivery timeout. */
+  private handingOver(alert: PromotionAlert): boolean {
+    if (!this.deps.settings.handover || this.leaderSince === undefined) return false;
+    return this.deps.clock() - this.leaderSince < alertTimeoutMs(alert.spec);
+  }
+
   /** Whether the round sends something or changes the status (else no read, no write). */
   private worthALook(alert: PromotionAlert, round: AlertRound, now: number): boolean {
     if (round.due.length > 0) return true;
@@ -188,6 +211,8 @@ export class Notifier {
     await Promise.all(
       round.due.map(async ({ id, fact }) => {
         const { subject: _s, at: _a, ...rest } = fact;
+        // Leadership may have gone while the Secret was read: a former leader starts nothing.
+        if (!this.deps.isLeader()) return;
         const request = prepared.request({ id, ...rest }, this.deps.clock());
         const result: AttemptResult = request.ok
           ? await this.deps.ports.send(request)

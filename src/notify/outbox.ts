@@ -49,7 +49,7 @@ export interface StreamPlan {
   oldest?: number;
 }
 
-/** The limits a plan keeps: facts at or before `floor` are never sent (the alert's start). */
+/** The limits a plan keeps: facts before `floor` are never sent (the alert's start). */
 export interface PlanLimits {
   floor: number;
   now: number;
@@ -87,7 +87,8 @@ export function isDone(
   state: StreamState | undefined,
   floor: number,
 ): boolean {
-  if (fact.fact.at <= floor) return true;
+  // Strictly before: the alert's creation time has whole seconds, a fact of that second counts.
+  if (fact.fact.at < floor) return true;
   if (state === undefined) return false;
   if (fact.fact.at <= state.cursor - LATE_WINDOW_MS) return true;
   return state.done.some((d) => d.id === fact.id);

@@ -239,6 +239,8 @@ export interface EnvironmentStatus {
   approvals?: AuthorizationRecord[];
   /** ours: since when it has run its revision healthy, for the soak of the next environment. */
   healthySince?: HealthySince;
+  /** ours: when each revision was first verified here, oldest first (status/verified-history.ts). */
+  verified?: { revision: string; time: string }[];
 }
 
 /**

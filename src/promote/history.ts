@@ -53,9 +53,10 @@ export function withRecorded(
   return { ...env, promotion: record, history: historyAfter(env?.history, record, at) };
 }
 
+/** The claim's own time in ms (the record keeps whole seconds), else the record's. */
 function startOf(record: PromotionRecord, at: number): string {
-  const claimed = parseTimestamp(record.lastAttemptedTime);
-  return rfc3339Millis(claimed ?? at);
+  if (record.phase === 'Claimed') return rfc3339Millis(at);
+  return rfc3339Millis(parseTimestamp(record.lastAttemptedTime) ?? at);
 }
 
 function stamped(

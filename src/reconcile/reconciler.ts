@@ -47,6 +47,7 @@ export interface ReconcilerDeps extends PromotionDeps {
 export class Reconciler {
   private readonly views = new Map<PipelineId, PipelineView>();
   private readonly fullReads = new Set<PipelineId>();
+  private readonly viewListeners = new Set<(id: PipelineId) => void>();
 
   constructor(private readonly deps: ReconcilerDeps) {}
 
@@ -63,7 +64,7 @@ export class Reconciler {
     const { catalog, verified } = this.deps;
     const pipeline = catalog.get(id);
     if (pipeline === undefined) {
-      this.views.delete(id);
+      if (this.views.delete(id)) this.viewChanged(id);
       this.deps.pullRequests?.forget(id);
       this.deps.unrecorded?.forget(id);
       return 'done';
@@ -108,6 +109,21 @@ export class Reconciler {
   /** The latest verified state and decisions of a pipeline, for GET /v1/pipelines. */
   view(id: PipelineId): PipelineView | undefined {
     return this.views.get(id);
+  }
+
+  /**
+   * Calls `listener` with a Pipeline's id each time its view is replaced (every check) or
+   * dropped; returns the unsubscribe. For the web view's live updates: quick, never throwing.
+   */
+  onView(listener: (id: PipelineId) => void): () => void {
+    this.viewListeners.add(listener);
+    return () => {
+      this.viewListeners.delete(listener);
+    };
+  }
+
+  private viewChanged(id: PipelineId): void {
+    for (const listener of this.viewListeners) listener(id);
   }
 
   /**
@@ -157,6 +173,7 @@ export class Reconciler {
       ...(policy === undefined ? {} : { policy }),
       evaluatedAt: rfc3339(this.deps.now()),
     });
+    this.viewChanged(id);
   }
 
   /** One info line when a pipeline's decisions change (not on every re-check). */

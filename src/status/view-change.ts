@@ -8,7 +8,9 @@
  * pass found with no event about it is marked `unannounced` until an event about it arrives, at
  * either replica; the EventsMissing condition is computed from the marks as written. An
  * environment a downstream soak waits on keeps `healthySince` (evaluate/healthy-since.ts), which
- * a replica moves only forward after a break its reads saw, never back. Pure.
+ * a replica moves only forward after a break its reads saw, never back. Each environment keeps
+ * when each revision was first verified there (`verified`, status/verified-history.ts), whose
+ * times only move earlier. Pure.
  */
 import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import { healthySinceOf, type ReadStreak } from '../evaluate/healthy-since.js';
@@ -25,6 +27,7 @@ import type {
   TargetStatusRecord,
 } from '../pipeline/pipeline-resource.js';
 import { computeStatus, eventsMissingCondition } from './pipeline-status.js';
+import { verifiedAfter, type VerifiedRecord } from './verified-history.js';
 
 /** What one view is computed from: the Pipeline as checked, its reads and their evaluation. */
 export interface ViewInputs {
@@ -99,7 +102,8 @@ export function viewChange(
       });
       const since = soaked.has(name) ? healthySince(inputs, name, kept, options.now) : undefined;
       const waiting = waitingSince(env.waitingApproval, kept?.waitingApproval, options.now);
-      environments[name] = withView(kept, targets, waiting, since);
+      const verified = verifiedAfter(kept?.verified, targets);
+      environments[name] = withView(kept, targets, { waiting, since, verified });
     }
     if (stale.length > 0) return { keep: { kind: 'Stale', targets: stale } };
     const eventsMissing = eventsMissingCondition(stored, environments, options.now);
@@ -195,19 +199,32 @@ function waitingSince(
   return { revision: computed.revision, since };
 }
 
+/** The view's own fields of one environment besides its targets. */
+interface ViewFields {
+  waiting: EnvironmentStatus['waitingApproval'];
+  since: EnvironmentStatus['healthySince'];
+  verified: readonly VerifiedRecord[] | undefined;
+}
+
 /** The stored environment with the view's own fields replaced and everything else kept. */
 function withView(
   kept: EnvironmentStatus | undefined,
   targets: TargetStatusRecord[],
-  waitingApproval: EnvironmentStatus['waitingApproval'],
-  healthySince: EnvironmentStatus['healthySince'],
+  { waiting, since, verified }: ViewFields,
 ): EnvironmentStatus {
-  const { targets: _t, waitingApproval: _w, healthySince: _h, ...others } = kept ?? {};
+  const {
+    targets: _t,
+    waitingApproval: _w,
+    healthySince: _h,
+    verified: _v,
+    ...others
+  } = kept ?? {};
   return {
     ...others,
     targets,
-    ...(waitingApproval === undefined ? {} : { waitingApproval }),
-    ...(healthySince === undefined ? {} : { healthySince }),
+    ...(waiting === undefined ? {} : { waitingApproval: waiting }),
+    ...(since === undefined ? {} : { healthySince: since }),
+    ...(verified === undefined ? {} : { verified: [...verified] }),
   };
 }
 

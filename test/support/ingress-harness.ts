@@ -140,7 +140,14 @@ export function testConfig(publicPem?: string): GatewayConfig {
       ci: { issuers: [], policies: [] },
     },
     checks: { maxConcurrent: 8, http: { allowedUrlPrefixes: [] } },
-    notifications: { crossNamespace: false },
+    notifications: {
+      crossNamespace: false,
+      enabled: false,
+      intervalMs: 1000,
+      retryBaseMs: 1000,
+      retryMaxMs: 600_000,
+      horizonMs: 86_400_000,
+    },
     logLevel: 'debug',
   };
 }

@@ -20,11 +20,11 @@ export class DemoError extends Error {
   override readonly name = 'DemoError';
 }
 
-/** A port number from `--port`, 8080 when absent. */
-export function portOf(value: string | undefined): number {
+/** A port number from `--port` (or the option `flag` names), 8080 when absent. */
+export function portOf(value: string | undefined, flag = '--port'): number {
   const port = Number(value ?? '8080');
   if (!Number.isInteger(port) || port < 1 || port > 65535)
-    throw new UsageError(`--port must be a TCP port (1-65535), not ${value ?? ''}`);
+    throw new UsageError(`${flag} must be a TCP port (1-65535), not ${value ?? ''}`);
   return port;
 }
 

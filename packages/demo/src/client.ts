@@ -180,6 +180,7 @@ export async function approve(
     response,
     `${state.approver.name} ${args.reject ? 'rejected' : 'approved'} ${args.revision} for ${args.env}`,
     out,
+    args,
   );
 }
 
@@ -204,6 +205,7 @@ export async function promote(
     response,
     `CI (${state.ci.repository}) asked to promote ${args.revision} to ${args.env}`,
     out,
+    args,
   );
 }
 
@@ -211,10 +213,19 @@ async function answered(
   response: Response,
   what: string,
   out: NodeJS.WritableStream,
+  asked: { env: string; revision: string },
 ): Promise<number> {
   const body = (await response.json()) as { message?: string; code?: string };
   out.write(
     `${what}: ${String(response.status)} ${body.code ?? ''} ${body.message ?? ''}`.trimEnd() + '\n',
   );
+  // The gateway says to roll the revision out upstream first: in the demo, that is a deploy.
+  if (body.code === 'NotWaiting' && body.message?.endsWith('then ask again') === true)
+    out.write(notWaitingHint(asked));
   return response.status === 202 ? 0 : 1;
+}
+
+/** The demo's commands for "roll it out upstream first". */
+function notWaitingHint({ env, revision }: { env: string; revision: string }): string {
+  return `next: deploy it to dev (npm run demo -- deploy --env dev --version ${revision}), wait until \`npm run demo -- status\` shows ${env} WaitingApproval ${revision}, then ask again\n`;
 }

@@ -22,7 +22,7 @@ export type { DemoIo } from './args.js';
 const USAGE = `promotion-gateway demo: the gateway on a simulated fleet, with a Flux stand-in.
 
 Usage:
-  demo [--port 8080] [--log pretty|json] [--no-banner] [--no-auto-rollout]
+  demo [--port 8080] [--view-port PORT+1] [--log pretty|json] [--no-banner] [--no-auto-rollout]
   demo deploy --env ENV --version X [--fail] [--port 8080]
   demo status [--json] [--port 8080]
   demo approve --env ENV --revision X [--reject] [--port 8080]
@@ -34,12 +34,13 @@ From the repository: npm start, then npm run demo -- deploy --env dev --version 
 `;
 
 const COMMAND_USAGE = {
-  run: `Usage: demo [--port 8080] [--log pretty|json] [--no-banner] [--no-auto-rollout]
+  run: `Usage: demo [--port 8080] [--view-port PORT+1] [--log pretty|json] [--no-banner] [--no-auto-rollout]
 
 Starts a simulated fleet (management, dev, staging, prod), a simulated GitHub holding the
-fleet repository, and the gateway on 127.0.0.1:PORT, with a Flux stand-in that rolls out what
-the gateway promotes (prod: what is merged in Git); runs until Ctrl-C. Logs are readable
-lines on a terminal, JSON otherwise (--log chooses).
+fleet repository, and the gateway on 127.0.0.1:PORT with its web view on 127.0.0.1:VIEW-PORT
+(anonymous read: demo only), with a Flux stand-in that rolls out what the gateway promotes
+(prod: what is merged in Git); runs until Ctrl-C. Logs are readable lines on a terminal, JSON
+otherwise (--log chooses).
 `,
   deploy: `Usage: demo deploy --env ENV --version X [--fail] [--port 8080]
 
@@ -74,7 +75,7 @@ function demoOn(port: string | undefined): Promise<RunningDemo> {
 }
 
 const RUN_OPTIONS = {
-  ...valueOptions('port', 'log'),
+  ...valueOptions('port', 'view-port', 'log'),
   ...flagOptions('no-banner', 'no-auto-rollout'),
 };
 
@@ -82,9 +83,12 @@ const RUN = demoCommand(COMMAND_USAGE.run, RUN_OPTIONS, (v, io) => {
   if (v.log !== undefined && v.log !== 'pretty' && v.log !== 'json')
     throw new UsageError('--log must be pretty or json');
   const port = portOf(v.port);
+  const viewPort = v['view-port'] === undefined ? port + 1 : portOf(v['view-port'], '--view-port');
+  if (viewPort === port) throw new UsageError('--view-port must differ from --port');
   return runDemo(
     {
       port,
+      viewPort,
       stateDir: stateDir(port),
       banner: v['no-banner'] !== true,
       autoRollout: v['no-auto-rollout'] !== true,

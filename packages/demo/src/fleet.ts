@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { applyFiles, startFleet, type Fleet } from 'kube-sim';
 import { installRelease } from 'kube-sim/flux';
+import { managementAccess } from 'promotion-gateway';
 import {
   APP_RELEASE,
   APP_NAMESPACE,
@@ -44,25 +45,6 @@ const TARGET_RULES = [
   },
 ];
 
-const MANAGEMENT_RULES = [
-  {
-    verbs: ['get' as const, 'list' as const, 'watch' as const],
-    resources: ['pipelines.pipelines.weave.works'],
-  },
-  {
-    verbs: ['get' as const, 'update' as const, 'patch' as const],
-    resources: ['pipelines.pipelines.weave.works/status'],
-  },
-  { verbs: ['create' as const, 'patch' as const], resources: ['events'] },
-  { verbs: ['get' as const], resources: ['secrets', 'gitopsclusters.gitops.weave.works'] },
-  // The resync's leader-election Lease, in leaderElection.namespace's default.
-  {
-    verbs: ['get' as const, 'create' as const, 'update' as const],
-    resources: ['leases.coordination.k8s.io'],
-    namespaces: [FLUX_NAMESPACE],
-  },
-];
-
 /** Starts the fleet and fills it; `basePort` 0 = ephemeral ports. */
 export async function startDemoFleet(basePort = 0): Promise<DemoFleet> {
   const fleet = await startFleet({ clusters: ['management', ...DEMO_ENVIRONMENTS], basePort });
@@ -71,10 +53,12 @@ export async function startDemoFleet(basePort = 0): Promise<DemoFleet> {
     await applyFiles(management, [
       gatewayFile('manifests', 'crd', 'pipelines.weave.works_pipelines.yaml'),
       gatewayFile('manifests', 'third-party', 'gitopsclusters.gitops.weave.works.yaml'),
+      gatewayFile('manifests', 'crd', 'notifications.promotion-gateway.dev_promotionalerts.yaml'),
     ]);
     management.ensureNamespace(FLUX_NAMESPACE);
     management.ensureNamespace(APP_NAMESPACE);
-    management.addUser(GATEWAY_USER, MANAGEMENT_RULES);
+    // The grants the gateway's deployment gives it (manifests/deploy/rbac.yaml), no more.
+    management.addUser(GATEWAY_USER, managementAccess(FLUX_NAMESPACE));
     const hmacKeys: Record<string, string> = {};
     for (const env of DEMO_ENVIRONMENTS) {
       const cluster = fleet.cluster(env);

@@ -23,6 +23,7 @@ import { DEMO_CI, startIssuer, type DemoIssuer } from './ci-issuer.js';
 import { startDemoFleet, GATEWAY_USER, type DemoFleet } from './fleet.js';
 import { FLEET_REPO, startDemoForge, type DemoForge } from './fleet-repo.js';
 import { watchGit } from './git-flux.js';
+import { startDemoReceiver } from './notifications.js';
 import {
   APP_NAME,
   APP_NAMESPACE,
@@ -37,6 +38,8 @@ import { removeState, writeState, type DemoState } from './state.js';
 /** How the demo runs. */
 export interface DemoOptions {
   port: number;
+  /** The web view's port (anonymous read: demo only); 0 picks a free one. */
+  viewPort: number;
   stateDir: string;
   banner: boolean;
   autoRollout: boolean;
@@ -75,9 +78,10 @@ export function ensurePortFree(port: number): Promise<void> {
   });
 }
 
+// The next free pair is 10 ports on: a demo takes its port and the next (the view's).
 function portTaken(port: number): DemoError {
   return new DemoError(
-    `port ${String(port)} is in use: is a demo already running? Stop it, or start this one with \`npm start -- --port ${String(port + 1)}\``,
+    `port ${String(port)} is in use: is a demo already running? Stop it, or start this one with \`npm start -- --port ${String(port + 10)}\``,
   );
 }
 
@@ -88,6 +92,7 @@ export async function runDemo(
   out: NodeJS.WritableStream,
 ): Promise<number> {
   await ensurePortFree(options.port);
+  if (options.viewPort !== 0) await ensurePortFree(options.viewPort);
   const stops: (() => Promise<unknown>)[] = [];
   try {
     const demo = await startDemoFleet();
@@ -98,6 +103,7 @@ export async function runDemo(
     stops.push(() => issuer.close());
     const started = await startGateway(options, env, { demo, issuer, git });
     stops.push(() => started.gateway.close());
+    stops.push(await startDemoReceiver(demo.fleet, started.logger));
     stops.push(() => removeState(options.stateDir));
     await writeState(options.stateDir, started.state);
     if (options.autoRollout) {
@@ -133,6 +139,8 @@ async function startGateway(options: DemoOptions, env: Env, parts: DemoParts) {
     throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(options.port) : err;
   });
   logger.info({ address: gatewayUrl }, 'gateway listening');
+  const viewUrl = gateway.uiAddress() ?? '';
+  logger.info({ address: viewUrl }, 'view listening');
   const kubeconfig = join(options.stateDir, 'fleet.kubeconfig');
   await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
   await demo.fleet.writeKubeconfig(kubeconfig);
@@ -146,6 +154,7 @@ async function startGateway(options: DemoOptions, env: Env, parts: DemoParts) {
     .sign(viewerKeys.privateKey);
   const state = {
     gatewayUrl,
+    viewUrl,
     adminUrl: demo.fleet.adminUrl,
     kubeconfig,
     hmacKeys: demo.hmacKeys,
@@ -175,6 +184,8 @@ function demoConfig(
   return defaultConfig(
     {
       server: { host: '127.0.0.1', port: options.port },
+      // The web view, read by anyone who reaches it: for a demo on loopback only (docs/ui.md).
+      ui: { port: options.viewPort, anonymous: true },
       management: { name: 'management' },
       clusters: DEMO_ENVIRONMENTS.map((name) => ({
         name,
@@ -240,9 +251,10 @@ function logDestination(options: DemoOptions) {
 
 function banner(state: DemoState, repoUrl: string, port: number): string {
   const flag = port === 8080 ? '' : ` --port ${String(port)}`;
-  const { gatewayUrl: address, kubeconfig } = state;
+  const { gatewayUrl: address, kubeconfig, viewUrl } = state;
   return `
 promotion-gateway demo is running.
+  view:       ${viewUrl}  (open it in a browser: the fleet, live; anonymous read, demo only)
   gateway:    ${address}  (Flux Provider address: ${address}/v1/events/<cluster>)
   fleet:      management, ${DEMO_ENVIRONMENTS.join(', ')}  (kubeconfig: ${kubeconfig})
   git:        ${repoUrl}  (simulated GitHub; Flux syncs prod from its main branch)
@@ -260,6 +272,8 @@ Next, in another terminal:
       a person merges it; the stand-in applies the merged version, the gateway verifies prod
   npm run demo -- deploy --env dev --version 6.7.0 --fail${flag}  (a failed rollout: nothing moves)
   kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get pipelines.pipelines.weave.works ${APP_NAME} -o yaml
+  kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get palert
+      the demo's subscription: each event it was sent is in this log as "notification received"
 Stop with Ctrl-C.
 `;
 }

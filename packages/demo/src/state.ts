@@ -11,6 +11,8 @@ import { DemoError } from './args.js';
 /** The running demo's addresses and its demo-only secrets. */
 export interface DemoState {
   gatewayUrl: string;
+  /** The web view (docs/ui.md), anonymous read. */
+  viewUrl: string;
   adminUrl: string;
   kubeconfig: string;
   /** Per environment: the Flux Provider's generic-hmac key. */

@@ -95,6 +95,28 @@ describe('demo commands', () => {
     }
   });
 
+  it("refuses to start when the view's port is in use, naming it, exit 1", async () => {
+    const blocker = createServer();
+    const viewPort = await new Promise<number>((resolve) => {
+      blocker.listen(0, '127.0.0.1', () => {
+        const address = blocker.address();
+        resolve(typeof address === 'object' && address !== null ? address.port : 0);
+      });
+    });
+    try {
+      const t = io();
+      const port = await freePort();
+      const argv = ['--port', String(port), '--view-port', String(viewPort), '--no-banner'];
+      expect(await main(argv, t.io)).toBe(1);
+      expect(t.err()).toContain(`port ${String(viewPort)} is in use: is a demo already running?`);
+      const same = io();
+      expect(await main(['--port', '9000', '--view-port', '9000'], same.io)).toBe(2);
+      expect(same.err()).toContain('--view-port must differ from --port');
+    } finally {
+      blocker.close();
+    }
+  });
+
   it('keeps one state directory per port', () => {
     expect(stateDir(8080)).not.toBe(stateDir(8081));
     expect(stateDir(8080)).toMatch(/promotion-gateway-demo-[^/]+\/8080$/);

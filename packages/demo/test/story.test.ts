@@ -6,8 +6,9 @@
  * out and the gateway report it Deployed; a failed rollout moves nothing; a CI trigger promotes
  * the next revision the same way; and stopping the demo removes its state.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/commands.js';
 import { runDemo } from '../src/run.js';
@@ -18,6 +19,43 @@ let port: number;
 let stop: () => void;
 let running: Promise<number>;
 const log = capture();
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/** The command of the README line `pattern` matches (its comment left out). */
+function readmeCommand(pattern: RegExp): string {
+  const line = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    .split('\n')
+    .find((l) => pattern.test(l));
+  if (line === undefined) throw new Error(`README.md has no line matching ${String(pattern)}`);
+  return line.replace(/\s+#.*$/, '').trim();
+}
+
+/** True when the demo's dist/ is at least as new as its sources. */
+function demoBuilt(): boolean {
+  const dist = join(ROOT, 'packages', 'demo', 'dist');
+  const src = join(ROOT, 'packages', 'demo', 'src');
+  return readdirSync(src).every((f) => {
+    const built = join(dist, f.replace(/\.ts$/, '.js'));
+    return existsSync(built) && statSync(built).mtimeMs >= statSync(join(src, f)).mtimeMs;
+  });
+}
+
+/** Runs `command` in the repository's root with this Node first on PATH (npm runs on it). */
+function sh(command: string): Promise<{ stdout: string; stderr: string }> {
+  const path = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
+  return new Promise((resolve, reject) => {
+    execFile(
+      'sh',
+      ['-c', command],
+      { cwd: ROOT, env: { ...process.env, PATH: path } },
+      (err, stdout, stderr) => {
+        if (err === null) resolve({ stdout, stderr });
+        else reject(new Error(`${command}: ${err.message}\n${stderr}`));
+      },
+    );
+  });
+}
 
 async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -57,6 +95,7 @@ beforeAll(async () => {
   running = runDemo(
     {
       port,
+      viewPort: 0,
       stateDir: stateDir(port),
       banner: false,
       autoRollout: true,
@@ -142,11 +181,42 @@ describe('the demo story', () => {
         /^pull request for prod \(6\.6\.0\): http:\/\/127\.0\.0\.1:\d+\/acme\/fleet\/pull\/1 \(open\)$/,
       );
     });
-    // Proposed, not applied: prod runs what Git's main branch says until the request is merged.
-    expect(await row('prod')).toBe(
-      'prod | 6.5.0 (Healthy) | AlreadyPromoted 6.6.0 | PromotionSucceeded',
+    // Proposed, not applied: prod runs what Git's main branch says, and says it waits for the
+    // merge (not "succeeded"), until the request is merged.
+    expect(await row('prod')).toBe('prod | 6.5.0 (Healthy) | Waiting 6.6.0 | PullRequestOpen');
+    const json = JSON.parse((await demo('status', '--json')).out) as {
+      decisions: { environment: string; message: string }[];
+    };
+    expect(json.decisions.find((d) => d.environment === 'prod')?.message).toMatch(
+      /^prod waits for pull request #1 to merge \(opened at \d{4}-\d\d-\d\dT[\d:.]+Z\); it promotes 6\.6\.0$/,
     );
     expect(log.text()).toContain('"msg":"authorization recorded"');
+  });
+
+  it("opens the request's page on the forge from the link status prints", async () => {
+    const line = (await pullRequestLine('prod')) ?? '';
+    const url = /(http:\S+\/pull\/1)/.exec(line)?.[1] ?? '';
+    const page = await fetch(url);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain(
+      '<span data-testid="pr-title">Promote podinfo/podinfo in prod to 6.6.0</span>',
+    );
+    expect(html).toContain('class="state open">Open</strong>');
+    expect(html).toContain('<code data-testid="pr-head">promotion-podinfo-podinfo-prod</code>');
+    expect(html).toMatch(/\+\s+version: 6\.6\.0/);
+  });
+
+  it('answers a promote of a revision prod does not wait for with what to do next', async () => {
+    const early = await demo('promote', '--env', 'prod', '--revision', '6.9.0');
+    expect(early.code).toBe(1);
+    expect(early.out).toContain(
+      'CI (example/podinfo-deploy) asked to promote 6.9.0 to prod: 409 NotWaiting prod is not waiting for an approval (PullRequestOpen: ',
+    );
+    expect(early.out).toContain('roll 6.9.0 out there first, then ask again\n');
+    expect(early.out).toContain(
+      'next: deploy it to dev (npm run demo -- deploy --env dev --version 6.9.0), wait until `npm run demo -- status` shows prod WaitingApproval 6.9.0, then ask again\n',
+    );
   });
 
   it('rolls prod out once the request is merged, and reports it Deployed', async () => {
@@ -161,6 +231,19 @@ describe('the demo story', () => {
       expect(await pullRequestLine('prod')).toMatch(/\/pull\/1 \(merged\)$/);
     });
     expect(log.text()).toContain('"msg":"demo flux: applied the merged version from Git"');
+    // The demo's PromotionAlert told its receiver, which verified the signature.
+    await eventually(async () => {
+      await Promise.resolve();
+      const received = log
+        .text()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"notification received (signature verified)"'));
+      expect(
+        received.some(
+          (l) => l.includes('"type":"promotion.succeeded"') && l.includes('"environment":"prod"'),
+        ),
+      ).toBe(true);
+    });
   });
 
   it('says so when there is no open request to merge, exit 1', async () => {
@@ -210,6 +293,18 @@ describe('the demo story', () => {
     const json = await demo('status', '--json');
     expect(JSON.parse(json.out)).toMatchObject({ namespace: 'podinfo', name: 'podinfo' });
   });
+
+  // The bin runs only what `npm run build:all` made; tests run the sources, so this one needs a
+  // build (.ci/run builds before the tests).
+  it.runIf(demoBuilt())(
+    "prints JSON that parses with the README's own `status --json` command",
+    async () => {
+      const command = readmeCommand(/^npm run .*status --json/);
+      const { stdout, stderr } = await sh(`${command} --port ${String(port)}`);
+      expect(stderr).toBe('');
+      expect(JSON.parse(stdout)).toMatchObject({ namespace: 'podinfo', name: 'podinfo' });
+    },
+  );
 
   it('stops cleanly and removes its state', async () => {
     stop();

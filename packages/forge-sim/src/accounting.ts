@@ -7,8 +7,11 @@ import { ShapeCounter } from 'sim-kit';
 
 /** One counted request shape. */
 export interface RequestRecord {
-  /** 'api' for REST, 'git' for smart HTTP, 'admin' for the simulator's own endpoint. */
-  scope: 'api' | 'git' | 'admin';
+  /**
+   * 'api' for REST, 'git' for smart HTTP, 'web' for the pages a person opens (a pull
+   * request's), 'admin' for the simulator's own endpoint.
+   */
+  scope: 'api' | 'git' | 'web' | 'admin';
   method: string;
   /** Route template, e.g. 'GET /repos/{owner}/{repo}/pulls' or 'POST /{repo}.git/git-receive-pack'. */
   route: string;
@@ -52,7 +55,7 @@ export class RequestCounter {
   snapshot(): RequestSnapshot {
     return {
       total: this.shapes.count(),
-      byScope: this.shapes.tally((r) => r.scope, { api: 0, git: 0, admin: 0 }),
+      byScope: this.shapes.tally((r) => r.scope, { api: 0, git: 0, web: 0, admin: 0 }),
       byRoute: this.shapes.tally((r) => r.route),
       entries: this.shapes.entries(),
     };

@@ -1,7 +1,7 @@
 /**
  * A simulated GitHub or GitLab on loopback: one HTTP listener serving Git smart HTTP for real
- * bare repositories, the forge's REST subset, and the simulator's own admin routes under
- * /_forge. Every request is counted on arrival, then may meet an injected fault.
+ * bare repositories, the forge's REST subset, pull requests' web pages, and the simulator's own
+ * admin routes under /_forge. Every request is counted on arrival, then may meet an injected fault.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +29,7 @@ import type { ForgeState } from './state.js';
 import type { ForgeKind } from './tokens.js';
 import { Tokens } from './tokens.js';
 import { ForgeHandle } from './handle.js';
+import { matchWeb, serveWeb } from './web.js';
 
 /** Options of `startForge`. */
 export interface ForgeOptions {
@@ -90,6 +91,12 @@ async function handle(f: ForgeInternals, req: IncomingMessage, res: ServerRespon
       return;
     }
     await front.serve(f.state, m, req, res);
+    return;
+  }
+  const w = matchWeb(f.state.kind, method, path);
+  if (w !== undefined) {
+    f.requests.record({ scope: 'web', method, route: w.route });
+    await serveWeb(f, w, req, res);
     return;
   }
   const g = matchGit(method, path, url.searchParams);

@@ -127,7 +127,7 @@ describe('GitHub faults', () => {
     // git ls-remote (protocol v2): a 401 challenge, the authenticated advertisement, ls-refs.
     expect(forge.requests.count({ scope: 'git' })).toBe(3);
     const snapshot = forge.requests.snapshot();
-    expect(snapshot.byScope).toEqual({ api: 3, git: 3, admin: 0 });
+    expect(snapshot.byScope).toEqual({ api: 3, git: 3, web: 0, admin: 0 });
     expect(snapshot.byRoute['GET /{repo}.git/info/refs?service=git-upload-pack']).toBe(2);
     expect(snapshot.byRoute['POST /{repo}.git/git-upload-pack']).toBe(1);
     forge.requests.reset();

@@ -18,11 +18,18 @@ function problemsOf(input: unknown): readonly string[] {
 
 describe('notifications', () => {
   it('lets alerts select only their own namespace unless told otherwise', () => {
-    expect(defaultConfig().notifications).toEqual({ crossNamespace: false });
+    expect(defaultConfig().notifications).toEqual({
+      crossNamespace: false,
+      enabled: true,
+      intervalMs: 1000,
+      retryBaseMs: 1000,
+      retryMaxMs: 600_000,
+      horizonMs: 86_400_000,
+    });
   });
 
   it('takes true, or a list of namespaces, and freezes it', () => {
-    expect(defaultConfig({ notifications: { crossNamespace: true } }).notifications).toEqual({
+    expect(defaultConfig({ notifications: { crossNamespace: true } }).notifications).toMatchObject({
       crossNamespace: true,
     });
     const config = defaultConfig({ notifications: { crossNamespace: ['platform', 'sre'] } });
@@ -32,6 +39,8 @@ describe('notifications', () => {
 
   it.each([
     [{ crossNamespace: 'yes' }, 'config /notifications/crossNamespace'],
+    [{ intervalMs: 10 }, 'config /notifications/intervalMs'],
+    [{ horizonMs: 0 }, 'config /notifications/horizonMs'],
     [{ crossNamespace: ['Not_A_Namespace'] }, 'config /notifications/crossNamespace'],
     [{ other: 1 }, 'config /notifications/other: is not a known field'],
   ])('refuses %j', (notifications, problem) => {

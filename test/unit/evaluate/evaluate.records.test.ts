@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   MINUTE,
   NOW,
@@ -21,6 +21,119 @@ const withRecord = (
     now,
     policy,
   });
+
+const GITHUB = 'https://github.com/acme/fleet/pull/3';
+const GITLAB = 'https://gitlab.example.com/acme/fleet/-/merge_requests/12';
+const succeededWith = (url: string, state: string, lastAttemptedTime = at(-MINUTE)) =>
+  withRecord({
+    phase: 'Succeeded',
+    succeeded: true,
+    lastAttemptedTime,
+    pullRequest: { url, state },
+  });
+
+/**
+ * A pull-request promotion "succeeds" once its request is open: prod waits for a person to
+ * merge it (not "succeeded"), and a request closed unmerged means the revision never arrives.
+ */
+function pullRequestCases(): Case[] {
+  const opened = new Date(NOW - MINUTE).toISOString();
+  return [
+    {
+      name: 'Succeeded with its GitHub pull request open: prod waits for the merge',
+      input: succeededWith(GITHUB, 'open'),
+      env: 'prod',
+      want: {
+        outcome: 'Waiting',
+        reason: 'PullRequestOpen',
+        revision: '1.0.1',
+        retryAt: undefined,
+        message: `prod waits for pull request #3 to merge (opened at ${opened}); it promotes 1.0.1`,
+      },
+    },
+    {
+      name: 'Succeeded with its GitLab merge request open: named by its iid',
+      input: succeededWith(GITLAB, 'open'),
+      env: 'prod',
+      want: {
+        outcome: 'Waiting',
+        reason: 'PullRequestOpen',
+        message: expect.stringContaining('pull request #12 to merge') as string,
+      },
+    },
+    {
+      name: 'an open request with an unreadable time still waits, without a time',
+      input: succeededWith(GITHUB, 'open', 'yesterday'),
+      env: 'prod',
+      want: {
+        outcome: 'Waiting',
+        reason: 'PullRequestOpen',
+        message: 'prod waits for pull request #3 to merge; it promotes 1.0.1',
+      },
+    },
+    {
+      name: 'an open request whose URL names no number is named by its URL',
+      input: succeededWith('https://forge.example/acme/fleet/changes/x', 'open'),
+      env: 'prod',
+      want: {
+        outcome: 'Waiting',
+        reason: 'PullRequestOpen',
+        message: expect.stringContaining(
+          'pull request https://forge.example/acme/fleet/changes/x to merge',
+        ) as string,
+      },
+    },
+    {
+      name: 'a merged request: succeeded, waiting for the rollout',
+      input: succeededWith(GITHUB, 'merged'),
+      env: 'prod',
+      want: {
+        outcome: 'AlreadyPromoted',
+        reason: 'PromotionSucceeded',
+        message:
+          'pull request #3 promoting 1.0.1 to prod was merged; waiting for its targets to run it',
+      },
+    },
+    {
+      name: 'a request closed unmerged: 1.0.1 never arrives',
+      input: succeededWith(GITHUB, 'closed'),
+      env: 'prod',
+      want: {
+        outcome: 'Failed',
+        reason: 'PullRequestClosed',
+        revision: '1.0.1',
+        retryAt: undefined,
+      },
+    },
+    {
+      name: 'a request in a state this version does not know: succeeded, as before',
+      input: succeededWith(GITHUB, 'draft'),
+      env: 'prod',
+      want: { outcome: 'AlreadyPromoted', reason: 'PromotionSucceeded' },
+    },
+    {
+      name: 'a malformed pullRequest field is ignored',
+      input: withRecord({ phase: 'Succeeded', succeeded: true, pullRequest: 'open' as never }),
+      env: 'prod',
+      want: { outcome: 'AlreadyPromoted', reason: 'PromotionSucceeded' },
+    },
+    {
+      name: 'an open request of an older revision does not hold the newer one',
+      input: devProd('1.0.1', '1.0.0', {
+        records: {
+          prod: record({
+            revision: '1.0.0',
+            phase: 'Succeeded',
+            succeeded: true,
+            pullRequest: { url: GITHUB, state: 'open' },
+          }),
+        },
+      }),
+      env: 'prod',
+      want: { outcome: 'Promote', reason: 'UpstreamReady', revision: '1.0.1' },
+    },
+  ];
+}
 
 const records: Case[] = [
   {
@@ -46,6 +159,7 @@ const records: Case[] = [
     env: 'prod',
     want: { outcome: 'AlreadyPromoted', reason: 'PromotionSucceeded' },
   },
+  ...pullRequestCases(),
   {
     name: 'Claimed 1 ms before the claim timeout: in progress',
     input: withRecord({ phase: 'Claimed', attempt: 1 }, NOW + 15 * MINUTE - 1),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planAlert, statusAfter, type AttemptResult } from '../../../src/notify/alert-progress.js';
-import type { PromotionAlert } from '../../../src/notify/alert-resource.js';
+import { MAX_STREAMS, type PromotionAlert } from '../../../src/notify/alert-resource.js';
 import type { NotificationFact } from '../../../src/notify/facts.js';
 
 const T = Date.parse('2026-11-25T10:00:00Z');
@@ -147,5 +147,24 @@ describe('an alert round', () => {
       random: () => 1,
     });
     expect(again).toEqual(first);
+  });
+
+  it('follows at most MAX_STREAMS streams and says so; the others wait, none is lost', () => {
+    const facts = Array.from({ length: MAX_STREAMS + 2 }, (_, i) =>
+      fact('PromotionStarted', 'r1', T + i, `env-${String(i).padStart(4, '0')}`),
+    );
+    const round = planAlert(alert(), facts, T + 10_000, retry);
+    expect(round.due).toHaveLength(MAX_STREAMS);
+    expect(round.overflow).toBe(2);
+    const status = statusAfter({
+      alert: alert(),
+      round,
+      results: new Map(),
+      now: T + 10_000,
+      retry,
+      random: () => 1,
+    });
+    expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'TooManyStreams' });
+    expect(status.streams).toHaveLength(MAX_STREAMS);
   });
 });

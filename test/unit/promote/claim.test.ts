@@ -126,7 +126,7 @@ describe('claimPromotion', () => {
           ...existingStatus.environments!.staging,
           promotion: expectedRecord,
           // The history tells the revision from the first claim it saw (here attempt 2).
-          history: [{ revision: '1.1.0', startedTime: '2026-03-04T05:06:07.000Z', attempts: 2 }],
+          history: [{ revision: '1.1.0', startedTime: new Date(T0).toISOString(), attempts: 2 }],
         },
       },
     });

@@ -254,6 +254,22 @@ const valid: [string, Json][] = [
     ),
   ],
   [
+    'our verified records',
+    pipeline(
+      {},
+      {
+        environments: {
+          dev: {
+            verified: [
+              { revision: '1.2.3', time: '2026-11-21T10:00:00.000Z' },
+              { revision: '1.2.4', time: '2026-11-22T10:00:00.123Z' },
+            ],
+          },
+        },
+      },
+    ),
+  ],
+  [
     'our promotion windows, per environment and pipeline-wide',
     pipeline({
       promotion: { strategy: { notification: {} }, windows: [window({ cron: '0 18 * * FRI' })] },
@@ -565,6 +581,26 @@ const invalid: [string, Json][] = [
       { environments: { dev: { healthySince: { revision: '1.2.3', time: 'an hour ago' } } } },
     ),
   ],
+  [
+    'a verified record without time',
+    pipeline({}, { environments: { dev: { verified: [{ revision: '1.2.3' }] } } }),
+  ],
+  [
+    'more than 20 verified records',
+    pipeline(
+      {},
+      {
+        environments: {
+          dev: {
+            verified: Array.from({ length: 21 }, (_, i) => ({
+              revision: `1.0.${String(i)}`,
+              time: '2026-11-21T10:00:00Z',
+            })),
+          },
+        },
+      },
+    ),
+  ],
   ['a window with both rrule and cron', withWindow({ cron: '0 9 * * *', rrule: 'x' })],
   ['a window with neither rrule nor cron', withWindow({})],
   ['a window of another type', withWindow({ cron: '0 9 * * *', type: 'deny' })],
@@ -711,6 +747,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete environment.approvals;
   delete environment.healthySince;
   delete environment.history;
+  delete environment.verified;
   delete dig(environment, 'waitingApproval', 'properties').since;
   delete dig(openApiOf(copy), 'properties', 'status', 'properties').halts;
   const targetRecord = dig(environment, 'targets', 'items', 'properties');

@@ -181,6 +181,42 @@ describe('computeStatus', () => {
     ]);
   });
 
+  it('keeps a promotion pending while its pull request waits to be merged', () => {
+    const pipeline = samplePipeline();
+    const all: Record<string, TargetStatus[]> = {
+      dev: [healthy('a', '2'), healthy('b', '2')],
+      staging: [healthy('c', '2')],
+      prod: [healthy('d', '1')],
+    };
+    const message = 'prod waits for pull request #3 to merge (opened at 2026-03-04T05:00:00.000Z)';
+    const open: Evaluation = {
+      decisions: [
+        { environment: 'dev', outcome: 'Source', revision: '2', reason: 'Ready', message: '' },
+        {
+          environment: 'staging',
+          outcome: 'UpToDate',
+          revision: '2',
+          reason: 'Deployed',
+          message: '',
+        },
+        {
+          environment: 'prod',
+          outcome: 'Waiting',
+          revision: '2',
+          reason: 'PullRequestOpen',
+          message,
+        },
+      ],
+    };
+    const status = computeStatus({ pipeline, targets: all, evaluation: open, now: T0 });
+    expect(status.conditions?.[1]).toMatchObject({
+      type: 'PromotionPending',
+      status: 'True',
+      reason: 'PullRequestOpen',
+      message: `prod: ${message}`,
+    });
+  });
+
   it('counts targets never read as unknown', () => {
     const pipeline = samplePipeline();
     const status = computeStatus({

@@ -1,0 +1,249 @@
+/**
+ * The parts of the Pipeline page built from the stored records: the approval gate (who, when,
+ * the statement id and how to verify it offline), the pull request and its link, the promotions
+ * as a timeline, and lead time and frequency. Raw signed statements are never shown (the API
+ * does not serve them either): their id and the offline check are. Pure.
+ */
+import type { EnvironmentDecision } from '../evaluate/decisions.js';
+import type {
+  AuthorizationRecord,
+  Pipeline,
+  PromotionHistoryEntry,
+  PromotionRecord,
+} from '../pipeline/pipeline-resource.js';
+import { clip } from '../pipeline/text.js';
+import { parseTimestamp } from '../pipeline/time.js';
+import { leadTimeChart, weeklyChart } from './charts.js';
+import { html, type SafeHtml } from './html.js';
+import { humanDuration, leadMs, leadTimes, promotionsPerWeek, totalsOf } from './lead-time.js';
+
+/** Most approval records and revisions a page lists (the status keeps up to 256 and 20). */
+const MAX_LISTED = 20;
+
+/** A time as `<time>`: UTC text for people, RFC 3339 for machines and the page script. */
+export function timeText(at: string | number): SafeHtml {
+  const ms = typeof at === 'number' ? at : parseTimestamp(at);
+  if (ms === undefined || !Number.isFinite(ms)) return html`<span>${String(at)}</span>`;
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+}
+
+/**
+ * The link to a pull request, when its URL is a plain http(s) URL; any credentials in it are
+ * left out, and any other scheme (`javascript:`) is shown as text, never linked.
+ */
+export function safeLink(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
+}
+
+/** The latest promotion's pull request: its state and a link that opens it. */
+export function pullRequestLine(record: PromotionRecord | undefined): SafeHtml {
+  const request = record?.pullRequest;
+  if (request === undefined) return html``;
+  const href = safeLink(request.url);
+  // Not linked (not http(s)): shown as text, still without any `user:password@` it holds.
+  const label = href ?? clip(request.url.replace(/\/\/[^/@\s]*@/g, '//'), 200);
+  const link =
+    href === undefined
+      ? html`<span data-testid="pull-request">${label}</span>`
+      : html`<a
+          data-testid="pull-request"
+          data-state="${request.state}"
+          href="${href}"
+          rel="noopener noreferrer"
+          >${label}</a
+        >`;
+  return html`<p class="pr">
+    <b>Pull request</b> for ${clip(record?.revision, 64)} (${request.state}): ${link}
+  </p>`;
+}
+
+/** The approval gate of the environment at `index`: where it stands and who authorized what. */
+export function gateSection(
+  pipeline: Pipeline,
+  index: number,
+  decision: EnvironmentDecision | undefined,
+): SafeHtml {
+  const env = pipeline.spec.environments[index];
+  if (env === undefined) return html``;
+  const records = pipeline.status?.environments?.[env.name]?.approvals ?? [];
+  const spec = env.promotion?.approval;
+  if (spec === undefined && decision?.gate === undefined && records.length === 0) return html``;
+  const standing =
+    decision?.gate === undefined
+      ? `${String(spec?.minApprovals ?? 1)} approval(s) needed`
+      : `${decision.gate.summary}${decision.revision === undefined ? '' : ` for ${clip(decision.revision, 64)}`}`;
+  const { namespace, name } = pipeline.metadata;
+  const shown = [...records].reverse().slice(0, MAX_LISTED);
+  const signed = records.some((r) => r.statement !== undefined);
+  return html`<div data-testid="gate" class="gate">
+    <h4>Approval gate</h4>
+    <p>${standing}</p>
+    ${
+      shown.length === 0
+        ? html`<p class="muted">No approvals recorded.</p>`
+        : html`<div
+            class="scroll"
+            tabindex="0"
+            role="region"
+            aria-label="Authorizations of ${env.name}"
+          >
+            <table class="approvals">
+              <caption>
+                Authorizations of ${env.name}, newest first
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Who</th>
+                  <th scope="col">Decision</th>
+                  <th scope="col">Revision</th>
+                  <th scope="col">When</th>
+                  <th scope="col">Statement id</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${shown.map(approvalRow)}
+              </tbody>
+            </table>
+          </div>`
+    }
+    ${
+      signed
+        ? html`<p class="verify">
+            Signed statements are kept in the Pipeline’s status. Check them offline, without
+            trusting the gateway:
+            <code
+              >promotion-gateway approvals verify --config CONFIG --pipeline
+              ${namespace}/${name}</code
+            >
+            (docs/approvals.md).
+          </p>`
+        : ''
+    }
+  </div>`;
+}
+
+function approvalRow(record: AuthorizationRecord): SafeHtml {
+  const comment =
+    record.comment === undefined ? '' : html`<br /><small>${clip(record.comment, 200)}</small>`;
+  const how = record.statement === undefined ? record.kind : `${record.kind}, signed`;
+  return html`<tr>
+    <td>${clip(record.principal, 128)} <small>(${how})</small>${comment}</td>
+    <td>${record.decision}</td>
+    <td class="rev">${clip(record.revision, 64)}</td>
+    <td>${timeText(record.time)}</td>
+    <td><code>${record.jti === undefined ? '—' : clip(record.jti, 128)}</code></td>
+  </tr>`;
+}
+
+/** Every promoted environment's promotions, newest first, as a timeline. */
+export function historySection(pipeline: Pipeline): SafeHtml {
+  const lanes = pipeline.spec.environments.slice(1).map((env) => {
+    const entries = [...(pipeline.status?.environments?.[env.name]?.history ?? [])].reverse();
+    return html`<li>
+      <h3>${env.name}</h3>
+      ${
+        entries.length === 0
+          ? html`<p class="muted">No promotions recorded.</p>`
+          : html`<ol class="timeline">
+              ${entries.map(historyEntry)}
+            </ol>`
+      }
+    </li>`;
+  });
+  return html`<section id="history" data-testid="history" aria-labelledby="history-h">
+    <h2 id="history-h">Promotions</h2>
+    <ol class="lanes">
+      ${lanes}
+    </ol>
+  </section>`;
+}
+
+function historyEntry(entry: PromotionHistoryEntry): SafeHtml {
+  const outcome =
+    entry.succeededTime !== undefined
+      ? 'succeeded'
+      : entry.failedTime !== undefined
+        ? 'failed'
+        : 'running';
+  const attempts = entry.attempts === 1 ? '1 attempt' : `${String(entry.attempts)} attempts`;
+  const failed =
+    entry.failedTime === undefined
+      ? ''
+      : html`<br />first failed
+          ${timeText(entry.failedTime)}${entry.failure === undefined ? '' : html`: ${clip(entry.failure, 256)}`}`;
+  const succeeded =
+    entry.succeededTime === undefined ? '' : html`<br />succeeded ${timeText(entry.succeededTime)}`;
+  return html`<li class="o-${outcome}" data-outcome="${outcome}">
+    <b class="rev">${clip(entry.revision, 64)}</b> ${outcome}, ${attempts}<br />started
+    ${timeText(entry.startedTime)}${failed}${succeeded}
+  </li>`;
+}
+
+/** Lead time per revision and promotions per week, charted and tabled. */
+export function leadTimeSection(pipeline: Pipeline, now: number): SafeHtml {
+  const leads = leadTimes(pipeline);
+  const weeks = promotionsPerWeek(pipeline, now);
+  const totals = totalsOf(weeks);
+  const shown = leads.revisions.slice(-MAX_LISTED).reverse();
+  const [first, ...later] = leads.environments;
+  const share = `${String(Math.round(totals.failedShare * 100))}%`;
+  return html`<section id="lead-time" data-testid="lead-time" aria-labelledby="lead-h">
+    <h2 id="lead-h">Lead time and frequency</h2>
+    ${
+      shown.length === 0
+        ? html`<p class="muted">
+            No revision has been verified in ${first ?? 'the first environment'} yet.
+          </p>`
+        : html`<figure>
+              ${leadTimeChart(leads)}
+              <figcaption>
+                Time from first verified in ${first ?? ''} to first verified in each later
+                environment, the latest ${Math.min(10, shown.length)} revisions.
+              </figcaption>
+            </figure>
+            <table class="leads">
+              <caption>
+                First verified, per revision and environment (newest first)
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Revision</th>
+                  <th scope="col">${first ?? ''}</th>
+                  ${later.map((e) => html`<th scope="col">${e}</th>`)}
+                </tr>
+              </thead>
+              <tbody>
+                ${shown.map(
+                  (row) =>
+                    html`<tr>
+                      <td class="rev">${clip(row.revision, 64)}</td>
+                      <td>
+                        ${row.verifiedAt[0] === undefined ? '—' : timeText(row.verifiedAt[0])}
+                      </td>
+                      ${later.map((_, k) => {
+                        const lead = leadMs(row, k + 1);
+                        return html`<td>${lead === undefined ? '—' : humanDuration(lead)}</td>`;
+                      })}
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+    }
+    <figure>
+      ${weeklyChart(weeks)}
+      <figcaption>
+        ${totals.promotions} promotions in the last 12 weeks, ${share} with a failed attempt.
+      </figcaption>
+    </figure>
+  </section>`;
+}

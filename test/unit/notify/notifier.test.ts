@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import type { AlertCheck } from '../../../src/notify/alert-check.js';
+import type { AttemptResult } from '../../../src/notify/alert-progress.js';
+import type { PromotionAlert, UncheckedAlert } from '../../../src/notify/alert-resource.js';
+import { Notifier, type NotifierPorts, type Prepared } from '../../../src/notify/notifier.js';
+import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
+import { createLogger } from '../../../src/log.js';
+
+const T = Date.parse('2026-11-25T10:00:00Z');
+
+function pipeline(revisions: string[]): Pipeline {
+  return {
+    apiVersion: 'pipelines.weave.works/v1alpha1',
+    kind: 'Pipeline',
+    metadata: { name: 'podinfo', namespace: 'apps' },
+    spec: {
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+      environments: [
+        { name: 'dev', targets: [{ namespace: 'dev' }] },
+        { name: 'prod', targets: [{ namespace: 'prod' }] },
+      ],
+    },
+    status: {
+      environments: {
+        prod: {
+          history: revisions.map((revision, i) => ({
+            revision,
+            attempts: 1,
+            startedTime: new Date(T + i * 10_000).toISOString(),
+          })),
+        },
+      },
+    },
+  };
+}
+
+/** A store of one alert and a receiver answering from `answers`, recording every call. */
+function rig(
+  options: { leader?: () => boolean; answer?: () => AttemptResult; spec?: object } = {},
+) {
+  let stored: UncheckedAlert = {
+    apiVersion: 'notifications.promotion-gateway.dev/v1alpha1',
+    kind: 'PromotionAlert',
+    metadata: {
+      name: 'hooks',
+      namespace: 'apps',
+      uid: 'u',
+      generation: 1,
+      creationTimestamp: '2026-11-25T09:00:00Z',
+      resourceVersion: '1',
+    },
+    spec: { address: 'https://hooks.example/x', timeout: '2s', ...options.spec },
+  };
+  const sent: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let writes = 0;
+  const ports: NotifierPorts = {
+    listAlerts: () =>
+      Promise.resolve([{ ok: true, alert: stored as PromotionAlert } satisfies AlertCheck]),
+    readAlert: () => Promise.resolve(stored),
+    applyStatus: (_alert, change) => {
+      const next = change(stored);
+      if (next !== undefined) {
+        writes += 1;
+        stored = { ...stored, status: next };
+      }
+      return Promise.resolve();
+    },
+    prepare: () =>
+      Promise.resolve({
+        ok: true as const,
+        request: (event): Prepared => ({
+          ok: true,
+          url: 'u',
+          headers: { 'webhook-id': event.id },
+          body: event.revision,
+          timeoutMs: 1_000,
+        }),
+      }),
+    send: async (request) => {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((r) => setTimeout(r, 1));
+      inFlight -= 1;
+      sent.push(request.body);
+      return options.answer?.() ?? { kind: 'Delivered', detail: 'HTTP 200' };
+    },
+  };
+  let now = T + 100_000;
+  let pipelines = [pipeline(['1.0.0'])];
+  const notifier = new Notifier({
+    ports,
+    pipelines: () => pipelines,
+    isLeader: options.leader ?? (() => true),
+    clock: () => now,
+    random: () => 1,
+    logger: createLogger('silent'),
+    settings: {
+      retry: { initialMs: 1_000, maxMs: 60_000, horizonMs: 86_400_000 },
+      tickMs: 1_000,
+      handover: true,
+      selection: { crossNamespace: false },
+    },
+  });
+  return {
+    notifier,
+    sent,
+    status: () => stored.status,
+    writes: () => writes,
+    maxInFlight: () => maxInFlight,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    setRevisions: (revisions: string[]) => {
+      pipelines = [pipeline(revisions)];
+    },
+  };
+}
+
+describe('Notifier', () => {
+  it("waits one delivery timeout after becoming leader, then delivers (the old leader's last attempt has ended)", async () => {
+    const r = rig();
+    await r.notifier.tickAndWait();
+    expect(r.sent).toEqual([]);
+    r.advance(2_000);
+    await r.notifier.tickAndWait();
+    expect(r.sent).toEqual(['1.0.0']);
+    expect(r.status()?.counters?.delivered).toBe(1);
+  });
+
+  it('delivers nothing and writes nothing while not leading', async () => {
+    const r = rig({ leader: () => false });
+    r.advance(10_000);
+    await r.notifier.tickAndWait();
+    expect(r.sent).toEqual([]);
+    expect(r.writes()).toBe(0);
+  });
+
+  it('sends one event per stream at a time, in order, and goes idle with no further writes', async () => {
+    const r = rig();
+    r.setRevisions(['1.0.0']);
+    await r.notifier.tickAndWait();
+    r.advance(2_000);
+    await r.notifier.tickAndWait();
+    r.setRevisions(['1.0.0', '1.1.0']);
+    await r.notifier.tickAndWait();
+    await r.notifier.tickAndWait();
+    expect(r.sent).toEqual(['1.0.0', '1.1.0']);
+    expect(r.maxInFlight()).toBe(1);
+    const writes = r.writes();
+    for (let i = 0; i < 5; i++) await r.notifier.tickAndWait();
+    expect(r.writes()).toBe(writes);
+  });
+
+  it('stops for good at a 410 until the spec changes', async () => {
+    const r = rig({ answer: () => ({ kind: 'Gone', detail: 'HTTP 410' }) });
+    await r.notifier.tickAndWait();
+    r.advance(2_000);
+    await r.notifier.tickAndWait();
+    expect(r.status()?.conditions?.[0]).toMatchObject({ reason: 'Gone', status: 'False' });
+    r.advance(60_000);
+    await r.notifier.tickAndWait();
+    expect(r.sent).toHaveLength(1);
+  });
+
+  it('says Suspended and sends nothing for a suspended alert', async () => {
+    const r = rig({ spec: { suspend: true } });
+    r.advance(2_000);
+    await r.notifier.tickAndWait();
+    expect(r.sent).toEqual([]);
+    expect(r.status()?.conditions?.[0]).toMatchObject({ reason: 'Suspended', status: 'False' });
+  });
+});
