@@ -80,7 +80,7 @@ export function gateSection(
   if (spec === undefined && decision?.gate === undefined && records.length === 0) return html``;
   const standing =
     decision?.gate === undefined
-      ? `${String(spec?.minApprovals ?? 1)} approval(s) needed`
+      ? neededText(spec?.minApprovals ?? 1)
       : `${decision.gate.summary}${decision.revision === undefined ? '' : ` for ${clip(decision.revision, 64)}`}`;
   const { namespace, name } = pipeline.metadata;
   const shown = [...records].reverse().slice(0, MAX_LISTED);
@@ -174,7 +174,7 @@ function historyEntry(entry: PromotionHistoryEntry): SafeHtml {
       ? 'succeeded'
       : entry.failedTime !== undefined
         ? 'failed'
-        : 'running';
+        : 'in progress';
   const attempts = entry.attempts === 1 ? '1 attempt' : `${String(entry.attempts)} attempts`;
   const failed =
     entry.failedTime === undefined
@@ -246,4 +246,8 @@ export function leadTimeSection(pipeline: Pipeline, now: number): SafeHtml {
       </figcaption>
     </figure>
   </section>`;
+}
+
+function neededText(count: number): string {
+  return `${String(count)} ${count === 1 ? 'approval' : 'approvals'} needed`;
 }

@@ -50,6 +50,7 @@ function allRequests(): number {
   const management = fleet.management.requests;
   const background =
     management.count({ resource: 'leases.coordination.k8s.io' }) +
+    management.count({ resource: 'promotionalerts.notifications.promotion-gateway.dev' }) +
     management.count({ resource: PIPELINE_RESOURCE, verb: 'watch' }) +
     management.count({ resource: PIPELINE_RESOURCE, verb: 'list' });
   const total = ['management', ...ENVIRONMENTS].reduce(
