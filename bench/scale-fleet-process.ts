@@ -10,6 +10,7 @@ import { installRelease, rollOutRelease } from 'kube-sim/flux';
 import { registerGitopsCluster } from 'kube-sim/gitops';
 import { managementAccess, TARGET_ACCESS } from 'promotion-gateway';
 import { IdleFleet } from './idle-fleet.js';
+import { paceOf } from './scale-pace.js';
 import type {
   IdleFleetRequest,
   ScaleFleetMessage,
@@ -108,6 +109,11 @@ function roll(fleet: Fleet, spec: ScaleSpec, fraction: number, version: string):
 async function main(spec: ScaleSpec): Promise<void> {
   const started = Date.now();
   const fleet = await build(spec);
+  // A slow API server: every resource request of every cluster answers this much later.
+  const { latencyMs } = paceOf(spec.pace);
+  if (latencyMs > 0)
+    for (const cluster of fleet.clusters)
+      await cluster.faults.set({ latency: { fixedMs: latencyMs } });
   const probeAt = placement(spec, 0, 0, 0);
   const hmacKey = 'scale-bench-key-0123456789';
   send({

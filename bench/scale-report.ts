@@ -8,9 +8,17 @@ import { defaultConfig } from 'promotion-gateway';
 import type { BarResult } from './report.js';
 import { table } from './report.js';
 import type { ScaleResult } from './scale.js';
+import { paceOf } from './scale-pace.js';
 
 const MIB = 1024 * 1024;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** The layout, and the pace when it is not the normal one. */
+function layoutOf(r: ScaleResult): string {
+  const layout = r.spec.layout === 'env' ? 'ns per env' : 'ns per app';
+  const pace = paceOf(r.spec.pace);
+  return pace.name === 'normal' ? layout : `${layout}, ${pace.label}`;
+}
 
 /** What each run's RSS peak was made of: V8's heap (reserved, used), memory outside it. */
 export function peakMemoryTable(results: readonly ScaleResult[]): string {
@@ -20,7 +28,7 @@ export function peakMemoryTable(results: readonly ScaleResult[]): string {
     ['N x C', 'layout', 'RSS at peak', 'heap total', 'heap used', 'external', 'array buffers'],
     results.map((r) => [
       `${r.spec.pipelines.toLocaleString('en')} x ${String(r.spec.clusters)}`,
-      r.spec.layout === 'env' ? 'ns per env' : 'ns per app',
+      layoutOf(r),
       mib(r.peakUsage?.rss),
       mib(r.peakUsage?.heapTotal),
       mib(r.peakUsage?.heapUsed),
@@ -32,7 +40,6 @@ export function peakMemoryTable(results: readonly ScaleResult[]): string {
 
 /** The table of every size and layout measured. */
 export function scaleTable(results: readonly ScaleResult[]): string {
-  const smallest = results[0];
   return table(
     [
       'N x C',
@@ -47,12 +54,12 @@ export function scaleTable(results: readonly ScaleResult[]): string {
       'wave: promotions, reads, time',
       'gateway peak RSS',
       'live heap at end',
-      'bytes/target',
+      'live bytes/target',
       'fleet RSS',
     ],
     results.map((r) => [
       `${r.spec.pipelines.toLocaleString('en')} x ${String(r.spec.clusters)}`,
-      r.spec.layout === 'env' ? 'ns per env' : 'ns per app',
+      layoutOf(r),
       s(r.readyMs),
       `${s(r.evaluatedMs)} (${s(r.statusesWrittenMs)})`,
       String(r.startupGets),
@@ -63,13 +70,27 @@ export function scaleTable(results: readonly ScaleResult[]): string {
       `${String(r.wavePromotions)}, ${String(r.waveReads)} (${(r.waveReads / Math.max(1, r.wavePromotions)).toFixed(2)}/promotion), ${s(r.waveMs)}`,
       `${(r.peakRssBytes / MIB).toFixed(1)} MiB`,
       `${(r.endHeapUsedBytes / MIB).toFixed(1)} MiB`,
-      smallest === undefined || r === smallest || r.targets === smallest.targets
-        ? '-'
-        : String(
-            Math.round((r.peakRssBytes - smallest.peakRssBytes) / (r.targets - smallest.targets)),
-          ),
+      liveBytesPerTarget(r, results),
       `${(r.fleetRssBytes / MIB).toFixed(0)} MiB`,
     ]),
+  );
+}
+
+/**
+ * Live heap growth per target against the smallest size run with the same layout and pace
+ * ('-' for that one): what each target costs above the fixed part.
+ */
+function liveBytesPerTarget(r: ScaleResult, results: readonly ScaleResult[]): string {
+  const same = results.filter(
+    (o) => o.spec.layout === r.spec.layout && paceOf(o.spec.pace) === paceOf(r.spec.pace),
+  );
+  const smallest = same.reduce<ScaleResult | undefined>(
+    (min, o) => (min === undefined || o.targets < min.targets ? o : min),
+    undefined,
+  );
+  if (smallest === undefined || smallest.targets === r.targets) return '-';
+  return String(
+    Math.round((r.endHeapUsedBytes - smallest.endHeapUsedBytes) / (r.targets - smallest.targets)),
   );
 }
 
@@ -83,7 +104,8 @@ export function scaleGoals(results: readonly ScaleResult[]): BarResult[] {
   // The next periodic pass starts about one interval after this one (jitter aside).
   const interval = defaultConfig().resync.intervalMs;
   for (const r of results) {
-    const at = `${String(r.spec.pipelines)}x${String(r.spec.clusters)} ${r.spec.layout}`;
+    const pace = paceOf(r.spec.pace).name;
+    const at = `${String(r.spec.pipelines)}x${String(r.spec.clusters)} ${r.spec.layout}${pace === 'normal' ? '' : ` ${pace}`}`;
     const perPromotion = r.waveReads / Math.max(1, r.wavePromotions);
     goals.push(
       goal(

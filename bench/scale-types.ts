@@ -7,11 +7,15 @@
 /** One namespace per environment (few per cluster), or one per application (many). */
 export type Layout = 'env' | 'app';
 
-/** A fleet to build. */
+/** How the run is slowed (scale-pace.ts): not at all, one core, or API latency. */
+export type PaceName = 'normal' | 'one-core' | 'latency-20ms' | 'latency-100ms';
+
+/** A fleet to build, and the pace to run it at (normal when absent). */
 export interface ScaleSpec {
   pipelines: number;
   clusters: number;
   layout: Layout;
+  pace?: PaceName;
 }
 
 /** What the fleet child reports when it is filled and listening. */

@@ -9,7 +9,8 @@ import { upgradeEvent } from 'kube-sim/flux';
 import type { ResyncReport } from 'promotion-gateway';
 import { productionNodeFlags } from './node-flags.js';
 import { extraGatewayFlags } from './scale-diagnostics.js';
-import { delta, objectGets, reads, Child } from './scale-processes.js';
+import { allowedCpus, paceOf, pinToOneCore } from './scale-pace.js';
+import { delta, objectGets, reads, Child, type Reads } from './scale-processes.js';
 import type { GatewaySample, Layout, ScaleFleetInfo, ScaleSpec } from './scale-types.js';
 import { signedEvent } from './servers.js';
 
@@ -28,8 +29,13 @@ export interface ScaleResult {
   getsDuringPass: number;
   passCpuMs: number;
   wavePromotions: number;
+  /** GETs and LISTs of app objects in the wave beyond the pass's own LISTs (round included). */
   waveReads: number;
   waveMs: number;
+  /** The wave pass's confirmation round: Pipelines due, targets read again, its time. */
+  waveConfirmation?: ResyncReport['confirmation'];
+  /** The CPUs every thread of the gateway process was allowed at the end (one-core pace). */
+  gatewayCpus?: string | undefined;
   peakRssBytes: number;
   /** What the RSS peak was made of (process.memoryUsage() then). */
   peakUsage?: NodeJS.MemoryUsage | undefined;
@@ -69,6 +75,8 @@ async function startup(spec: ScaleSpec) {
     ...productionNodeFlags(),
     ...extraGatewayFlags(),
   ]);
+  // The one-core pace: pinned before it builds anything; threads started later inherit it.
+  if (paceOf(spec.pace).oneCore) pinToOneCore(gateway.process.pid ?? 0);
   const atReady = await gateway.next<{ readyMs: number; url: string }>('at-ready');
   const eventToReadMs = await eventAtReadiness(fleet, info, atReady.url);
   const ready = await gateway.next<{ startup: { evaluatedMs: number; statusesWrittenMs: number } }>(
@@ -82,6 +90,7 @@ async function startup(spec: ScaleSpec) {
   );
   const startupGets = delta((await reads(info)).gets, {}).total - probeGets;
   return {
+    spec,
     fleet,
     gateway,
     info,
@@ -105,11 +114,13 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
     const cpuAfter = await s.gateway.ask<GatewaySample>({ type: 'sample' });
     await s.fleet.ask({ type: 'roll', fraction: 0.8, version: '2.0.0' });
     const waveStart = Date.now();
-    await s.gateway.ask<ResyncReport>({ type: 'resync' });
-    const afterWavePass = await reads(s.info);
+    const wavePass = await s.gateway.ask<ResyncReport>({ type: 'resync' });
     await s.gateway.ask({ type: 'idle' });
     const waveMs = Date.now() - waveStart;
     const afterWave = await reads(s.info);
+    const gatewayCpus = paceOf(s.spec.pace).oneCore
+      ? allowedCpus(s.gateway.process.pid ?? 0)
+      : undefined;
     const end = await s.gateway.ask<GatewaySample>({ type: 'sample' });
     return {
       spec,
@@ -125,10 +136,12 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
       getsDuringPass: delta(afterPass.gets, before.gets).total,
       passCpuMs: cpuAfter.cpuMs - cpuBefore.cpuMs,
       wavePromotions: end.promotions - cpuAfter.promotions,
-      waveReads:
-        delta(afterWave.gets, afterWavePass.gets).total +
-        delta(afterWave.lists, afterWavePass.lists).total,
+      // The wave pass's LISTs are the plain pass's (same objects, same pages); the rest are the
+      // confirmation's, in the round (inside the pass) or in the checks.
+      waveReads: readsBetween(afterWave, afterPass) - readsBetween(afterPass, before),
       waveMs,
+      waveConfirmation: wavePass.confirmation,
+      gatewayCpus,
       peakRssBytes: end.rssMaxBytes,
       peakUsage: end.peak,
       endHeapUsedBytes: end.heapUsedBytes,
@@ -139,6 +152,10 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
     await s.gateway.stop();
     await s.fleet.stop();
   }
+}
+
+function readsBetween(after: Reads, before: Reads): number {
+  return delta(after.gets, before.gets).total + delta(after.lists, before.lists).total;
 }
 
 /** The sizes to run: quick mode (CI) runs the smallest only. */

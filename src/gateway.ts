@@ -29,7 +29,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const access = clusterAccess(rt, catalog);
   const loop = promotionLoop(rt, catalog, access);
   const recover = recoveryRechecks(rt, loop);
-  const { resync, leadership } = resyncLoop(rt, catalog, access, loop.pipelines, recover);
+  const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
   const notifications = notifier(
     rt,

@@ -50,13 +50,15 @@ export function deriveTargets(
       const cluster = clusterNameFor(target, pipeline.metadata.namespace, config);
       const { namespace } = target;
       const { kind, name, apiVersion } = appRef;
-      const key = Object.freeze({ cluster, group, kind, namespace, name });
+      // One object serves as both key and ref (each type reads its own fields): one object per
+      // target fewer, at fleet scale 60,000 of them.
+      const key = Object.freeze({ cluster, group, kind, namespace, name, apiVersion });
       out.push(
         Object.freeze({
           environment: env.name,
           index,
           location: Object.freeze({ cluster, namespace }),
-          ref: Object.freeze({ apiVersion, kind, namespace, name }),
+          ref: key,
           key,
           id: objectKeyId(key),
         }),

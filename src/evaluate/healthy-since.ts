@@ -11,10 +11,15 @@ import { parseTimestamp, rfc3339Millis } from '../pipeline/time.js';
 import type { TargetStatus } from './decisions.js';
 import { summarise } from './targets.js';
 
-/** One replica's reads of one target, as a soak counts them; in memory, lost on restart. */
+/**
+ * One replica's reads of one target, as a soak counts them; in memory, lost on restart. Flat
+ * (no nested object): one is kept per target, 60,000 at fleet scale.
+ */
 export interface ReadStreak {
-  /** The revision the latest reads found Healthy, and the time of the first of those reads. */
-  healthy?: { revision: string; since: number };
+  /** The revision the latest reads found Healthy (absent: the latest read was not). */
+  healthyRevision?: string;
+  /** The time of the first of those reads (present with healthyRevision). */
+  healthySince?: number;
   /** The time of the latest read before that run which was not Healthy at its revision. */
   brokenAt?: number;
 }
@@ -34,9 +39,14 @@ export function advanceStreak(
   if (status.health !== 'Healthy' || revision === undefined || revision === '') {
     return { brokenAt: readAt };
   }
-  if (previous?.healthy?.revision === revision) return previous;
-  const brokenAt = previous?.healthy === undefined ? previous?.brokenAt : (lastReadAt ?? readAt);
-  return { healthy: { revision, since: readAt }, ...(brokenAt === undefined ? {} : { brokenAt }) };
+  if (previous?.healthyRevision === revision) return previous;
+  const brokenAt =
+    previous?.healthyRevision === undefined ? previous?.brokenAt : (lastReadAt ?? readAt);
+  return {
+    healthyRevision: revision,
+    healthySince: readAt,
+    ...(brokenAt === undefined ? {} : { brokenAt }),
+  };
 }
 
 /** What one replica knows of one environment, each list aligned with the spec's targets. */
@@ -107,7 +117,7 @@ function runOf(reads: EnvironmentReads, revision: string): Run | undefined {
   for (let i = 0; i < reads.statuses.length; i++) {
     const readAt = reads.readAt[i] ?? reads.now;
     const streak = reads.streaks[i];
-    const begun = streak?.healthy?.revision === revision ? streak.healthy.since : readAt;
+    const begun = streak?.healthyRevision === revision ? (streak.healthySince ?? readAt) : readAt;
     start = Math.max(start, begun);
     brokenAt = Math.max(brokenAt, streak?.brokenAt ?? -Infinity);
     const record = reads.records[i];

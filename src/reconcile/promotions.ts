@@ -5,7 +5,7 @@ import type { GateFloor } from '../evaluate/gate.js';
 import type { EnvironmentDecision, RetryPolicy, TargetStatus } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
-import { pipelineIdOf } from '../pipeline/id.js';
+import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { parseTimestamp } from '../pipeline/time.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { executePromotion, type PromotionOutcome } from '../promote/promoter.js';
@@ -16,6 +16,14 @@ import { evaluatePipeline, statusesFor, type PipelineEvaluation } from './inputs
 import type { ReadHistories } from './soak-inputs.js';
 import type { FleetWindow } from '../evaluate/windows.js';
 import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
+
+/**
+ * Where a pass's confirmation round (confirmation-round.ts) left a Pipeline's mark: the oldest
+ * read time that counts as current for its promotions; taken by the Pipeline's next check.
+ */
+export interface ConfirmationMarks {
+  take(id: PipelineId): number | undefined;
+}
 
 /** What promoting needs besides the evaluation. */
 export interface PromotionDeps {
@@ -43,6 +51,8 @@ export interface PromotionDeps {
   unrecorded?: Pick<UnrecordedOutcomes, 'remember'>;
   /** Reports each promotion outcome (metrics). */
   onOutcome?: (outcome: PromotionOutcome['outcome']) => void;
+  /** The marks of the pass's confirmation round; absent = every confirmation reads itself. */
+  confirmations?: ConfirmationMarks;
 }
 
 /** What a promotion pass ended with. */
@@ -59,9 +69,9 @@ export interface PromotionPass {
 /**
  * Runs the evaluation's Promote decisions, but only after confirming them on current state:
  * the targets they depend on (source, destination and every environment upstream) not read
- * within `freshnessMs` are read again, the Pipeline is fetched fresh from the API server, and
- * the evaluation is repeated on both. Each surviving decision is
- * claimed with the fresh resourceVersion before its strategy runs.
+ * within `freshnessMs`, or since the pass's confirmation round found them due, are read again,
+ * the Pipeline is fetched fresh from the API server, and the evaluation is repeated on both.
+ * Each surviving decision is claimed with the fresh resourceVersion before its strategy runs.
  */
 export async function promoteAll(
   deps: PromotionDeps,
@@ -69,9 +79,11 @@ export async function promoteAll(
   targets: readonly CatalogTarget[],
   evaluation: PipelineEvaluation,
 ): Promise<PromotionPass> {
+  // Taken on every check, so that a round's mark never outlives the check it was made for.
+  const confirmedSince = deps.confirmations?.take(pipelineIdOf(pipeline));
   const wanted = promotions(evaluation);
   if (wanted.length === 0) return { evaluation, conflicts: 0, retry: false };
-  await confirmInputs(deps, pipeline, targets, wanted);
+  await confirmInputs(deps, pipeline, targets, wanted, confirmedSince);
   const fetched = await deps.status.read(pipeline.metadata);
   if (fetched === undefined) return { evaluation, conflicts: 0, retry: false };
   let current = fetched;
@@ -151,7 +163,7 @@ function readsWhere(
 }
 
 /** The environments a decision rests on: its own and every one upstream of it. */
-function dependedOnEnvironments(
+export function dependedOnEnvironments(
   pipeline: Pipeline,
   wanted: readonly EnvironmentDecision[],
 ): Set<string> {
@@ -165,13 +177,15 @@ async function confirmInputs(
   pipeline: Pipeline,
   targets: readonly CatalogTarget[],
   wanted: readonly EnvironmentDecision[],
+  confirmedSince: number | undefined,
 ): Promise<void> {
   // A decision depends on its source, on its own targets (already there? readable?) and on every
   // environment upstream (an Unknown one blocks it), so all of those must be current: a stale
   // read of an unreachable target must not promote what a resync now would not.
+  // A round's reads were made after it found the decision due: current for this check.
   const dependedOn = dependedOnEnvironments(pipeline, wanted);
-  const now = deps.now();
-  const stale = readsWhere(deps, targets, dependedOn, (readAt) => now - readAt > deps.freshnessMs);
+  const since = confirmedSince ?? deps.now() - deps.freshnessMs;
+  const stale = readsWhere(deps, targets, dependedOn, (readAt) => readAt < since);
   await deps.verified.reread(stale);
 }
 

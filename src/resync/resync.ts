@@ -10,6 +10,8 @@ import type { Scheduler } from '../clock.js';
 import type { PipelineTrigger } from '../hints/sinks.js';
 import { failureSummary } from '../kube/errors.js';
 import { logFailure, type GatewayLogger } from '../log.js';
+import type { PipelineId } from '../pipeline/id.js';
+import type { ConfirmationReport } from '../reconcile/confirmation-round.js';
 import type { FoundChange, VerifiedTargets } from '../verify/verified-targets.js';
 import { changeDetection, warnUnannounced } from './unannounced.js';
 
@@ -25,6 +27,8 @@ export interface ResyncReport {
   /** Objects whose change this pass found first, with no event (see unannounced.ts). */
   unannounced: number;
   pipelines: number;
+  /** The promotions the pass found due, confirmed together before any check (if wired). */
+  confirmation?: ConfirmationReport;
   durationMs: number;
 }
 
@@ -45,6 +49,11 @@ export interface ResyncDeps {
   onReport?: (report: ResyncReport) => void;
   /** The changes a pass found unannounced (never called for the start-up pass). */
   onUnannounced?: (changes: readonly FoundChange[]) => void;
+  /**
+   * Confirms the promotions the pass's reads make due, one read per scope for all of them,
+   * before any Pipeline is re-checked (reconcile/confirmation-round.ts).
+   */
+  confirm?: (ids: readonly PipelineId[]) => Promise<ConfirmationReport>;
 }
 
 /**
@@ -141,6 +150,25 @@ export class Resync {
     return ms * (1 + jitter * (2 * random() - 1));
   }
 
+  /** The confirmation round; a failed one leaves each check to confirm for itself. */
+  private async confirm(ids: readonly PipelineId[]): Promise<ConfirmationReport | undefined> {
+    try {
+      return await this.deps.confirm?.(ids);
+    } catch (err: unknown) {
+      logFailure(
+        this.deps.logger,
+        'warn',
+        'confirmation round failed',
+        {},
+        {
+          summary: failureSummary(err),
+          err,
+        },
+      );
+      return undefined;
+    }
+  }
+
   private async pass(): Promise<ResyncReport> {
     const { catalog, verified, scheduler } = this.deps;
     const started = scheduler.now();
@@ -156,6 +184,7 @@ export class Resync {
     }
     verified.retain((id) => catalog.referencesId(id));
     const ids = catalog.ids();
+    const confirmation = await this.confirm(ids);
     for (const id of ids) this.deps.pipelines.requestPipeline(id, 'resync');
     this.passes += 1;
     const report: ResyncReport = {
@@ -164,6 +193,7 @@ export class Resync {
       unknown,
       unannounced: found.length,
       pipelines: ids.length,
+      ...(confirmation === undefined ? {} : { confirmation }),
       durationMs: scheduler.now() - started,
     };
     this.deps.onReport?.(report);

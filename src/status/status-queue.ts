@@ -10,6 +10,13 @@ import { QueueFront } from '../queue/front.js';
 import { WorkQueue } from '../queue/work-queue.js';
 import type { ViewInputs } from './view-change.js';
 
+/**
+ * Status writes in flight (all to the management cluster). A wave writes one status per
+ * promotion behind the checks (32 at once): with 4 in flight and an API server answering in
+ * 100 ms, 8,000 of them took 200 s of a wave that must end before the next pass (issue 20).
+ */
+export const STATUS_WRITES_IN_FLIGHT = 16;
+
 /** What one status write is computed from: the Pipeline as last seen and its check's results. */
 export type StatusInputs = ViewInputs;
 
@@ -26,7 +33,7 @@ export class StatusQueue extends QueueFront<PipelineId> {
   /** Builds the queue; nothing runs until the first request. */
   constructor(private readonly options: StatusQueueOptions) {
     super();
-    const concurrency = options.globalConcurrency ?? options.hints.perClusterConcurrency;
+    const concurrency = options.globalConcurrency ?? STATUS_WRITES_IN_FLIGHT;
     this.queue = new WorkQueue<PipelineId>({
       keyOf: (id) => id,
       process: async (id) => {

@@ -16,7 +16,7 @@ import type { Verifier } from './verifier.js';
 
 /**
  * LISTs in flight per cluster: a handful keeps one API server busy without queueing requests
- * behind each other until they time out, and matches the idle sockets kept per cluster
+ * behind each other until they time out, and stays within the idle sockets kept per cluster
  * (maxFreeSockets in kube/agent-pool.ts), so a pass reuses its connections.
  */
 export const LISTS_PER_CLUSTER = 4;

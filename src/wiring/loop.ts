@@ -13,6 +13,7 @@ import { announces } from '../verify/announcements.js';
 import { hintReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
+import { ConfirmationRounds } from '../reconcile/confirmation-round.js';
 import { evaluatePipeline } from '../reconcile/inputs.js';
 import { readHistories } from '../reconcile/soak-inputs.js';
 import { StatusQueue } from '../status/status-queue.js';
@@ -49,13 +50,9 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     observer: queueFailures(logger, 'status write failed', 'pipeline'),
     write: (inputs) => syncView({ status, logger, now, evaluate, reread }, inputs),
   });
+  const evaluation = { policy, floors: config.authorizations.floors, checks, history, windows };
   const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>
-    evaluatePipeline(
-      pipeline,
-      targets,
-      { policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
-      now(),
-    );
+    evaluatePipeline(pipeline, targets, { ...evaluation, breakGlass }, now());
   // A stored record newer than our read is a hint about that object: read it (spaced like any
   // hint), then the Pipelines that reference it are checked again.
   const reread = (id: PipelineId, places: readonly TargetPlace[]) => {
@@ -64,6 +61,11 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
         hints.offer(t.key, 'stale-status');
     }
   };
+  // The promotions a pass finds due are confirmed together: one read per scope at any pace.
+  const confirmations = new ConfirmationRounds({
+    ...{ ...evaluation, breakGlass, catalog, verified, now },
+    ...{ freshnessMs: FRESHNESS_MS, lifetimeMs: config.resync.intervalMs },
+  });
   const reconciler = new Reconciler({
     ...{ catalog, verified, status, policy, instanceId, logger, now },
     floors: config.authorizations.floors,
@@ -80,6 +82,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     windows,
     ...(breakGlass === undefined ? {} : { breakGlass }),
     unrecorded: new UnrecordedOutcomes(status),
+    confirmations,
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });
     },
@@ -102,7 +105,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       if (announces(source, result)) verified.noteEvent(key);
     },
   });
-  return { reconciler, pipelines, hints, statusWrites };
+  return { reconciler, pipelines, hints, statusWrites, confirmations };
 }
 
 /** What promotionLoop builds. */

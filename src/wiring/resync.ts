@@ -1,28 +1,31 @@
 /** [resync], wired: the periodic pass feeding the pipeline queue, under leader election. */
 import type { PipelineCatalog } from '../catalog/catalog.js';
-import type { PipelineQueue } from '../hints/pipeline-queue.js';
 import { KubeLeaseStore } from '../kube/lease.js';
 import { resyncLeadership } from '../resync/leadership.js';
 import { Resync } from '../resync/resync.js';
 import type { ClusterAccess } from './access.js';
+import type { PromotionLoop } from './loop.js';
 import type { RecoveryCause } from './recovery.js';
 import type { Runtime } from './runtime.js';
 
 /**
- * [resync]: the periodic pass, feeding the same pipeline queue, under leader election; taking
- * the Lease, or a Lease call answering after failed ones, calls `recover`.
+ * [resync]: the periodic pass, confirming the promotions it finds due and feeding the same
+ * pipeline queue, under leader election; taking the Lease, or a Lease call answering after
+ * failed ones, calls `recover`.
  */
 export function resyncLoop(
   rt: Runtime,
   catalog: PipelineCatalog,
   access: ClusterAccess,
-  pipelines: PipelineQueue,
+  loop: Pick<PromotionLoop, 'pipelines' | 'confirmations'>,
   recover: (cause: RecoveryCause) => void,
 ) {
   const { config, logger, scheduler, random, metrics, calls } = rt;
   const resync = new Resync({
     ...config.resync,
-    ...{ catalog, verified: access.verified, logger, scheduler, random, pipelines },
+    ...{ catalog, verified: access.verified, logger, scheduler, random },
+    pipelines: loop.pipelines,
+    confirm: (ids) => loop.confirmations.confirm(ids),
     refreshCredentials: async () => {
       await Promise.all([access.clusters.sync(), access.legacyKeys.refresh()]);
     },

@@ -75,31 +75,25 @@ describe('PipelineCatalog on the weave-gitops samples', () => {
   });
 
   it('derives one target per environment target on the management cluster', () => {
+    const [first] = index.targetsOf(id('flux-system/podinfo-github'));
+    expect(first?.ref).toBe(first?.key);
     expect(index.targetsOf(id('flux-system/podinfo-github'))).toEqual([
       {
         environment: 'dev',
         index: 0,
         location: { cluster: 'mgmt', namespace: 'dev-github' },
-        ref: {
-          apiVersion: 'helm.toolkit.fluxcd.io/v2beta1',
-          kind: 'HelmRelease',
-          namespace: 'dev-github',
-          name: 'podinfo',
-        },
-        key: helm('mgmt', 'dev-github'),
+        // One object is both the ref (to read) and the key (to store under).
+        ref: { ...helm('mgmt', 'dev-github'), apiVersion: 'helm.toolkit.fluxcd.io/v2beta1' },
+        key: { ...helm('mgmt', 'dev-github'), apiVersion: 'helm.toolkit.fluxcd.io/v2beta1' },
         id: objectKeyId(helm('mgmt', 'dev-github')),
       },
       {
         environment: 'prod',
         index: 0,
         location: { cluster: 'mgmt', namespace: 'prod-github' },
-        ref: {
-          apiVersion: 'helm.toolkit.fluxcd.io/v2beta1',
-          kind: 'HelmRelease',
-          namespace: 'prod-github',
-          name: 'podinfo',
-        },
-        key: helm('mgmt', 'prod-github'),
+        // One object is both the ref (to read) and the key (to store under).
+        ref: { ...helm('mgmt', 'prod-github'), apiVersion: 'helm.toolkit.fluxcd.io/v2beta1' },
+        key: { ...helm('mgmt', 'prod-github'), apiVersion: 'helm.toolkit.fluxcd.io/v2beta1' },
         id: objectKeyId(helm('mgmt', 'prod-github')),
       },
     ]);

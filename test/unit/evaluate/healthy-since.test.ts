@@ -17,7 +17,7 @@ const S = 1_000;
 describe('advanceStreak', () => {
   it('starts a run at the first Healthy read and keeps it while reads agree', () => {
     const first = advanceStreak(undefined, healthy('1.0.0'), 10 * S, undefined);
-    expect(first).toEqual({ healthy: { revision: '1.0.0', since: 10 * S } });
+    expect(first).toEqual({ healthyRevision: '1.0.0', healthySince: 10 * S });
     expect(advanceStreak(first, healthy('1.0.0'), 20 * S, 10 * S)).toBe(first);
   });
 
@@ -26,22 +26,24 @@ describe('advanceStreak', () => {
     ['Unknown', unknown()],
     ['Healthy without revision', { ...healthy('x'), revision: undefined }],
   ])('ends the run at a read that is %s', (_name, status) => {
-    const run: ReadStreak = { healthy: { revision: '1.0.0', since: 10 * S } };
+    const run: ReadStreak = { healthyRevision: '1.0.0', healthySince: 10 * S };
     expect(advanceStreak(run, status, 30 * S, 20 * S)).toEqual({ brokenAt: 30 * S });
   });
 
   it('starts again after a break, remembering when the break was read', () => {
     const broken = advanceStreak(undefined, unhealthy('1.0.0'), 30 * S, undefined);
     expect(advanceStreak(broken, healthy('1.0.0'), 40 * S, 30 * S)).toEqual({
-      healthy: { revision: '1.0.0', since: 40 * S },
+      healthyRevision: '1.0.0',
+      healthySince: 40 * S,
       brokenAt: 30 * S,
     });
   });
 
   it('counts the last read of the old revision as the break before a new one', () => {
-    const run: ReadStreak = { healthy: { revision: '1.0.0', since: 10 * S } };
+    const run: ReadStreak = { healthyRevision: '1.0.0', healthySince: 10 * S };
     expect(advanceStreak(run, healthy('2.0.0'), 40 * S, 35 * S)).toEqual({
-      healthy: { revision: '2.0.0', since: 40 * S },
+      healthyRevision: '2.0.0',
+      healthySince: 40 * S,
       brokenAt: 35 * S,
     });
   });
@@ -54,7 +56,8 @@ const record = (ready: boolean, revision: string, observedAt: number): TargetSta
   observedTime: at(observedAt),
 });
 const run = (since: number, brokenAt?: number): ReadStreak => ({
-  healthy: { revision: '1.0.0', since: NOW + since },
+  healthyRevision: '1.0.0',
+  healthySince: NOW + since,
   ...(brokenAt === undefined ? {} : { brokenAt: NOW + brokenAt }),
 });
 

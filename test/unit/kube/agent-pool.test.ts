@@ -41,8 +41,8 @@ describe('AgentPool.swap', () => {
     expect(pool.size).toBe(1);
     const pooled = a as PooledAgent;
     expect(pooled.options).toMatchObject({ keepAlive: true, ca: Buffer.from(CA) });
-    expect(pooled.maxSockets).toBe(16);
-    expect(pooled.maxFreeSockets).toBe(4);
+    expect(pooled.maxSockets).toBe(64);
+    expect(pooled.maxFreeSockets).toBe(16);
     pool.clear();
   });
 

@@ -37,8 +37,8 @@ const history: ReadHistories = {
     readAt: { dev: [T0 - 60_000, T0 - 60_000] },
     streaks: {
       dev: [
-        { healthy: { revision: '2', since: T0 - 600_000 } },
-        { healthy: { revision: '2', since: T0 - 600_000 } },
+        { healthyRevision: '2', healthySince: T0 - 600_000 },
+        { healthyRevision: '2', healthySince: T0 - 600_000 },
       ],
     },
   }),

@@ -6,7 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/load.js';
 import { pipelineId } from '../../../src/pipeline/id.js';
-import { StatusQueue, type StatusInputs } from '../../../src/status/status-queue.js';
+import {
+  STATUS_WRITES_IN_FLIGHT,
+  StatusQueue,
+  type StatusInputs,
+} from '../../../src/status/status-queue.js';
 import { deferred, flush } from '../../support/fake-scheduler.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
@@ -46,6 +50,30 @@ describe('StatusQueue', () => {
     gate.resolve(undefined);
     await queue.idle();
     expect(written.map(tagOf)).toEqual(['other', 'third']);
+  });
+
+  it('writes the statuses of STATUS_WRITES_IN_FLIGHT Pipelines at once, not perClusterConcurrency', async () => {
+    const gate = deferred<undefined>();
+    let running = 0;
+    let most = 0;
+    const hints = { ...defaultConfig({}).hints, capacity: 100 };
+    const queue = new StatusQueue({
+      hints,
+      write: async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await gate.promise;
+        running -= 1;
+      },
+    });
+    for (let i = 0; i < STATUS_WRITES_IN_FLIGHT + 8; i++)
+      await queue.request(pipelineId({ namespace: 'apps', name: `p${String(i)}` }), inputs('x'));
+    await flush();
+    expect(most).toBe(STATUS_WRITES_IN_FLIGHT);
+    expect(STATUS_WRITES_IN_FLIGHT).toBeGreaterThan(hints.perClusterConcurrency);
+    gate.resolve(undefined);
+    await queue.idle();
+    expect(running).toBe(0);
   });
 
   it('writes at once, in the caller, when the queue is full', async () => {

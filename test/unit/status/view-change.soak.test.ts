@@ -64,7 +64,8 @@ function written(verdict: ChangeVerdict<ViewVerdict>): PipelineStatus {
 }
 
 const run = (since: number, brokenAt?: number): ReadStreak => ({
-  healthy: { revision: '2', since },
+  healthyRevision: '2',
+  healthySince: since,
   ...(brokenAt === undefined ? {} : { brokenAt }),
 });
 const healthy2 = [target('Healthy', '2'), target('Healthy', '2')];

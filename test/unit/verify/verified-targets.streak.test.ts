@@ -45,7 +45,7 @@ describe('VerifiedTargets and the soak streak', () => {
     const s = setup();
     await s.verified.read(s.target);
     const started = s.verified.get(s.target.key)?.streak;
-    expect(started).toEqual({ healthy: { revision: '1.0.0', since: 1_000 } });
+    expect(started).toEqual({ healthyRevision: '1.0.0', healthySince: 1_000 });
     s.clock.now = 2_000;
     await s.verified.read(s.target);
     expect(s.verified.get(s.target.key)?.streak).toBe(started);
@@ -59,7 +59,8 @@ describe('VerifiedTargets and the soak streak', () => {
     s.clock.now = 4_000;
     await s.verified.read(s.target);
     expect(s.verified.get(s.target.key)?.streak).toEqual({
-      healthy: { revision: '1.0.0', since: 4_000 },
+      healthyRevision: '1.0.0',
+      healthySince: 4_000,
       brokenAt: 3_000,
     });
   });
@@ -71,7 +72,8 @@ describe('VerifiedTargets and the soak streak', () => {
     s.clock.now = 5_000;
     await s.verified.readScopes(s.catalog.listPlan());
     expect(s.verified.get(s.target.key)?.streak).toEqual({
-      healthy: { revision: '1.1.0', since: 5_000 },
+      healthyRevision: '1.1.0',
+      healthySince: 5_000,
       brokenAt: 1_000,
     });
   });

@@ -1,0 +1,97 @@
+/**
+ * Promotions found due by a pass, confirmed together: state read, decisions computed, one
+ * confirmation, then action. After a pass has read every scope, each Pipeline is evaluated on
+ * what it read; the targets its due promotions depend on that were not read within freshnessMs
+ * are read again, grouped by the scope the pass listed them in (one re-LIST per (cluster, scope)
+ * covers every promotion due there), and each due Pipeline is marked so that its next check
+ * counts every read made since then as current. Why: a confirmation shared only by the
+ * promotions waiting at one moment costs more reads the slower the machine or the API servers
+ * are; one round per pass costs one read per scope at any pace.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { CatalogTarget } from '../catalog/targets.js';
+import { promotions } from '../evaluate/evaluate.js';
+import type { PipelineId } from '../pipeline/id.js';
+import type { VerifiedTargets } from '../verify/verified-targets.js';
+import { evaluatePipeline, statusesFor, type EvaluationSettings } from './inputs.js';
+import { dependedOnEnvironments, type ConfirmationMarks } from './promotions.js';
+
+/** Pipelines evaluated between two yields to the event loop: a large round never stalls it. */
+const EVALUATIONS_PER_TURN = 256;
+
+/** What a round needs: the Pipelines, their reads, and what the evaluator takes. */
+export interface ConfirmationDeps extends EvaluationSettings {
+  catalog: Pick<PipelineCatalog, 'get' | 'targetsOf'>;
+  verified: VerifiedTargets;
+  now: () => number;
+  /** A read younger than this when the round starts is not read again. */
+  freshnessMs: number;
+  /** A mark older than this counts for nothing (the resync interval: the next round's due). */
+  lifetimeMs: number;
+}
+
+/** What one round did, for the pass's report. */
+export interface ConfirmationReport {
+  /** Pipelines with a promotion due. */
+  due: number;
+  /** Distinct targets read again for them (by re-LIST of their scope, or by GET). */
+  reread: number;
+  durationMs: number;
+}
+
+/** The rounds, and the marks they leave for each due Pipeline's next check. */
+export class ConfirmationRounds implements ConfirmationMarks {
+  private marks = new Map<PipelineId, number>();
+
+  constructor(private readonly deps: ConfirmationDeps) {}
+
+  /**
+   * Evaluates `ids`, reads again what their due promotions depend on (one read per scope), then
+   * marks them; resolves once every read is stored, before any of them is checked again.
+   */
+  async confirm(ids: readonly PipelineId[]): Promise<ConfirmationReport> {
+    const { now, freshnessMs, verified } = this.deps;
+    const started = now();
+    const since = started - freshnessMs;
+    const due: PipelineId[] = [];
+    const stale = new Map<string, CatalogTarget>();
+    for (const [i, id] of ids.entries()) {
+      if (i > 0 && i % EVALUATIONS_PER_TURN === 0) await nextTurn();
+      const needed = this.dueTargets(id);
+      if (needed === undefined) continue;
+      due.push(id);
+      for (const t of needed) {
+        if ((verified.get(t.key)?.readAt ?? -Infinity) < since) stale.set(t.id, t);
+      }
+    }
+    await verified.reread([...stale.values()]);
+    // Marks of an older round are dropped: this one supersedes them.
+    this.marks = new Map(due.map((id) => [id, since]));
+    return { due: due.length, reread: stale.size, durationMs: now() - started };
+  }
+
+  /**
+   * The oldest read time that counts as current for the Pipeline's promotions, if a round
+   * confirmed them; taken once (every check takes it, so no mark outlives its check).
+   */
+  take(id: PipelineId): number | undefined {
+    const since = this.marks.get(id);
+    if (since === undefined) return undefined;
+    this.marks.delete(id);
+    return this.deps.now() - since > this.deps.lifetimeMs ? undefined : since;
+  }
+
+  /** The targets a Pipeline's due promotions depend on, or undefined when none is due. */
+  private dueTargets(id: PipelineId): readonly CatalogTarget[] | undefined {
+    const { catalog, verified } = this.deps;
+    const pipeline = catalog.get(id);
+    if (pipeline === undefined) return undefined;
+    const targets = catalog.targetsOf(id);
+    const statuses = statusesFor(verified, pipeline, targets);
+    const wanted = promotions(evaluatePipeline(pipeline, statuses, this.deps, this.deps.now()));
+    if (wanted.length === 0) return undefined;
+    const environments = dependedOnEnvironments(pipeline, wanted);
+    return targets.filter((t) => environments.has(t.environment));
+  }
+}
