@@ -1,5 +1,5 @@
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { isConflict, isNotFound } from './errors.js';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CustomStatusClient } from './custom-status.js';
 import type { KubeCalls } from './request-options.js';
 import { PIPELINE } from './resources.js';
 import type { EventRecord, KubeObject, PipelineWriter } from './ports.js';
@@ -9,7 +9,7 @@ export const EVENT_COMPONENT = 'promotion-gateway';
 
 /** Pipeline reads and status writes in the management cluster, via client-node. */
 export class KubePipelineWriter implements PipelineWriter {
-  private readonly custom: CustomObjectsApi;
+  private readonly pipelines: CustomStatusClient;
   private readonly core: CoreV1Api;
 
   constructor(
@@ -17,38 +17,20 @@ export class KubePipelineWriter implements PipelineWriter {
     private readonly calls: KubeCalls,
     private readonly instanceId: string,
   ) {
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.pipelines = new CustomStatusClient(kubeConfig, calls, PIPELINE);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
   }
 
   /** PUT to the status subresource; a 409 (stale resourceVersion) is reported, not thrown. */
-  async replaceStatus(
+  replaceStatus(
     pipeline: KubeObject,
   ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }> {
-    const { name, namespace = '' } = pipeline.metadata;
-    try {
-      const value = (await this.custom.replaceNamespacedCustomObjectStatus(
-        { ...PIPELINE, namespace, name, body: pipeline },
-        this.calls.options(),
-      )) as KubeObject;
-      return { conflict: false, value };
-    } catch (err) {
-      if (isConflict(err) || isNotFound(err)) return { conflict: true };
-      throw err;
-    }
+    return this.pipelines.putStatus(pipeline);
   }
 
   /** A fresh GET from the API server (never a cache); undefined when it is gone. */
-  async get(namespace: string, name: string): Promise<KubeObject | undefined> {
-    try {
-      return (await this.custom.getNamespacedCustomObject(
-        { ...PIPELINE, namespace, name },
-        this.calls.options(),
-      )) as KubeObject;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+  get(namespace: string, name: string): Promise<KubeObject | undefined> {
+    return this.pipelines.get(namespace, name);
   }
 
   /** Creates a core/v1 Event about the Pipeline, as a controller's event recorder would. */
