@@ -17,6 +17,11 @@ export class FleetHandle {
     readonly info: FleetInfo,
   ) {}
 
+  /** Process id of the child (to pin it to a CPU). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Forks bench/dist/fleet-process.js and resolves once the fleet is filled and listening. */
   static async start(): Promise<FleetHandle> {
     const { child, ready } = await forkReady(

@@ -4,8 +4,6 @@
  * API server answering 20 ms and 100 ms late (a LatencyFault on every resource request of every
  * cluster, management included). Reads per promotion must not depend on the pace.
  */
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { table } from './report.js';
 import type { ScaleResult } from './scale.js';
 import type { PaceName } from './scale-types.js';
@@ -42,33 +40,6 @@ export function pacesFrom(option: string | undefined): PaceName[] {
     if (!PACES.some((p) => p.name === n))
       throw new Error(`unknown pace ${n} (one of ${PACES.map((p) => p.name).join(', ')})`);
   return names as PaceName[];
-}
-
-/**
- * Pins process `pid` and all its threads to CPU 0 with `taskset -a -p -c 0` (util-linux);
- * threads it starts later inherit that. Throws when taskset is missing or refuses.
- */
-export function pinToOneCore(pid: number): void {
-  execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' });
-}
-
-/**
- * Every distinct `Cpus_allowed_list` of the process's threads from /proc (Linux), with how
- * many threads have it ("0 (11 threads)"), or '-' when it cannot be read.
- */
-export function allowedCpus(pid: number): string {
-  try {
-    const dir = `/proc/${String(pid)}/task`;
-    const counts = new Map<string, number>();
-    for (const task of readdirSync(dir)) {
-      const status = readFileSync(`${dir}/${task}/status`, 'utf8');
-      const cpus = /^Cpus_allowed_list:\s*(\S+)/m.exec(status)?.[1] ?? '?';
-      counts.set(cpus, (counts.get(cpus) ?? 0) + 1);
-    }
-    return [...counts].map(([cpus, n]) => `${cpus} (${String(n)} threads)`).join(', ');
-  } catch {
-    return '-';
-  }
 }
 
 const sizeOf = (r: ScaleResult) =>

@@ -24,7 +24,7 @@ export function viewLines(view: ViewResult): string[] {
     `(g) the web view at ${String(view.pipelines)} Pipelines:`,
     `  fleet page: every row rendered anew ${ms(render.rowsMs)}; served from the rendered rows (gzip included) median ${ms(render.pageMedianMs)}, p90 ${ms(render.pageP90Ms)}; ${kb(render.bytes)} raw, ${kb(render.gzipBytes)} gzip`,
     `  one update (median of ${String(update.samples)}): change -> frame written ${ms(update.serverMedianMs)} (p90 ${ms(update.serverP90Ms)}), of which the ${String(update.coalesceMs)} ms coalescing pause and ${ms(update.renderMedianMs)} rendering and writing; the client read it after ${ms(update.clientMedianMs)}`,
-    `  ingress, events accepted/s with ${String(viewers.count)} open live streams vs none, per round: ${rounds.join('; ')}; median ratio ${viewers.medianRatio.toFixed(3)}; the gateway's CPU per accepted event ${viewers.cpuUsPerEvent.open.toFixed(1)} µs with them, ${viewers.cpuUsPerEvent.none.toFixed(1)} µs without (medians; ${String(viewers.frames)} frames sent to the viewers meanwhile)`,
+    `  ingress, events accepted/s with ${String(viewers.count)} open live streams vs none, per round: ${rounds.join('; ')}; median ratio ${viewers.medianRatio.toFixed(3)}, all rounds together ${viewers.totalRatio.toFixed(3)}${viewers.pinned ? ' (the gateway on a CPU of its own)' : ''}; the gateway's CPU per accepted event ${viewers.cpuUsPerEvent.open.toFixed(1)} µs with them, ${viewers.cpuUsPerEvent.none.toFixed(1)} µs without (medians; ${String(viewers.frames)} frames sent to the viewers meanwhile)`,
   ];
 }
 
