@@ -61,7 +61,7 @@ export function evaluateBars(
       pass: !barred || ratio >= MIN_REFERENCE_RATIO,
     },
     {
-      name: 'gateway p99 latency at that load',
+      name: 'gateway p99 latency at that load (32 connections)',
       measured: `${throughput.gateway.latency.p99Ms.toFixed(2)} ms`,
       bar: `< ${MAX_P99_MS} ms`,
       pass: throughput.gateway.latency.p99Ms < MAX_P99_MS,

@@ -3,6 +3,7 @@
  *   (a) signed Flux events accepted per second through the real ingress vs a bare fastify
  *       route (median ratio of alternating rounds) and the ingress's p50/p99 latency, with the
  *       issue's minimal reference route measured in the same rounds to calibrate the harness;
+ *  (a') the ingress's tail latency at 100 connections beside the reference route's;
  *   (b) reads of the named object per burst of identical events (and 0 for unreferenced);
  *   (c) the largest resident set size through the run;
  *   (d) the round trip of a signed approval against kube-sim (p50/p99; reported, not barred);
@@ -53,6 +54,7 @@ import type { GatewayUnderTest, ServerUnderTest } from './servers.js';
 import { processPeakRss } from './proc-cpu.js';
 import type { MemoryContext } from './report.js';
 import { measureThroughput } from './throughput.js';
+import { measureTail, tailBars, tailLine } from './high-concurrency.js';
 import { measureView } from './ui.js';
 import { viewBars, viewLines } from './ui-report.js';
 import type { ThroughputOptions } from './throughput.js';
@@ -64,6 +66,8 @@ interface Mode {
   burstSizes: number[];
   /** Approvals sent one after another in part (d). */
   approvals: number;
+  /** Part (a'): rounds at 100 connections. */
+  tail: { warmupMs: number; roundMs: number; rounds: number };
 }
 
 const MODES: Record<Mode['name'], Mode> = {
@@ -72,12 +76,14 @@ const MODES: Record<Mode['name'], Mode> = {
     throughput: { connections: 32, warmupMs: 1_500, roundMs: 3_000, rounds: 2 },
     burstSizes: [100, 1000],
     approvals: 50,
+    tail: { warmupMs: 1_000, roundMs: 3_000, rounds: 2 },
   },
   full: {
     name: 'full',
     throughput: { connections: 32, warmupMs: 3_000, roundMs: 10_000, rounds: 5 },
     burstSizes: [100, 1000],
     approvals: 200,
+    tail: { warmupMs: 2_000, roundMs: 10_000, rounds: 3 },
   },
 };
 
@@ -168,6 +174,8 @@ async function main(): Promise<number> {
       mode.throughput,
       log,
     );
+    log(`(a') at 100 connections:`);
+    const tail = await measureTail(client, { gateway, reference }, mode.tail);
     const memoryContext: MemoryContext = {
       barePeakRssBytes: processPeakRss(bare.pid),
       referencePeakRssBytes: processPeakRss(reference.pid),
@@ -196,6 +204,7 @@ async function main(): Promise<number> {
     const idle = await measureIdle(idleSpec(mode.name === 'quick'));
     const bars = [
       ...evaluateBars(throughput, bursts, memory, memoryContext, idle),
+      ...tailBars(tail),
       ...viewBars(view),
     ];
     const pass = bars.every((b) => b.pass) && goals.every((g) => g.pass);
@@ -203,6 +212,7 @@ async function main(): Promise<number> {
     log('');
     log(throughputTable(throughput));
     for (const line of ratioLines(throughput)) log(line);
+    log(tailLine(tail));
     const q = throughput.hintQueue;
     log(
       `gateway during its rounds: ${throughput.gatewayReadsDuringLoad} GETs on ${EVENT_CLUSTER}; ` +
@@ -243,6 +253,7 @@ async function main(): Promise<number> {
       gatewayLogLevel: logLevel,
       nodeFlags,
       throughput,
+      tail,
       calibration: {
         issueReferenceToBare: ISSUE_REFERENCE_RATIO,
         referenceToBare: throughput.ratios.referenceToBare.median,
