@@ -8,6 +8,7 @@ import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
+import { dropServerBookkeeping } from './server-bookkeeping.js';
 import { StringTable } from './share-strings.js';
 import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';
 
@@ -46,9 +47,11 @@ export class PipelineCatalog {
   /**
    * Adds or replaces the Pipeline with this namespace/name. Returns true when the objects it
    * references changed (always for a new Pipeline), false when only other fields did. Its
-   * short strings are replaced in place by equal shared ones (see share-strings.ts).
+   * short strings are replaced in place by equal shared ones (see share-strings.ts), and the
+   * server's bookkeeping it never reads is dropped (see server-bookkeeping.ts).
    */
   upsert(pipeline: Pipeline): boolean {
+    dropServerBookkeeping(pipeline.metadata);
     this.strings.share(pipeline);
     const id = pipelineIdOf(pipeline);
     const derived = deriveTargets(pipeline, this.config);

@@ -212,6 +212,33 @@ describe('PipelineCatalog updates', () => {
     ).toBe(true);
   });
 
+  it("drops the API server's managedFields and kubectl's last-applied copy, and keeps the rest", () => {
+    const index = new PipelineCatalog(config);
+    const applied = pipeline('ns', 'a', [dev, prod]);
+    const lastApplied = JSON.stringify(applied);
+    applied.metadata.managedFields = [{ manager: 'kubectl', operation: 'Update' }];
+    applied.metadata.annotations = {
+      'kubectl.kubernetes.io/last-applied-configuration': lastApplied,
+      team: 'payments',
+    };
+    applied.metadata.labels = { app: 'podinfo' };
+    index.upsert(applied);
+    const held = index.get(pipelineId({ namespace: 'ns', name: 'a' }));
+    expect(held?.metadata).not.toHaveProperty('managedFields');
+    expect(held?.metadata.annotations).toStrictEqual({ team: 'payments' });
+    expect(held?.metadata.labels).toStrictEqual({ app: 'podinfo' });
+    expect(held?.spec).toStrictEqual(pipeline('ns', 'a', [dev, prod]).spec);
+
+    const onlyApplied = pipeline('ns', 'b', [dev]);
+    onlyApplied.metadata.annotations = {
+      'kubectl.kubernetes.io/last-applied-configuration': lastApplied,
+    };
+    index.upsert(onlyApplied);
+    expect(index.get(pipelineId({ namespace: 'ns', name: 'b' }))?.metadata).not.toHaveProperty(
+      'annotations',
+    );
+  });
+
   it('removes a Pipeline and every reverse entry it alone held', () => {
     const index = new PipelineCatalog(config);
     index.upsert(pipeline('ns', 'a', [dev, prod]));
