@@ -12,6 +12,7 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import type { AgentPool } from './agent-pool.js';
+import { CallTimeout } from './call-timeout.js';
 import { StaleSocketRetry } from './stale-socket-retry.js';
 
 function middleware(pre: (context: RequestContext) => void): ObservableMiddleware {
@@ -30,6 +31,8 @@ const staleSocketRetry = new StaleSocketRetry();
 /** The per-call options of one gateway's Kubernetes calls: a timeout and a connection pool. */
 export class KubeCalls {
   private readonly pooledAgent: ObservableMiddleware;
+  /** Each call bounded by the timeout (its timer disarmed when the call is over), GETs retried once. */
+  private readonly httpApi: CallTimeout;
 
   /** Calls abort after `timeoutMs`; connections come from `pool`. */
   constructor(
@@ -38,6 +41,7 @@ export class KubeCalls {
   ) {
     // Runs after the request factory applied authentication (which set a fresh agent) and
     // before `httpApi.send`, so the fresh agent can be swapped for a pooled one.
+    this.httpApi = new CallTimeout(timeoutMs, staleSocketRetry);
     this.pooledAgent = middleware((context) => {
       const fresh = context.getAgent();
       const pooled = pool.swap(fresh);
@@ -65,17 +69,10 @@ export class KubeCalls {
   }
 
   private build(extra: ObservableMiddleware[]): ConfigurationOptions {
-    const timeoutMs = this.timeoutMs;
     return {
-      middleware: [
-        this.pooledAgent,
-        middleware((context) => {
-          context.setSignal(AbortSignal.timeout(timeoutMs));
-        }),
-        ...extra,
-      ],
+      middleware: [this.pooledAgent, ...extra],
       middlewareMergeStrategy: 'append',
-      httpApi: staleSocketRetry,
+      httpApi: this.httpApi,
     };
   }
 }
