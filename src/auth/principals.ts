@@ -6,6 +6,7 @@
  */
 import { decodeJwt } from 'jose';
 import type { AuthorizationConfig } from '../config/gateway-config.js';
+import { boundedId, MAX_RECORDED_PRINCIPAL } from '../pipeline/bounded-id.js';
 import type { PipelineRef } from '../pipeline/id.js';
 import { matchingPolicies, policyCovers } from './ci-policy.js';
 import { OidcVerifier } from './oidc.js';
@@ -115,7 +116,8 @@ export class Principals {
       ...(approver?.groups ?? []),
       ...(Array.isArray(fromToken) ? fromToken.filter((g) => typeof g === 'string') : []),
     ].slice(0, 64);
-    const name = approver?.name ?? `oidc:${identity}`;
+    // A long issuer and subject would not fit the status's principal field: its digest does.
+    const name = approver?.name ?? `oidc:${boundedId(identity, MAX_RECORDED_PRINCIPAL - 5)}`;
     return verified({
       kind: 'sso',
       subject: name,

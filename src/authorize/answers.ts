@@ -6,6 +6,7 @@ import type { AuthorizationClaim, AuthorizationDecision, Principal } from '../au
 import type { EnvironmentDecision, GateView } from '../evaluate/decisions.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { AuthorizationRecord } from '../pipeline/pipeline-resource.js';
+import { recordedJti } from '../pipeline/bounded-id.js';
 import { display } from '../pipeline/text.js';
 import { rfc3339 } from '../pipeline/time.js';
 import type { BreakGlassView } from './break-glass.js';
@@ -67,7 +68,7 @@ export function recordOf(
     decision: claim.decision,
     revision: claim.revision,
     time: rfc3339(now),
-    ...(principal.jti === undefined ? {} : { jti: principal.jti }),
+    ...(principal.jti === undefined ? {} : { jti: recordedJti(principal.jti) }),
     ...(principal.expiresAt === undefined ? {} : { expiresAt: rfc3339(principal.expiresAt) }),
     ...(principal.groups.length === 0 ? {} : { groups: [...principal.groups] }),
     ...(claim.comment === undefined ? {} : { comment: claim.comment }),

@@ -9,6 +9,7 @@ import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import type { HaltRecord, Pipeline } from '../pipeline/pipeline-resource.js';
+import { recordedJti } from '../pipeline/bounded-id.js';
 import { rfc3339 } from '../pipeline/time.js';
 import { hasEnvironment, type HaltCaller } from './halt-access.js';
 import { haltEvent } from './halt-events.js';
@@ -57,11 +58,6 @@ export function haltRecordOf(
       : { credentialExpiresAt: rfc3339(Math.ceil(principal.expiresAt / 1000) * 1000) }),
     ...(caller.statement === undefined ? {} : { statement: caller.statement }),
   };
-}
-
-/** The credential id as recorded: itself, or its digest past the CRD's 256 characters. */
-function recordedJti(jti: string): string {
-  return jti.length <= 256 ? jti : `sha256:${createHash('sha256').update(jti).digest('hex')}`;
 }
 
 /** A UUID-shaped id: from the credential id when there is one, else random. */

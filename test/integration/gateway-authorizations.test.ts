@@ -257,6 +257,34 @@ describe('approvals through SSO', () => {
     expect(JSON.stringify(stored)).not.toContain('eyJ');
   });
 
+  it('record a token whose jti and subject exceed what the status can hold, once (no 5xx)', async () => {
+    const ns = 'sso-long';
+    await upstreamAt(ns, '6.6.0', { approval: { minApprovals: 2, approvers: ['group:sre'] } });
+    // An identity provider may issue ids longer than the Pipeline CRD's fields (jti <= 256,
+    // principal <= 512): the record keeps a digest of each instead, so the write still lands.
+    const jti = `jti-${'x'.repeat(400)}`;
+    const sub = `sub-${'y'.repeat(700)}`;
+    const token = await sso.token({ sub, groups: ['sre'], jti });
+    const first = await approve(ns, token, '6.6.0');
+    expect(first.status).toBe(202);
+    expect(await first.json()).toMatchObject({ state: 'waiting' });
+    const stored = pipelineOf(fleet, ns).status?.environments?.prod?.approvals ?? [];
+    expect(stored).toHaveLength(1);
+    expect(stored[0]?.jti).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(stored[0]?.principal.length).toBeLessThanOrEqual(512);
+    expect(stored[0]?.principal).toMatch(/^oidc:sha256:[0-9a-f]{64}$/);
+    // The same token again is a replay, recognised through the digest.
+    expect(await code(await approve(ns, token, '6.6.0'))).toEqual([409, 'Replayed']);
+    // Another long-named member completes the quorum.
+    const other = await sso.token({ sub: `${sub}-2`, groups: ['sre'], jti: `${jti}-2` });
+    expect(await approve(ns, other, '6.6.0').then((r) => r.json())).toMatchObject({
+      state: 'approved',
+    });
+    await eventually(() => {
+      expect(recordOf(fleet, ns, 'prod')).toMatchObject({ revision: '6.6.0', phase: 'Succeeded' });
+    });
+  });
+
   it('refuse an old SSO token and a body without a decision', async () => {
     const ns = 'sso';
     const now = Math.floor(Date.now() / 1000);
