@@ -148,9 +148,13 @@ export async function checkSigned<C extends SignedClaims>(
  * (the signature held) for its claims. With several keys, the furthest tells the cause.
  */
 function progress(refusal: Refusal): number {
+  if (refusal.reason === 'Malformed' && refusal.facts.part === CLAIMS_PART) return 2;
   if (refusal.reason === 'Malformed' || refusal.reason === 'BadAlgorithm') return 0;
   return refusal.reason === 'BadSignature' ? 1 : 2;
 }
+
+/** The fact naming a signed payload whose claims have not the statement's shape. */
+const CLAIMS_PART = 'claims';
 
 /** checkStatement's claims, or undefined for any refusal (the offline verifier's use). */
 export async function verifyStatement(
@@ -211,7 +215,8 @@ async function verifyWith<C extends SignedClaims>(
     return refuse(reason, { claim });
   }
   const claims = form.claims(payload);
-  return claims === undefined ? refuse('Malformed') : verified(claims);
+  // The signature held: a wrong shape is the signer's mistake, told apart from a bad signature.
+  return claims === undefined ? refuse('Malformed', { part: CLAIMS_PART }) : verified(claims);
 }
 
 /** The `kid` an unverified statement names (its signer), or undefined when unreadable. */

@@ -110,6 +110,11 @@ describe('approvals by signed statement', () => {
       'LifetimeTooLong',
     ],
     ['signed by a key that is not hers', () => forged(), 'BadSignature'],
+    [
+      'well signed, with claims of the wrong shape',
+      () => statement(alice, { ...ABOUT_TARGET, decision: 'maybe' as 'approve' }),
+      'Malformed',
+    ],
     ['not a JWS', () => Promise.resolve('not-a-statement'), 'Malformed'],
   ])('%s: %s', async (_what, make, reason) => {
     const checked = await principals.fromStatement(await make(), TARGET, Date.now());
