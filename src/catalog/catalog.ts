@@ -9,6 +9,7 @@ import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
 import { dropServerBookkeeping } from './server-bookkeeping.js';
+import { ShapeTable } from './share-shapes.js';
 import { StringTable } from './share-strings.js';
 import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';
 
@@ -29,6 +30,7 @@ export class PipelineCatalog {
   /** objectKeyId -> the Pipelines with a target on that object. Never holds an empty set. */
   private readonly reverse = new Map<string, Referrers>();
   private readonly strings = new StringTable();
+  private readonly shapes = new ShapeTable();
   private readonly listeners = new Set<(id: PipelineId) => void>();
 
   /** `config` decides cluster names (see clusterNameFor); it is read on every upsert. */
@@ -47,12 +49,14 @@ export class PipelineCatalog {
   /**
    * Adds or replaces the Pipeline with this namespace/name. Returns true when the objects it
    * references changed (always for a new Pipeline), false when only other fields did. Its
-   * short strings are replaced in place by equal shared ones (see share-strings.ts), and the
-   * server's bookkeeping it never reads is dropped (see server-bookkeeping.ts).
+   * short strings and small objects are replaced in place by equal shared ones (see
+   * share-strings.ts, share-shapes.ts: the small ones frozen), and the server's bookkeeping it
+   * never reads is dropped (see server-bookkeeping.ts).
    */
   upsert(pipeline: Pipeline): boolean {
     dropServerBookkeeping(pipeline.metadata);
     this.strings.share(pipeline);
+    this.shapes.share(pipeline);
     const id = pipelineIdOf(pipeline);
     const derived = deriveTargets(pipeline, this.config);
     const previous = this.entries.get(id);

@@ -1,0 +1,74 @@
+/**
+ * One frozen instance per distinct cluster and app reference across the Pipelines the gateway
+ * holds.
+ *
+ * Why: every target names its cluster (`clusterRef`: {kind, name, namespace}) in the spec, and
+ * again inside each status record of that target (`clusterAppRef.clusterRef`); a fleet has few
+ * clusters but parsed JSON gives each mention its own copy, about 90 bytes per target at fleet
+ * scale; `appRef` recurs in the same way where Pipelines deploy the same app. Only objects held
+ * under those field names are shared (records with times or messages are nearly all distinct,
+ * and would fill the table for nothing). Shared instances are frozen: a write to one would
+ * change every Pipeline holding it, and in strict code it throws instead (nothing in the
+ * gateway writes into a held Pipeline).
+ */
+
+/** The field names whose objects are shared. */
+const SHARED_FIELDS: ReadonlySet<string> = new Set(['clusterRef', 'appRef']);
+/** Objects whose JSON is longer than this are left alone. */
+const MAX_SHARED_JSON = 256;
+/** Distinct objects remembered; past it, further objects are left as they are. */
+const MAX_TABLE_SIZE = 8192;
+
+type Plain = Record<string, unknown>;
+
+/** A table of shared small objects; the catalog keeps one for the Pipelines it holds. */
+export class ShapeTable {
+  private readonly table = new Map<string, Readonly<Plain>>();
+
+  constructor(private readonly maxSize = MAX_TABLE_SIZE) {}
+
+  /** Number of distinct objects remembered. */
+  get size(): number {
+    return this.table.size;
+  }
+
+  /**
+   * Replaces, in place, every `clusterRef` and `appRef` object inside `value` (at any depth, in
+   * objects and arrays) with the table's equal frozen instance; returns `value` itself, which is
+   * never replaced. Frozen objects are left as they are.
+   */
+  share<T>(value: T): T {
+    if (typeof value === 'object' && value !== null && !Object.isFrozen(value))
+      this.shareFields(value as Plain);
+    return value;
+  }
+
+  /** Replaces, in place, each shareable object below `fields` by its shared instance. */
+  private shareFields(fields: Plain): void {
+    for (const key of Object.keys(fields)) {
+      const field = fields[key];
+      if (typeof field !== 'object' || field === null || Object.isFrozen(field)) continue;
+      if (SHARED_FIELDS.has(key) && isFlat(field as Plain)) {
+        const instance = this.instance(field as Plain);
+        if (instance !== undefined) fields[key] = instance;
+      } else this.shareFields(field as Plain);
+    }
+  }
+
+  private instance(value: Plain): Readonly<Plain> | undefined {
+    const json = JSON.stringify(value);
+    if (json.length > MAX_SHARED_JSON) return undefined;
+    const known = this.table.get(json);
+    if (known !== undefined) return known;
+    if (this.table.size >= this.maxSize) return undefined;
+    const frozen = Object.freeze(value);
+    this.table.set(json, frozen);
+    return frozen;
+  }
+}
+
+/** Whether every value of `value` is a primitive (a plain reference, not a nested object). */
+function isFlat(value: Plain): boolean {
+  if (Array.isArray(value)) return false;
+  return Object.values(value).every((v) => typeof v !== 'object' || v === null);
+}
