@@ -222,4 +222,34 @@ describe.each([2, 1, 3])('approvals and CI calls on %i replica(s)', (count) => {
     }
     await Promise.all(gws.map((g) => g.close()));
   });
+
+  it('record a credential id longer than the status holds once, by digest, on every replica', async () => {
+    const ns = `authz-long-jti-${String(count)}`;
+    createApp(fleet, ns, { prodPromotion: { approval: { approvers: ['ci:e2e'] } } });
+    const gws = await replicas(ns, count);
+    await waitSteady(fleet, gws, ns);
+    rollOut(fleet.dev, ns, '6.6.0');
+    rollOut(fleet.staging, ns, '6.6.0');
+    const token = await github.token({ ...GITHUB, jti: `run-${'7'.repeat(400)}` });
+    // The same token at every replica at once: one records it, the others see it used.
+    const answers = await Promise.all(
+      gws.map((g) => answerOf(postPromotion(g.url, ns, 'prod', token, '6.6.0'))),
+    );
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 202))
+      expect(a).toStrictEqual({ status: 409, code: 'Replayed' });
+    await eventually(() => recordOf(fleet, ns, 'prod')?.phase === 'Succeeded');
+    const stored = pipelineOf(fleet, ns).status?.environments?.prod?.approvals ?? [];
+    expect(stored.map((r) => r.jti)).toStrictEqual([
+      expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    ]);
+    expect(recordOf(fleet, ns, 'prod')).toMatchObject({ revision: '6.6.0', attempt: 1 });
+    for (const g of gws) {
+      expect(await answerOf(postPromotion(g.url, ns, 'prod', token, '6.6.0'))).toStrictEqual({
+        status: 409,
+        code: 'Replayed',
+      });
+    }
+    await Promise.all(gws.map((g) => g.close()));
+  });
 });
