@@ -3,7 +3,7 @@
  * terminal: one directory per port (two demos on two ports never share one), readable by its
  * owner only, removed when the demo stops.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { DemoError } from './args.js';
@@ -40,10 +40,16 @@ function safeUser(): string {
   }
 }
 
-/** Writes the state file into `dir` (created 0700), readable by the owner only. */
+/**
+ * Writes the state file into `dir` (created 0700), readable by the owner only. Written aside and
+ * renamed into place, so a reader polling for the file (another terminal's CLI, a test) never
+ * reads it half-written.
+ */
 export async function writeState(dir: string, state: DemoState): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(join(dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  const aside = join(dir, `state.json.${String(process.pid)}.tmp`);
+  await writeFile(aside, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  await rename(aside, join(dir, 'state.json'));
 }
 
 /** The state of the demo on `port`; a DemoError saying how to start one when there is none. */
