@@ -4,9 +4,13 @@
  * - SCALE_MEM_TRACE=<file>: one line per 500 ms and per step (RSS, heap total and used,
  *   external, array buffers, in MiB), appended to the file;
  * - SCALE_HEAP_SNAPSHOT=<file>: a heap snapshot after a full GC at each sample the benchmark
- *   takes (the last one, at the end of the run, is what stays in the file).
+ *   takes (the last one, at the end of the run, is what stays in the file);
+ * - SCALE_HEAP_SAMPLING=<file>: a sampling heap profile from the start, counting the objects a
+ *   full GC collected too (what reached the old space and died there: the peak's makers),
+ *   written at each sample (open it in Chrome's DevTools, Memory tab).
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { writeHeapSnapshot } from 'node:v8';
 
 const MIB = 1024 * 1024;
@@ -18,7 +22,9 @@ export class ScaleDiagnostics {
   constructor(
     private readonly tracePath = process.env.SCALE_MEM_TRACE,
     private readonly snapshotPath = process.env.SCALE_HEAP_SNAPSHOT,
+    private readonly samplingPath = process.env.SCALE_HEAP_SAMPLING,
   ) {
+    if (samplingPath !== undefined) this.startSampling();
     if (tracePath === undefined) return;
     setInterval(() => {
       this.mark('');
@@ -38,9 +44,28 @@ export class ScaleDiagnostics {
 
   /** Writes a heap snapshot after a full GC (the process runs with --expose-gc). */
   snapshot(): void {
+    this.writeSampling();
     if (this.snapshotPath === undefined) return;
     (globalThis as { gc?: () => void }).gc?.();
     writeHeapSnapshot(this.snapshotPath);
+  }
+  private session: Session | undefined;
+
+  private startSampling(): void {
+    this.session = new Session();
+    this.session.connect();
+    this.session.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+    });
+  }
+
+  private writeSampling(): void {
+    const path = this.samplingPath;
+    if (path === undefined) return;
+    this.session?.post('HeapProfiler.getSamplingProfile', (err, result) => {
+      if (err === null) writeFileSync(path, JSON.stringify(result.profile));
+    });
   }
 }
 

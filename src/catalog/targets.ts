@@ -6,6 +6,7 @@ import type { TargetLocation } from '../evaluate/decisions.js';
 import { parseApiVersion } from '../pipeline/api-version.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import { flatten } from '../pipeline/text.js';
 import type { ObjectRef } from '../kube/ports.js';
 import { clusterNameFor, type ClusterNamingConfig } from './cluster-names.js';
 
@@ -60,7 +61,7 @@ export function deriveTargets(
           location: Object.freeze({ cluster, namespace }),
           ref: key,
           key,
-          id: objectKeyId(key),
+          id: flatten(objectKeyId(key)),
         }),
       );
     });

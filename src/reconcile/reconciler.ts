@@ -12,6 +12,7 @@ import { nextWakeup } from '../evaluate/evaluate.js';
 import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import { flatten } from '../pipeline/text.js';
 import { rfc3339 } from '../pipeline/time.js';
 import type { ProcessResult } from '../queue/queue-model.js';
 import { policyViewsOf } from '../evaluate/policy-view.js';
@@ -169,9 +170,10 @@ export class Reconciler {
       namespace: pipeline.metadata.namespace,
       name: pipeline.metadata.name,
       targets,
-      decisions: evaluation.decisions,
+      // Kept until the next check of every Pipeline: flat strings, not the trees they were built as.
+      decisions: evaluation.decisions.map((d) => ({ ...d, message: flatten(d.message) })),
       ...(policy === undefined ? {} : { policy }),
-      evaluatedAt: rfc3339(this.deps.now()),
+      evaluatedAt: flatten(rfc3339(this.deps.now())),
     });
     this.viewChanged(id);
   }

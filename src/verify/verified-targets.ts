@@ -218,17 +218,23 @@ export class VerifiedTargets {
     const status = unchanged(previous, read);
     const { observations, replaced } = observe(previous, status, readAt);
     const streak = advanceStreak(previous?.streak, status, readAt, previous?.readAt);
-    const entry: StoredStatus = { status, readAt, scope, streak, ...observations };
-    if (
+    const found =
       replaced !== undefined &&
       detect !== undefined &&
       announcementOf(observations, this.eventAt.get(target.id)) !== 'announced' &&
-      detect.firstObserved(target, status)
-    ) {
-      entry.unannounced = true;
-      detect.found.push({ target, previous: replaced, status });
-    }
-    this.entries.set(target.id, entry);
+      detect.firstObserved(target, status);
+    if (found) detect.found.push({ target, previous: replaced, status });
+    // Every field in one literal: one is kept per target, and a spread would put some out of line.
+    this.entries.set(target.id, {
+      status,
+      readAt,
+      scope,
+      streak,
+      settled: observations.settled,
+      seenAt: observations.seenAt,
+      since: observations.since,
+      unannounced: found || observations.unannounced,
+    });
     return status;
   }
 
