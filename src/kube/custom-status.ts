@@ -3,10 +3,18 @@
  * Pipeline's and the PromotionAlert's writers (each the one caller for its kind): a 409 (stale
  * resourceVersion) or 404 on the PUT is reported as a conflict, a 404 on the GET as gone.
  */
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  Observable,
+  ResponseContext,
+  type KubeConfig,
+  type ObservableMiddleware,
+  type RequestContext,
+} from '@kubernetes/client-node';
 import { isConflict, isNotFound } from './errors.js';
 import type { KubeObject } from './ports.js';
 import type { KubeCalls } from './request-options.js';
+import { resourceVersionOf } from './resource-version.js';
 import type { ResourceCoordinates } from './resources.js';
 
 /** GET and status PUT of one kind of custom object. */
@@ -21,17 +29,28 @@ export class CustomStatusClient {
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
   }
 
-  /** PUT to the status subresource; a 409 or 404 is reported as a conflict, not thrown. */
+  /**
+   * PUT to the status subresource; a 409 or 404 is reported as a conflict, not thrown. The
+   * stored object is `object` with the answer's resourceVersion: a status write changes nothing
+   * else the gateway reads (see resource-version.ts for why the answer is not parsed). A
+   * status field the installed CRD does not know would be pruned by the server yet kept here
+   * until the watch brings the stored object; the gateway writes only fields of its own CRD.
+   */
   async putStatus(
     object: KubeObject,
   ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }> {
     const { name, namespace = '' } = object.metadata;
     try {
-      const value = (await this.custom.replaceNamespacedCustomObjectStatus(
+      const answer = (await this.custom.replaceNamespacedCustomObjectStatus(
         { ...this.resource, namespace, name, body: object },
-        this.calls.options(),
-      )) as KubeObject;
-      return { conflict: false, value };
+        this.calls.options(VERSION_ONLY),
+      )) as Partial<KubeObject>;
+      // A whole object when the answer had no resourceVersion to take (never from an API server).
+      if (answer.kind !== undefined || answer.metadata === undefined) {
+        return { conflict: false, value: answer as KubeObject };
+      }
+      const metadata = { ...object.metadata, resourceVersion: answer.metadata.resourceVersion };
+      return { conflict: false, value: { ...object, metadata } };
     } catch (err) {
       if (isConflict(err) || isNotFound(err)) return { conflict: true };
       throw err;
@@ -50,4 +69,26 @@ export class CustomStatusClient {
       throw err;
     }
   }
+}
+
+/**
+ * Replaces a successful answer's body by `{"metadata":{"resourceVersion":...}}` (no `kind`),
+ * scanned from its text; an answer without one, or an error, passes as it came.
+ */
+const VERSION_ONLY: ObservableMiddleware = {
+  pre: (context: RequestContext) => new Observable(Promise.resolve(context)),
+  post: (response: ResponseContext) => new Observable(versionOnly(response)),
+};
+
+async function versionOnly(response: ResponseContext): Promise<ResponseContext> {
+  const code = response.httpStatusCode;
+  if (code < 200 || code > 299) return response;
+  const text = await response.body.text();
+  const resourceVersion = resourceVersionOf(text);
+  const body =
+    resourceVersion === undefined ? text : JSON.stringify({ metadata: { resourceVersion } });
+  return new ResponseContext(code, response.headers, {
+    text: () => Promise.resolve(body),
+    binary: () => Promise.resolve(Buffer.from(body)),
+  });
 }

@@ -54,9 +54,12 @@ export class KubeCalls {
     return new KubeCalls(Math.min(this.timeoutMs, timeoutMs), this.pool);
   }
 
-  /** Options for one call: bounded by the timeout, on pooled connections, GETs retried once. */
-  options(): ConfigurationOptions {
-    return this.build([]);
+  /**
+   * Options for one call: bounded by the timeout, on pooled connections, GETs retried once;
+   * `extra` middleware runs after ours (before the request is sent, after the answer came).
+   */
+  options(...extra: ObservableMiddleware[]): ConfigurationOptions {
+    return this.build(extra);
   }
 
   /** options() plus the Content-Type a patch call needs. */
