@@ -38,9 +38,15 @@ interface Delivery {
   body: string;
 }
 
-/** A receiver that answers 503 while down and 204 while up, and keeps what it was sent. */
+/**
+ * A receiver that answers 503 while down and 204 while up, and keeps what it was sent. Up, it
+ * also answers 503 to an attempt signed before `signedSince` (seconds): one the gateway signed
+ * just before the test stepped its clock can still be on its way when the receiver comes up,
+ * and a Standard Webhooks receiver would refuse its timestamp (20 minutes old by then).
+ */
 class Receiver {
   up = false;
+  signedSince = 0;
   /** Attempts answered 503 while down. */
   refused = 0;
   readonly received: Delivery[] = [];
@@ -54,6 +60,10 @@ class Receiver {
       req.on('end', () => {
         if (!this.up) {
           this.refused += 1;
+          res.writeHead(503).end();
+          return;
+        }
+        if (Number(req.headers['webhook-timestamp']) < this.signedSince) {
           res.writeHead(503).end();
           return;
         }
@@ -188,6 +198,7 @@ async function scenario(replicaCount: 1 | 2): Promise<void> {
     stepClocks();
     // The receiver was down for the whole hour: every attempt so far answered 503.
     expect(receiver.received).toHaveLength(0);
+    receiver.signedSince = Math.floor((Date.now() + offset) / 1000) - 5;
     receiver.up = true;
 
     const owed = owedEvents(fleet, ns);
