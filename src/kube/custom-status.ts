@@ -3,17 +3,10 @@
  * Pipeline's and the PromotionAlert's writers (each the one caller for its kind): a 409 (stale
  * resourceVersion) or 404 on the PUT is reported as a conflict, a 404 on the GET as gone.
  */
-import {
-  CustomObjectsApi,
-  Observable,
-  ResponseContext,
-  type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext,
-} from '@kubernetes/client-node';
+import { CustomObjectsApi, ResponseContext, type KubeConfig } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from './errors.js';
 import type { KubeObject } from './ports.js';
-import type { KubeCalls } from './request-options.js';
+import { answerMiddleware, type KubeCalls } from './request-options.js';
 import { resourceVersionOf } from './resource-version.js';
 import type { ResourceCoordinates } from './resources.js';
 
@@ -75,10 +68,7 @@ export class CustomStatusClient {
  * Replaces a successful answer's body by `{"metadata":{"resourceVersion":...}}` (no `kind`),
  * scanned from its text; an answer without one, or an error, passes as it came.
  */
-const VERSION_ONLY: ObservableMiddleware = {
-  pre: (context: RequestContext) => new Observable(Promise.resolve(context)),
-  post: (response: ResponseContext) => new Observable(versionOnly(response)),
-};
+const VERSION_ONLY = answerMiddleware(versionOnly);
 
 async function versionOnly(response: ResponseContext): Promise<ResponseContext> {
   const code = response.httpStatusCode;
