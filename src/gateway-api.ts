@@ -18,6 +18,8 @@ export interface GatewayStatus {
   /** Whether this replica runs the periodic resync, and its leader-election identity. */
   leader: boolean;
   identity: string | undefined;
+  /** The shard this gateway serves (config `sharding.name`); undefined when it serves all. */
+  shard: string | undefined;
   /** Pipelines loaded and distinct application objects they reference. */
   pipelinesLoaded: number;
   referencedObjects: number;

@@ -53,6 +53,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const ui = uiListener(rt, catalog, reconciler);
   return {
     start: async () => {
+      const { sharding, leaderElection } = rt.config;
+      if (sharding !== undefined)
+        rt.logger.info(
+          { shard: sharding.name, pipelineSelector: sharding.pipelineSelector },
+          `serving shard ${sharding.name}: the Pipelines its selector matches, resync Lease ${leaderElection.name}`,
+        );
       await watcher.start();
       await access.clusters.sync();
       lifecycle.started = true;
@@ -88,6 +94,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       resyncPasses: resync.completedPasses,
       leader: leadership.isLeader(),
       identity: leadership.identity,
+      shard: rt.config.sharding?.name,
       pipelinesLoaded: catalog.size,
       referencedObjects: catalog.referencedObjects,
       hints: hints.stats(),

@@ -23,7 +23,7 @@ import {
   type HaltWriteDeps,
 } from './halt-writes.js';
 import { expiryOf } from './halter.js';
-import { selectorMatches, selectorText, type LabelSelector } from './label-selector.js';
+import { selectorMatches, selectorText, type LabelSelector } from '../pipeline/label-selector.js';
 
 /** The most Pipelines one call may halt or lift. */
 export const MAX_PIPELINES_PER_CALL = 1000;

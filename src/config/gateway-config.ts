@@ -200,6 +200,15 @@ export interface GatewayConfig {
     renewDeadlineMs: number;
     retryPeriodMs: number;
   };
+  /**
+   * Absent: this gateway serves every Pipeline. Present: only those `pipelineSelector` matches;
+   * leaderElection.name is then already the shard's own Lease (`<name>-<shard name>`).
+   */
+  sharding?: {
+    name: string;
+    /** The selector in canonical text form, as the Pipeline LIST and WATCH send it. */
+    pipelineSelector: string;
+  };
   promotion: {
     retry: RetryPolicy;
     webhooks: Readonly<Record<string, WebhookEndpoint>>;

@@ -11,6 +11,13 @@ export type PromotionWindowInput = PromotionWindowSpec & { environments?: string
 /** Where a secret comes from: exactly one of an inline value, a file's exact bytes, or an env var. */
 export type SecretSource = { value: string } | { file: string } | { env: string };
 
+/** `sharding`: this gateway serves one shard of a fleet (docs/operations.md, Sharding). */
+export interface ShardingInput {
+  name: string;
+  /** A label selector in kubectl's text form. */
+  pipelineSelector: string;
+}
+
 /** One cluster entry as written in the file. */
 export interface ClusterInput {
   name: string;
@@ -106,6 +113,7 @@ export interface ConfigInput {
     renewDeadlineMs?: number;
     retryPeriodMs?: number;
   };
+  sharding?: ShardingInput;
   promotion?: {
     retry?: {
       maxAttempts?: number;
@@ -167,6 +175,7 @@ export interface CheckedInput {
     NonNullable<ConfigInput['leaderElection']>,
     'enabled' | 'name' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'
   >;
+  sharding?: ShardingInput;
   promotion: {
     retry: Required<NonNullable<NonNullable<ConfigInput['promotion']>['retry']>>;
     webhooks: Record<string, With<WebhookInput, 'timeoutMs'>>;

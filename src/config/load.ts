@@ -10,6 +10,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { buildAuthorizations } from './authorizations.js';
 import { buildWindows } from './windows.js';
+import { buildSharding, leaseName } from './sharding.js';
 import { checkHmacKeysDistinct, checkInput, checkPublicKey } from './checks.js';
 import type { CheckedInput, ConfigInput } from './input.js';
 import { pointerSegment, problem, validateShape } from './schema.js';
@@ -124,6 +125,7 @@ function build(
   );
   problems.push(...checkHmacKeysDistinct(clusters));
   const { kubeconfig, ...management } = input.management;
+  const lease = leaseName(input);
   return {
     server: { ...input.server },
     rateLimit: { ...input.rateLimit },
@@ -138,9 +140,13 @@ function build(
     resync: { ...input.resync },
     leaderElection: {
       ...input.leaderElection,
+      name: lease,
       namespace: input.leaderElection.namespace ?? DEFAULT_LEASE_NAMESPACE,
       identity: input.leaderElection.identity ?? defaultIdentity(source),
     },
+    ...(input.sharding === undefined
+      ? {}
+      : { sharding: buildSharding(input.sharding, lease, problems) }),
     promotion: {
       retry: { ...input.promotion.retry },
       webhooks: buildWebhooks(input.promotion.webhooks, context, problems),

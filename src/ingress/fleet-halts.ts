@@ -19,7 +19,7 @@ import {
   parseStructured,
   type ParsedSelector,
   type StructuredSelector,
-} from '../authorize/label-selector.js';
+} from '../pipeline/label-selector.js';
 import { GatewayError } from '../errors.js';
 import { parsePipelineId, pipelineRef } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';

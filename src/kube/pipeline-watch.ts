@@ -23,16 +23,25 @@ export interface PipelineEventHandler {
   resumed(): void;
 }
 
-/** Makes the informer of one LIST+WATCH path (client-node's makeInformer; a fake in tests). */
+/**
+ * Makes the informer of one LIST+WATCH path (client-node's makeInformer; a fake in tests). Its
+ * WATCH sends `labelSelector` when given; `list` already does.
+ */
 export type InformerFactory = (
   path: string,
   list: () => Promise<KubernetesListObject<KubernetesObject>>,
+  labelSelector?: string,
 ) => Informer<KubernetesObject>;
 
 /** What a PipelineWatcher may be given besides its cluster: clocks, and informers for tests. */
 export interface PipelineWatcherOptions {
   scheduler?: Scheduler;
   informers?: InformerFactory;
+  /**
+   * Only Pipelines with these labels (a shard's, kubectl's text form), selected by the API
+   * server: the others are never sent, so a shard holds and parses only its own.
+   */
+  labelSelector?: string | undefined;
 }
 
 /** One informer and its restart bookkeeping. */
@@ -71,6 +80,7 @@ export class PipelineWatcher {
   private stopped = false;
   private readonly scheduler: Scheduler;
   private readonly makeInformer: InformerFactory;
+  private readonly labelSelector: string | undefined;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -80,7 +90,10 @@ export class PipelineWatcher {
     options: PipelineWatcherOptions = {},
   ) {
     this.scheduler = options.scheduler ?? realScheduler;
-    this.makeInformer = options.informers ?? ((path, list) => makeInformer(kubeConfig, path, list));
+    this.labelSelector = options.labelSelector;
+    this.makeInformer =
+      options.informers ??
+      ((path, list, selector) => makeInformer(kubeConfig, path, list, selector));
   }
 
   /** Starts every informer; resolves once each has listed (or failed and scheduled a retry). */
@@ -119,6 +132,7 @@ export class PipelineWatcher {
         ...PIPELINE,
         limit: PIPELINE_PAGE,
         ...(token === undefined ? {} : { _continue: token }),
+        ...(this.labelSelector === undefined ? {} : { labelSelector: this.labelSelector }),
       };
       const options = this.calls.options();
       return namespace === undefined
@@ -131,7 +145,7 @@ export class PipelineWatcher {
       this.listed.add(informer);
       return result;
     };
-    const informer = this.makeInformer(path, list);
+    const informer = this.makeInformer(path, list, this.labelSelector);
     const watch: Watch = { informer, failures: 0, errors: 0 };
     this.informers.push(informer);
     const onObject = (obj: KubernetesObject) => {

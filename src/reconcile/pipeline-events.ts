@@ -17,6 +17,8 @@ export interface PipelineEventsDeps {
   catalog: PipelineCatalog;
   /** Marks a Pipeline for a full read on its next check. */
   requireFullRead: (id: PipelineId) => void;
+  /** Drops what the checks kept for a Pipeline no longer loaded (its view, waits). */
+  forget: (id: PipelineId) => void;
   /** Resolves the clusters the catalog now names. */
   syncClusters: () => Promise<void>;
   pipelines: PipelineTrigger;
@@ -44,6 +46,7 @@ export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
         logger.warn({ pipeline: id, problem: checked.problem }, 'pipeline ignored: invalid');
         catalog.remove(id);
         deps.legacyKeys.forget(id);
+        deps.forget(id);
         return;
       }
       void deps.legacyKeys.track(id, checked.pipeline);
@@ -61,6 +64,8 @@ export function pipelineEvents(deps: PipelineEventsDeps): PipelineEventHandler {
       const id = pipelineId({ namespace, name });
       catalog.remove(id);
       deps.legacyKeys.forget(id);
+      // Deleted, or relabelled out of this shard's selector: nothing checks it any more.
+      deps.forget(id);
     },
     error: (message, retryInMs) => {
       // A failing watch restarts every few seconds: the same failure again is only debug.

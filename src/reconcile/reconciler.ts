@@ -65,9 +65,7 @@ export class Reconciler {
     const { catalog, verified } = this.deps;
     const pipeline = catalog.get(id);
     if (pipeline === undefined) {
-      if (this.views.delete(id)) this.viewChanged(id);
-      this.deps.pullRequests?.forget(id);
-      this.deps.unrecorded?.forget(id);
+      this.forget(id);
       return 'done';
     }
     // An outcome lost to an outage is written first: the strategy already ran, once.
@@ -100,6 +98,16 @@ export class Reconciler {
       this.deps.pullRequests?.dueInMs(id),
     ].filter((ms) => ms !== undefined);
     return waits.length === 0 ? 'done' : { requeueAfterMs: Math.min(...waits) };
+  }
+
+  /**
+   * Drops what was kept for a Pipeline no longer loaded (deleted, or relabelled out of this
+   * shard): its view, and the pull request and unrecorded outcome it was waiting on.
+   */
+  forget(id: PipelineId): void {
+    if (this.views.delete(id)) this.viewChanged(id);
+    this.deps.pullRequests?.forget(id);
+    this.deps.unrecorded?.forget(id);
   }
 
   /** How many Pipelines have been evaluated at least once (and are still loaded). */
@@ -164,6 +172,8 @@ export class Reconciler {
     targets: Record<string, TargetStatus[]>,
     evaluation: PipelineEvaluation,
   ): void {
+    // A check that was in flight when the Pipeline went leaves nothing behind.
+    if (!this.deps.catalog.has(id)) return;
     // Explained from the input the decisions were made on: the two cannot disagree.
     const policy = policyViewsOf(evaluation.input);
     this.views.set(id, {

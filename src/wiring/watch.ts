@@ -24,6 +24,9 @@ export function pipelineWatch(
     requireFullRead: (id) => {
       loop.reconciler.requireFullRead(id);
     },
+    forget: (id) => {
+      loop.reconciler.forget(id);
+    },
     syncClusters: () => access.clusters.sync(),
     pipelines: loop.pipelines,
     logger: rt.logger,
@@ -36,6 +39,7 @@ export function pipelineWatch(
   const { management, config, calls, scheduler } = rt;
   const watcher = new PipelineWatcher(management, config.pipelineNamespaces, handler, calls, {
     scheduler,
+    labelSelector: config.sharding?.pipelineSelector,
   });
   return { watcher, lifecycle };
 }

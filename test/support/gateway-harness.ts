@@ -54,6 +54,8 @@ export function createApp(
     prodPromotion?: Omit<PromotionSpec, 'strategy'>;
     /** prod's own strategy (e.g. pull-request); the others keep the notification strategy. */
     prodStrategy?: StrategySpec;
+    /** The Pipeline's labels (e.g. the shard that serves it). */
+    labels?: Record<string, string>;
   } = {},
 ): void {
   for (const name of ENVIRONMENTS) {
@@ -74,7 +76,11 @@ export function createApp(
   fleet.management.apply({
     apiVersion: PIPELINE_API,
     kind: 'Pipeline',
-    metadata: { name: APP_NAME, namespace: ns },
+    metadata: {
+      name: APP_NAME,
+      namespace: ns,
+      ...(options.labels === undefined ? {} : { labels: options.labels }),
+    },
     spec: {
       appRef: { apiVersion: HR_API, kind: 'HelmRelease', name: APP_NAME },
       promotion: { strategy },

@@ -11,7 +11,7 @@ import type { Principal } from '../../../src/auth/identity.js';
 import { FleetHalter } from '../../../src/authorize/fleet-halter.js';
 import type { HaltCaller } from '../../../src/authorize/halt-access.js';
 import { haltsByScope } from '../../../src/authorize/halt-record.js';
-import { parseSelectorText, type LabelSelector } from '../../../src/authorize/label-selector.js';
+import { parseSelectorText, type LabelSelector } from '../../../src/pipeline/label-selector.js';
 import { createLogger } from '../../../src/log.js';
 import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';

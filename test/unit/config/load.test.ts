@@ -137,6 +137,54 @@ describe('loadConfig', () => {
     );
   });
 
+  it('serves every Pipeline by default, and one shard under a Lease of its own when sharded', () => {
+    expect(defaultConfig({}).sharding).toBeUndefined();
+    const yaml = `
+sharding:
+  name: eu
+  pipelineSelector: ' tier in (web, api) ,promotion-gateway.io/shard = eu'
+leaderElection: { name: gateways }
+`;
+    const config = loadConfig({ file: tempFile('shard.yaml', yaml), env: {} });
+    // Canonical text, as the Pipeline LIST and WATCH send it; the Lease carries the shard.
+    expect(config.sharding).toEqual({
+      name: 'eu',
+      pipelineSelector: 'promotion-gateway.io/shard=eu,tier in (api,web)',
+    });
+    expect(config.leaderElection.name).toBe('gateways-eu');
+    const unlabelled = defaultConfig({
+      sharding: { name: 'main', pipelineSelector: '!promotion-gateway.io/shard' },
+    });
+    expect(unlabelled.sharding?.pipelineSelector).toBe('!promotion-gateway.io/shard');
+    expect(unlabelled.leaderElection.name).toBe('promotion-gateway-resync-main');
+  });
+
+  it('refuses a shard whose selector or name cannot be used, naming the field', () => {
+    const problems = (sharding: { name: string; pipelineSelector: string }, lease?: string) => {
+      try {
+        defaultConfig({
+          sharding,
+          ...(lease === undefined ? {} : { leaderElection: { name: lease } }),
+        });
+      } catch (err) {
+        return err instanceof ConfigError ? err.problems : [];
+      }
+      return [];
+    };
+    expect(problems({ name: 'eu', pipelineSelector: 'shard in eu' })).toEqual([
+      expect.stringMatching(/^config \/sharding\/pipelineSelector: /) as unknown,
+    ]);
+    expect(problems({ name: 'EU', pipelineSelector: 'shard=eu' })).toEqual([
+      expect.stringMatching(/^config \/sharding\/name: /) as unknown,
+    ]);
+    expect(problems({ name: 'eu', pipelineSelector: '' })).toHaveLength(1);
+    expect(
+      problems({ name: 'e'.repeat(63), pipelineSelector: 'shard=eu' }, 'l'.repeat(200)),
+    ).toEqual([
+      'config /sharding/name: makes the Lease name 264 characters long (at most 253 with leaderElection.name)',
+    ]);
+  });
+
   it('resolves a relative kubeconfig against the config file folder', () => {
     const file = tempFile('c.yaml', 'management: { kubeconfig: kube/config, context: kind }');
     const config = loadConfig({ file, env: {} });

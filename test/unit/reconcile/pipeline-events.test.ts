@@ -26,6 +26,7 @@ function setup(started = true) {
   const handler = pipelineEvents({
     catalog,
     requireFullRead: (id: PipelineId) => calls.push(`full-read ${id}`),
+    forget: (id: PipelineId) => calls.push(`forget ${id}`),
     syncClusters: () => {
       calls.push('sync-clusters');
       return Promise.resolve();
@@ -95,7 +96,7 @@ describe('pipelineEvents', () => {
     handler.upsert(broken);
     await settle();
     expect(catalog.size).toBe(0);
-    expect(calls).toEqual(['forget-key apps/app']);
+    expect(calls).toEqual(['forget-key apps/app', 'forget apps/app']);
     expect(logs.join('')).toContain('pipeline ignored: invalid');
     expect(logs.join('')).toContain('apiVersion');
   });
@@ -112,11 +113,13 @@ describe('pipelineEvents', () => {
     expect(logs).toHaveLength(2);
   });
 
-  it('forgets a deleted Pipeline, and its legacy key', () => {
+  it('forgets a deleted Pipeline, its legacy key and what its checks kept (its view)', () => {
     const { catalog, calls, handler } = setup();
     handler.upsert(object());
+    calls.length = 0;
     handler.remove('apps', 'app');
     expect(catalog.size).toBe(0);
-    expect(calls.at(-1)).toBe('forget-key apps/app');
+    // Straight to the checks: the queue no longer takes a check of a Pipeline not loaded.
+    expect(calls).toEqual(['forget-key apps/app', 'forget apps/app']);
   });
 });

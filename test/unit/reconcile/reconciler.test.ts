@@ -14,6 +14,29 @@ describe('Reconciler.reconcile', () => {
     expect(rig.reconciler.view(gone)).toBeUndefined();
   });
 
+  it('forgets a Pipeline when told (deleted, or moved to another shard), and says so', async () => {
+    const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
+    await rig.reconciler.reconcile(rig.id);
+    const told: string[] = [];
+    rig.reconciler.onView((id) => told.push(id));
+    rig.catalog.remove(rig.id);
+    rig.reconciler.forget(rig.id);
+    expect(rig.reconciler.view(rig.id)).toBeUndefined();
+    expect(told).toEqual([rig.id]);
+    rig.reconciler.forget(rig.id);
+    expect(told).toEqual([rig.id]);
+  });
+
+  it('keeps no view from a check that was in flight when its Pipeline went', async () => {
+    const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
+    const run = rig.reconciler.reconcile(rig.id);
+    rig.catalog.remove(rig.id);
+    rig.reconciler.forget(rig.id);
+    await run;
+    expect(rig.reconciler.view(rig.id)).toBeUndefined();
+    expect(rig.reconciler.evaluated).toBe(0);
+  });
+
   it('reads each target once, writes status, and is done when every environment is up to date', async () => {
     const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
     expect(await rig.reconciler.reconcile(rig.id)).toBe('done');

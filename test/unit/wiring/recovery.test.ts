@@ -165,6 +165,7 @@ describe('recovery after a management API outage', () => {
     const handler = pipelineEvents({
       ...{ catalog: w.catalog, logger: createLogger('silent'), pipelines: w.queue },
       requireFullRead: () => undefined,
+      forget: () => undefined,
       syncClusters: () => Promise.resolve(),
       started: () => started,
       legacyKeys: { track: () => Promise.resolve(), forget: () => undefined },

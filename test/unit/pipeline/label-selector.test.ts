@@ -13,7 +13,7 @@ import {
   selectorText,
   type LabelSelector,
   type StructuredSelector,
-} from '../../../src/authorize/label-selector.js';
+} from '../../../src/pipeline/label-selector.js';
 
 function parsed(text: string): LabelSelector {
   const result = parseSelectorText(text);

@@ -1,10 +1,11 @@
 /**
- * Kubernetes label selectors, for halts across Pipelines: the text form kubectl takes
- * (`team=payments,tier in (web,api),!canary`; equality- and set-based) and the structured
- * metav1.LabelSelector (`matchLabels`, `matchExpressions`), parsed into one list of requirements
- * with the API server's meaning (`!=`, `notin` and `!key` match objects without the label),
- * and printed back in one canonical text, which the halt records keep. No npm library does
- * this job in a well-kept way; this is the subset metav1.LabelSelector can express (no `<`, `>`).
+ * Kubernetes label selectors, for halts across Pipelines and for the Pipelines a shard serves:
+ * the text form kubectl takes (`team=payments,tier in (web,api),!canary`; equality- and
+ * set-based) and the structured metav1.LabelSelector (`matchLabels`, `matchExpressions`),
+ * parsed into one list of requirements with the API server's meaning (`!=`, `notin` and `!key`
+ * match objects without the label), and printed back in one canonical text, which the halt
+ * records keep. No npm library does this job in a well-kept way; this is the subset
+ * metav1.LabelSelector can express (no `<`, `>`).
  */
 
 /** One requirement on one label. */
