@@ -27,7 +27,9 @@ import { idleSpec, measureIdle } from './idle.js';
 import { idleLines } from './idle-report.js';
 import { scaleSizes } from './scale.js';
 import { peakMemoryTable, scaleGoals, scaleTable } from './scale-report.js';
-import { runScale } from './scale-run.js';
+import { runScale, runSharded } from './scale-run.js';
+import { shardedSizes } from './scale-shards.js';
+import { shardedGoals, shardedTable } from './scale-shards-report.js';
 import type { BurstResult } from './burst.js';
 import { FleetHandle } from './fleet.js';
 import { LoadClient } from './load.js';
@@ -199,7 +201,9 @@ async function main(): Promise<number> {
     const approvals = await measureApprovals(mode.approvals);
     log('(e) scale:');
     const scale = await runScale(scaleSizes(mode.name === 'quick'), log);
-    const goals = scaleGoals(scale);
+    log("(e') scale, sharded:");
+    const sharded = await runSharded(shardedSizes(mode.name === 'quick'), log);
+    const goals = [...scaleGoals(scale), ...shardedGoals(sharded)];
     log('(f) idle fleet:');
     const idle = await measureIdle(idleSpec(mode.name === 'quick'));
     const bars = [
@@ -236,6 +240,8 @@ async function main(): Promise<number> {
     log('');
     log(peakMemoryTable(scale));
     log('');
+    log(shardedTable(sharded));
+    log('');
     log(barsTable(goals));
     log('');
     for (const line of idleLines(idle)) log(line);
@@ -264,6 +270,7 @@ async function main(): Promise<number> {
       view,
       approvals,
       scale,
+      sharded,
       scaleGoals: goals,
       idle,
       memory,

@@ -7,7 +7,9 @@
  *   takes (the last one, at the end of the run, is what stays in the file);
  * - SCALE_HEAP_SAMPLING=<file>: a sampling heap profile from the start, counting the objects a
  *   full GC collected too (what reached the old space and died there: the peak's makers),
- *   written at each sample (open it in Chrome's DevTools, Memory tab).
+ *   written at each sample (open it in Chrome's DevTools, Memory tab);
+ * - SCALE_SHARDS_ONLY=<k>: in a sharded run, start shard k's gateway only (the fleet is the
+ *   same): one shard's memory without nine others competing for the CPU.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -72,4 +74,9 @@ export class ScaleDiagnostics {
 /** Node flags for the gateway process from SCALE_GATEWAY_FLAGS, after the image's own. */
 export function extraGatewayFlags(value = process.env.SCALE_GATEWAY_FLAGS): string[] {
   return (value ?? '').split(' ').filter((flag) => flag !== '');
+}
+
+/** SCALE_SHARDS_ONLY: the one shard a sharded run starts, or undefined for all of them. */
+export function onlyShard(value = process.env.SCALE_SHARDS_ONLY): number | undefined {
+  return value === undefined || value === '' ? undefined : Number(value);
 }

@@ -11,6 +11,7 @@ import { registerGitopsCluster } from 'kube-sim/gitops';
 import { managementAccess, TARGET_ACCESS } from 'promotion-gateway';
 import { IdleFleet } from './idle-fleet.js';
 import { paceOf } from './scale-pace.js';
+import { clusterShards, placement, SHARD_LABEL, shardOf } from './scale-layout.js';
 import type {
   IdleFleetRequest,
   ScaleFleetMessage,
@@ -29,19 +30,15 @@ function send(message: ScaleFleetMessage): void {
   process.send?.(message);
 }
 
-/** Where target `t` (0 or 1) of environment `e` of pipeline `i` lives. */
-export function placement(spec: ScaleSpec, i: number, e: number, t: number) {
-  const cluster = `c${String(((i * 3 + e) * 2 + t) % spec.clusters)}`;
-  const env = ENVS[e] ?? 'x';
-  const namespace = spec.layout === 'env' ? `env-${env}` : `app-${String(i)}-${env}`;
-  return { cluster, namespace, name: `app-${String(i)}` };
-}
-
-function pipeline(spec: ScaleSpec, i: number) {
+function pipeline(spec: ScaleSpec, i: number, shards: Map<string, number> | undefined) {
   return {
     apiVersion: 'pipelines.weave.works/v1alpha1',
     kind: 'Pipeline',
-    metadata: { name: `app-${String(i)}`, namespace: PIPELINE_NS },
+    metadata: {
+      name: `app-${String(i)}`,
+      namespace: PIPELINE_NS,
+      ...(shards === undefined ? {} : { labels: { [SHARD_LABEL]: shardOf(spec, shards, i) } }),
+    },
     spec: {
       appRef: {
         apiVersion: 'helm.toolkit.fluxcd.io/v2',
@@ -81,6 +78,7 @@ async function build(spec: ScaleSpec): Promise<Fleet> {
     cluster.addUser(USER, TARGET_ACCESS);
     registerGitopsCluster(management, cluster, { namespace: FLUX_NS, user: USER });
   }
+  const shards = spec.shards === undefined ? undefined : clusterShards(spec);
   for (let i = 0; i < spec.pipelines; i++) {
     for (let e = 0; e < ENVS.length; e++)
       for (const t of [0, 1]) {
@@ -91,7 +89,7 @@ async function build(spec: ScaleSpec): Promise<Fleet> {
           '1.0.0',
         );
       }
-    management.apply(pipeline(spec, i));
+    management.apply(pipeline(spec, i, shards));
   }
   return fleet;
 }

@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import { createGateway, createLogger, defaultConfig, type Gateway } from 'promotion-gateway';
 import { MemorySampler } from './memory.js';
 import { ScaleDiagnostics } from './scale-diagnostics.js';
+import { SHARD_LABEL, shardSizes } from './scale-layout.js';
 import type {
   GatewaySample,
   ReplicaSettings,
@@ -67,10 +68,18 @@ function replicaConfig(replica: ReplicaSettings | undefined) {
   };
 }
 
+/** Of a sharded fleet, shard `k`: its name, its Pipelines' label, its own Lease (by name). */
+function shardConfig(shard: number | undefined) {
+  if (shard === undefined) return {};
+  const name = `s${String(shard)}`;
+  return { sharding: { name, pipelineSelector: `${SHARD_LABEL}=${name}` } };
+}
+
 async function build(
   spec: ScaleSpec,
   fleet: ScaleFleetInfo,
   replica: ReplicaSettings | undefined,
+  shard: number | undefined,
 ): Promise<Gateway> {
   const config = defaultConfig({
     server: { host: '127.0.0.1', port: 0 },
@@ -84,6 +93,7 @@ async function build(
     hints: { capacity: Math.max(10_000, spec.pipelines * 6) },
     logLevel: 'warn',
     ...replicaConfig(replica),
+    ...shardConfig(shard),
   });
   const management = new KubeConfig();
   management.loadFromString(fleet.managementKubeconfig);
@@ -97,10 +107,12 @@ async function main(
   spec: ScaleSpec,
   fleet: ScaleFleetInfo,
   replica: ReplicaSettings | undefined,
+  shard: number | undefined,
 ): Promise<void> {
   const sampler = new MemorySampler('scale', 50);
   const diagnostics = new ScaleDiagnostics();
-  const gateway = await build(spec, fleet, replica);
+  const gateway = await build(spec, fleet, replica, shard);
+  const expected = shard === undefined ? spec.pipelines : (shardSizes(spec)[shard] ?? 0);
   const url = await gateway.listen();
   const started = Date.now();
   await gateway.start();
@@ -109,7 +121,7 @@ async function main(
   diagnostics.mark('ready');
   send({ type: 'at-ready', readyMs, url });
   await until(() => gateway.status().resyncPasses > 0, 600_000, 'the start-up pass');
-  await until(() => gateway.status().evaluated >= spec.pipelines, 600_000, 'every evaluation');
+  await until(() => gateway.status().evaluated >= expected, 600_000, 'every evaluation');
   const evaluatedMs = Date.now() - started;
   diagnostics.mark('evaluated');
   await gateway.idle();
@@ -143,7 +155,7 @@ async function main(
 if (process.send !== undefined) {
   process.once('message', (message: ToScaleGateway) => {
     if (message.type !== 'start') return;
-    main(message.spec, message.fleet, message.replica).catch((err: unknown) => {
+    main(message.spec, message.fleet, message.replica, message.shard).catch((err: unknown) => {
       process.stderr.write(
         `bench scale gateway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
       );

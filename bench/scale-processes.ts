@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { forkInside, type PodCgroup } from './pod-memory.js';
 import type { ScaleFleetInfo } from './scale-types.js';
 
 /**
@@ -27,14 +28,27 @@ export class Child {
 
   constructor(readonly process: ChildProcess) {}
 
-  /** Forks bench/dist/<script> with `nodeFlags` (e.g. the Dockerfile's) and sends it `init`. */
-  static fork(script: string, init: object, nodeFlags: readonly string[] = []): Child {
+  /**
+   * Forks bench/dist/<script> with `nodeFlags` (e.g. the Dockerfile's) and sends it `init`;
+   * inside `pod` when given (pod-memory.ts), which is removed once the child exits.
+   */
+  static fork(
+    script: string,
+    init: object,
+    nodeFlags: readonly string[] = [],
+    pod?: PodCgroup,
+  ): Child {
     const path = fileURLToPath(new URL(`./${script}`, import.meta.url));
+    // --expose-gc: the gateway's samples report live memory after a full GC.
+    const flags = [...nodeFlags, ...inheritedFlags(process.execArgv), '--expose-gc'];
     const child = fork(path, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      // --expose-gc: the gateway's samples report live memory after a full GC.
-      execArgv: [...nodeFlags, ...inheritedFlags(process.execArgv), '--expose-gc'],
+      ...(pod === undefined ? { execArgv: flags } : forkInside(pod, flags)),
     });
+    if (pod !== undefined)
+      child.once('exit', () => {
+        pod.remove();
+      });
     child.send(init);
     return new Child(child);
   }

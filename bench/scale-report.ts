@@ -9,9 +9,15 @@ import type { BarResult } from './report.js';
 import { table } from './report.js';
 import type { ScaleResult } from './scale.js';
 import { paceOf } from './scale-pace.js';
+import { quantity } from './pod-memory.js';
 
 const MIB = 1024 * 1024;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** The pod a gateway ran in: `pod 640Mi`, or `no pod` when it ran unconstrained. */
+export function podNote(limitBytes: number | undefined): string {
+  return limitBytes === undefined ? 'no pod' : `pod ${quantity(limitBytes)}`;
+}
 
 /** The layout, and the pace when it is not the normal one. */
 function layoutOf(r: ScaleResult): string {
@@ -68,7 +74,7 @@ export function scaleTable(results: readonly ScaleResult[]): string {
       String(r.listsPerPassMaxPerCluster),
       s(r.passCpuMs),
       `${String(r.wavePromotions)}, ${String(r.waveReads)} (${(r.waveReads / Math.max(1, r.wavePromotions)).toFixed(2)}/promotion), ${s(r.waveMs)}`,
-      `${(r.peakRssBytes / MIB).toFixed(1)} MiB`,
+      `${(r.peakRssBytes / MIB).toFixed(1)} MiB (${podNote(r.podLimitBytes)})`,
       `${(r.endHeapUsedBytes / MIB).toFixed(1)} MiB`,
       liveBytesPerTarget(r, results),
       `${(r.fleetRssBytes / MIB).toFixed(0)} MiB`,
@@ -137,7 +143,7 @@ export function scaleGoals(results: readonly ScaleResult[]): BarResult[] {
     goals.push(
       goal(`${at}: full pass`, s(r.passMs), '< 5 s', r.passMs < 5000),
       goal(
-        `${at}: gateway peak RSS`,
+        `${at}: gateway peak RSS (${podNote(r.podLimitBytes)})`,
         `${(r.peakRssBytes / 1e6).toFixed(0)} MB`,
         '< 256 MB',
         r.peakRssBytes < 256e6,

@@ -16,6 +16,10 @@ export interface ScaleSpec {
   clusters: number;
   layout: Layout;
   pace?: PaceName;
+  /** The gateway outside any memory cgroup (its pod's limit does not size its heap). */
+  unconstrained?: boolean;
+  /** Sharded: this many gateways, each serving the Pipelines of its clusters (scale-shards.ts). */
+  shards?: number;
 }
 
 /** What the fleet child reports when it is filled and listening. */
@@ -70,7 +74,14 @@ export interface ReplicaSettings {
 
 /** Parent -> gateway child; without `replica`, a lone gateway with no periodic resync. */
 export type ToScaleGateway =
-  | { type: 'start'; spec: ScaleSpec; fleet: ScaleFleetInfo; replica?: ReplicaSettings }
+  | {
+      type: 'start';
+      spec: ScaleSpec;
+      fleet: ScaleFleetInfo;
+      replica?: ReplicaSettings;
+      /** Of a sharded fleet: which shard this gateway serves (0 .. spec.shards - 1). */
+      shard?: number;
+    }
   | { type: 'resync'; id: number }
   | { type: 'idle'; id: number }
   | { type: 'sample'; id: number }

@@ -8,6 +8,7 @@
 import { upgradeEvent } from 'kube-sim/flux';
 import type { ResyncReport } from 'promotion-gateway';
 import { productionNodeFlags } from './node-flags.js';
+import { podCgroup, podLimitBytes } from './pod-memory.js';
 import { extraGatewayFlags } from './scale-diagnostics.js';
 import { allowedCpus, pinToOneCore } from './cpu-affinity.js';
 import { paceOf } from './scale-pace.js';
@@ -37,6 +38,8 @@ export interface ScaleResult {
   waveConfirmation?: ResyncReport['confirmation'];
   /** The CPUs every thread of the gateway process was allowed at the end (one-core pace). */
   gatewayCpus?: string | undefined;
+  /** The memory limit of the gateway's cgroup (its pod's); undefined: it ran unconstrained. */
+  podLimitBytes?: number | undefined;
   peakRssBytes: number;
   /** What the RSS peak was made of (process.memoryUsage() then). */
   peakUsage?: NodeJS.MemoryUsage | undefined;
@@ -49,7 +52,11 @@ export interface ScaleResult {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends the probe's event at readiness and resolves with the time until its object is read. */
-async function eventAtReadiness(fleet: Child, info: ScaleFleetInfo, url: string): Promise<number> {
+export async function eventAtReadiness(
+  fleet: Child,
+  info: ScaleFleetInfo,
+  url: string,
+): Promise<number> {
   const { cluster, namespace, name, hmacKey } = info.probe;
   const before = await objectGets(info, cluster, namespace, name);
   const object = await fleet.ask<Record<string, unknown>>({ type: 'probe', version: '1.0.1' });
@@ -71,11 +78,16 @@ async function eventAtReadiness(fleet: Child, info: ScaleFleetInfo, url: string)
 async function startup(spec: ScaleSpec) {
   const fleet = Child.fork('scale-fleet-process.js', { type: 'start', spec });
   const { info } = await fleet.next<{ info: ScaleFleetInfo }>('ready');
-  // The gateway runs as in the image: with the Dockerfile's Node flags.
-  const gateway = Child.fork('scale-gateway-process.js', { type: 'start', spec, fleet: info }, [
-    ...productionNodeFlags(),
-    ...extraGatewayFlags(),
-  ]);
+  // The gateway runs as in the image (the Dockerfile's Node flags) and its pod (the memory limit
+  // its size is given in docs/operations.md), unless the spec says unconstrained.
+  const pod =
+    spec.unconstrained === true ? undefined : podCgroup('gateway', podLimitBytes(spec.pipelines));
+  const gateway = Child.fork(
+    'scale-gateway-process.js',
+    { type: 'start', spec, fleet: info },
+    [...productionNodeFlags(), ...extraGatewayFlags()],
+    pod,
+  );
   // The one-core pace: pinned before it builds anything; threads started later inherit it.
   if (paceOf(spec.pace).oneCore) pinToOneCore(gateway.process.pid ?? 0);
   const atReady = await gateway.next<{ readyMs: number; url: string }>('at-ready');
@@ -94,6 +106,7 @@ async function startup(spec: ScaleSpec) {
     spec,
     fleet,
     gateway,
+    podLimitBytes: pod?.limitBytes,
     info,
     atReady,
     eventToReadMs,
@@ -143,6 +156,7 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
       waveMs,
       waveConfirmation: wavePass.confirmation,
       gatewayCpus,
+      podLimitBytes: s.podLimitBytes,
       peakRssBytes: end.rssMaxBytes,
       peakUsage: end.peak,
       endHeapUsedBytes: end.heapUsedBytes,

@@ -20,6 +20,7 @@ import { checkPipeline } from '../kube/pipeline-check.js';
 import { listAllPages } from '../kube/pipeline-watch.js';
 import { KubeCalls } from '../kube/request-options.js';
 import { GITOPS_CLUSTER, PIPELINE, type ResourceCoordinates } from '../kube/resources.js';
+import { parseSelectorText, selectorText } from '../pipeline/label-selector.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 
 /** A problem with an input of the command: it exits 2 with this one line. */
@@ -123,6 +124,8 @@ function errorCode(error: unknown): string {
 export interface GatewayNaming {
   naming: ClusterNamingConfig;
   pipelineNamespaces: readonly string[];
+  /** A shard's selector (config `sharding`): only the Pipelines that shard serves count. */
+  pipelineSelector?: string;
 }
 
 /** The naming of a configuration given no file: the defaults (management cluster `management`). */
@@ -166,7 +169,20 @@ export function readGatewayNaming(file: string): GatewayNaming {
       })),
     },
     pipelineNamespaces: [...input.pipelineNamespaces],
+    ...(input.sharding === undefined
+      ? {}
+      : { pipelineSelector: shardSelector(file, input.sharding.pipelineSelector) }),
   };
+}
+
+/** A shard's selector in canonical form; one that does not parse is a SourceError. */
+function shardSelector(file: string, text: string): string {
+  const parsed = parseSelectorText(text);
+  if (!parsed.ok)
+    throw new SourceError(
+      `the gateway configuration ${file} is not valid: sharding.pipelineSelector ${parsed.problem}`,
+    );
+  return selectorText(parsed.selector);
 }
 
 /** What was read from the management cluster. */
@@ -190,6 +206,7 @@ const CALL_TIMEOUT_MS = 15_000;
 export async function readManagement(
   access: ManagementAccess,
   namespaces: readonly string[],
+  pipelineSelector?: string,
 ): Promise<ManagementState> {
   const pool = new AgentPool();
   const calls = new KubeCalls(CALL_TIMEOUT_MS, pool);
@@ -197,7 +214,8 @@ export async function readManagement(
   try {
     const scopes = namespaces.length === 0 ? [undefined] : namespaces;
     const items: unknown[] = [];
-    for (const ns of scopes) items.push(...(await listOrFail(api, calls, PIPELINE, ns, access)));
+    for (const ns of scopes)
+      items.push(...(await listOrFail(api, calls, ns, access, pipelineSelector)));
     const pipelines: Pipeline[] = [];
     const invalid: string[] = [];
     for (const item of items) {
@@ -218,12 +236,12 @@ export async function readManagement(
 async function listOrFail(
   api: CustomObjectsApi,
   calls: KubeCalls,
-  resource: ResourceCoordinates,
   namespace: string | undefined,
   access: ManagementAccess,
+  labelSelector: string | undefined,
 ): Promise<unknown[]> {
   try {
-    return await listAll(api, calls, resource, namespace);
+    return await listAll(api, calls, PIPELINE, namespace, labelSelector);
   } catch (error) {
     const failure = classifyKubeError(error);
     const scope = namespace === undefined ? '' : ` in namespace ${namespace}`;
@@ -240,12 +258,14 @@ async function listAll(
   calls: KubeCalls,
   resource: ResourceCoordinates,
   namespace: string | undefined,
+  labelSelector?: string,
 ): Promise<unknown[]> {
   const list = await listAllPages((token) => {
     const params = {
       ...resource,
       limit: PAGE,
       ...(token === undefined ? {} : { _continue: token }),
+      ...(labelSelector === undefined ? {} : { labelSelector }),
     };
     return namespace === undefined
       ? api.listClusterCustomObject(params, calls.options())

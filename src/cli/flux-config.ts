@@ -51,8 +51,10 @@ listing every namespace and kind (HelmRelease, Kustomization) the Pipelines refe
   --address URL        the gateway's base URL as the clusters' Flux reaches it (required)
   --kubeconfig PATH    the management cluster's kubeconfig (default: KUBECONFIG, ~/.kube/config)
   --context NAME       its context (default: the current context)
-  --config FILE        the gateway's configuration: its cluster names and pipelineNamespaces;
-                       without it each GitopsCluster is named after itself
+  --config FILE        the gateway's configuration: its cluster names and pipelineNamespaces
+                       (and a shard's sharding.pipelineSelector: then only the Pipelines that
+                       shard serves, and --address is that shard's); without it each
+                       GitopsCluster is named after itself
   --flux-namespace NS  where the Provider, Alert and Secret go (default flux-system)
   --cluster NAMES      only these clusters (comma-separated gateway names)
   --per-namespace      one Provider, Alert and Secret per namespace instead, for clusters whose
@@ -115,7 +117,7 @@ async function fluxConfig(values: Values, io: FluxConfigIo): Promise<number> {
     );
   const gateway = values.config === undefined ? DEFAULT_NAMING : readGatewayNaming(values.config);
   const access = loadManagementAccess(values.kubeconfig, values.context, io.env);
-  const state = await readManagement(access, gateway.pipelineNamespaces);
+  const state = await readManagement(access, gateway.pipelineNamespaces, gateway.pipelineSelector);
   if (state.pipelines.length === 0)
     throw new SourceError(`no Pipelines found through ${access.where}: nothing to write`);
   const plans = selected(plan(state, gateway, values.config !== undefined), values.cluster);

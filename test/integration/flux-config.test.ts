@@ -331,6 +331,48 @@ describe('flux-config on kube-sim: what it cannot use, and what it warns about',
     expect(none.err).toMatch(/^flux-config: no Pipelines found through context "management" of /);
   });
 
+  it("writes, for a shard's configuration, the objects of the Pipelines that shard serves", async () => {
+    const shop = fleet.management.get(PIPELINE_API, 'Pipeline', 'shop', 'podinfo');
+    if (shop === undefined) throw new Error('no Pipeline shop/podinfo');
+    const metadata = shop.metadata as Record<string, unknown>;
+    fleet.management.apply({
+      ...shop,
+      metadata: { ...metadata, labels: { 'promotion-gateway.io/shard': 'eu' } },
+    });
+    const shard = (name: string, pipelineSelector: string) => {
+      const file = join(dir, `shard-${name}.yaml`);
+      return writeFile(file, stringify({ sharding: { name, pipelineSelector } })).then(() => file);
+    };
+    const eu = await run(
+      '--address',
+      'http://gw-eu',
+      '--cluster',
+      'dev',
+      '--config',
+      await shard('eu', 'promotion-gateway.io/shard=eu'),
+    );
+    expect(eu.code).toBe(0);
+    expect(eu.out).toContain('address: http://gw-eu/v1/events/dev');
+    expect(eu.out).toContain('namespace: shop-dev');
+    expect(eu.out).not.toContain('namespace: team-a');
+    const rest = await run(
+      '--address',
+      'http://gw-main',
+      '--cluster',
+      'dev',
+      '--config',
+      await shard('main', '!promotion-gateway.io/shard'),
+    );
+    expect(rest.code).toBe(0);
+    expect(rest.out).toContain('namespace: team-a');
+    expect(rest.out).not.toContain('namespace: shop-dev');
+    const bad = await run('--address', 'http://gw', '--config', await shard('x', 'a in b'));
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/sharding\.pipelineSelector/);
+    const labelled = fleet.management.get(PIPELINE_API, 'Pipeline', 'shop', 'podinfo') ?? shop;
+    fleet.management.apply({ ...labelled, metadata: { ...labelled.metadata, labels: {} } });
+  });
+
   it('warns about a GitopsCluster that does not exist, and still writes its objects', async () => {
     installRelease(fleet.prod, { namespace: 'late', name: 'qa-app' }, '1.0.0');
     fleet.management.ensureNamespace('late');
