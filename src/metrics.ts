@@ -40,8 +40,11 @@ export interface GatewayMetrics {
   readonly catalogSize: Gauge<'what'>;
   /** Stop-the-line halts in force in the loaded Pipelines' status, by scope (at scrape time). */
   readonly haltsInForce: Gauge<'scope'>;
-  /** 1 while this replica runs the periodic resync (it holds the Lease, or election is off). */
-  readonly resyncLeader: Gauge;
+  /**
+   * 1 while this replica runs the periodic resync (it holds the Lease, or election is off), by
+   * the shard it serves ('' when unsharded): alert per shard on its sum being 0.
+   */
+  readonly resyncLeader: Gauge<'shard'>;
   /** Changes a resync pass found that no event announced, by cluster, namespace and kind. */
   readonly unannouncedChanges: Counter<'cluster' | 'namespace' | 'kind'>;
   /** Where the scrape-time gauges read their values; until bound they read 0. */
@@ -175,7 +178,8 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     ...sourceGauges(registers),
     resyncLeader: new Gauge({
       name: 'promotion_gateway_resync_leader',
-      help: '1 while this replica runs the periodic resync (it holds the resync Lease), else 0.',
+      help: "1 while this replica runs the periodic resync (it holds its shard's resync Lease), else 0.",
+      labelNames: ['shard'],
       registers,
     }),
     clusterLabel,

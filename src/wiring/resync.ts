@@ -38,6 +38,9 @@ export function resyncLoop(
       }
     },
   });
+  // One series per replica, labelled with its shard, from the start (0 until it leads).
+  const shard = { shard: config.sharding?.name ?? '' };
+  metrics.resyncLeader.set(shard, 0);
   const leadership = resyncLeadership({
     settings: config.leaderElection,
     // A renewal still waiting past the renew deadline is useless: give up on it by then.
@@ -46,7 +49,11 @@ export function resyncLoop(
       calls.withTimeout(config.leaderElection.renewDeadlineMs),
     ),
     ...{ resync, scheduler, random, logger },
-    gauge: metrics.resyncLeader,
+    gauge: {
+      set: (value) => {
+        metrics.resyncLeader.set(shard, value);
+      },
+    },
     onRecovery: recover,
   });
   return { resync, leadership };

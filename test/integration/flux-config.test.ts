@@ -370,7 +370,8 @@ describe('flux-config on kube-sim: what it cannot use, and what it warns about',
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/sharding\.pipelineSelector/);
     const labelled = fleet.management.get(PIPELINE_API, 'Pipeline', 'shop', 'podinfo') ?? shop;
-    fleet.management.apply({ ...labelled, metadata: { ...labelled.metadata, labels: {} } });
+    const stored = labelled.metadata as Record<string, unknown>;
+    fleet.management.apply({ ...labelled, metadata: { ...stored, labels: {} } });
   });
 
   it('warns about a GitopsCluster that does not exist, and still writes its objects', async () => {

@@ -17,6 +17,7 @@ import {
   postSigned,
   recordOf,
   rollOut,
+  scrapeMetric,
   startTestFleet,
   upgradeBody,
   waitSteady,
@@ -91,6 +92,16 @@ describe.each([1, 2])('the real gateway on kube-sim: three shards of %i replica(
         return h;
       });
       expect(idsOf(s.name)).toContain(holder);
+      // Each replica says which shard it leads, or not: one leader per shard.
+      const series = (
+        await Promise.all(
+          (replicas.get(s.name) ?? []).map((g) =>
+            scrapeMetric(g.url, 'promotion_gateway_resync_leader'),
+          ),
+        )
+      ).flat();
+      expect(series.map((x) => x.labels)).toEqual(series.map(() => ({ shard: s.name })));
+      expect(series.reduce((n, x) => n + x.value, 0)).toBe(1);
     }
     expect(leaseHolder(fleet, LEASE_BASE)).toBeUndefined();
   });
