@@ -44,10 +44,10 @@ const V2 = '/sys/fs/cgroup';
 export function podCgroup(name: string, limitBytes: number): PodCgroup | undefined {
   const v2 = existsSync(join(V2, 'cgroup.controllers'));
   const root = v2 ? V2 : V1;
-  if (v2 && !readFileSync(join(V2, 'cgroup.subtree_control'), 'utf8').includes('memory'))
-    return undefined;
   const dir = join(root, `promotion-gateway-bench-${name}-${String(process.pid)}`);
   try {
+    if (v2 && !readFileSync(join(V2, 'cgroup.subtree_control'), 'utf8').includes('memory'))
+      return undefined;
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(limitBytes));
   } catch {
@@ -68,7 +68,9 @@ export function podCgroup(name: string, limitBytes: number): PodCgroup | undefin
 
 /**
  * fork() options that start a child inside `cgroup`: a shell moves itself into the cgroup and
- * then execs Node with `nodeFlags`, so the child's V8 is sized by the limit from its start.
+ * then execs Node with `nodeFlags`, so the child's V8 is sized by the limit from its start. If
+ * it cannot join, the child still starts, unconstrained: the gateway reports the limit it saw
+ * (process.constrainedMemory()), and that is what the tables show.
  */
 export function forkInside(
   cgroup: PodCgroup,
@@ -78,7 +80,7 @@ export function forkInside(
     execPath: '/bin/sh',
     execArgv: [
       '-c',
-      `echo $$ > '${cgroup.procsFile}' && exec "$0" "$@"`,
+      `echo $$ > '${cgroup.procsFile}' 2>/dev/null; exec "$0" "$@"`,
       process.execPath,
       ...nodeFlags,
     ],

@@ -7,6 +7,7 @@
  * benchmark's requests.
  */
 import { once } from 'node:events';
+import { totalmem } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { createGateway, createLogger, defaultConfig, type Gateway } from 'promotion-gateway';
@@ -42,6 +43,12 @@ async function promotions(url: string): Promise<number> {
   return Number(line?.[1] ?? 0);
 }
 
+/** This process's memory limit (its cgroup's), or undefined when it has none below the machine's. */
+function podLimit(): number | undefined {
+  const limit = process.constrainedMemory();
+  return limit > 0 && limit < totalmem() ? limit : undefined;
+}
+
 async function sample(sampler: MemorySampler, url: string): Promise<GatewaySample> {
   sampler.sample();
   // With --expose-gc the sample reports live memory (after a full GC), not garbage not yet freed.
@@ -50,6 +57,7 @@ async function sample(sampler: MemorySampler, url: string): Promise<GatewaySampl
   const cpu = process.cpuUsage();
   return {
     rssMaxBytes: sampler.peakRss(),
+    podLimitBytes: podLimit(),
     peak: sampler.peakUsage(),
     rssBytes: rss,
     heapUsedBytes: heapUsed,

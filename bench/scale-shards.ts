@@ -42,7 +42,6 @@ export interface ShardedResult {
 interface Shard {
   gateway: Child;
   pipelines: number;
-  podLimitBytes: number | undefined;
   url: string;
   readyMs: number;
   evaluatedMs: number;
@@ -62,7 +61,7 @@ async function startShard(spec: ScaleSpec, info: ScaleFleetInfo, k: number, pipe
   // Both awaited from the start: a small shard may be ready before a large one is at readiness.
   const ready = gateway.next<{ startup: { evaluatedMs: number } }>('ready');
   const atReady = await gateway.next<{ readyMs: number; url: string }>('at-ready');
-  return { gateway, pipelines, podLimitBytes: pod?.limitBytes, atReady, ready };
+  return { gateway, pipelines, atReady, ready };
 }
 
 /** Starts the fleet and one gateway per shard; sends the probe's event to its shard at readiness. */
@@ -138,7 +137,7 @@ export async function measureShardedScale(spec: ScaleSpec): Promise<ShardedResul
         pipelines: shard.pipelines,
         readyMs: shard.readyMs,
         evaluatedMs: shard.evaluatedMs,
-        podLimitBytes: shard.podLimitBytes,
+        podLimitBytes: end[k]?.podLimitBytes,
         peakRssBytes: end[k]?.rssMaxBytes ?? 0,
         peakUsage: end[k]?.peak,
         endHeapUsedBytes: end[k]?.heapUsedBytes ?? 0,

@@ -103,6 +103,11 @@ export interface StartupReport {
 /** A sample of the gateway process: peak RSS so far, CPU time used, promotions made. */
 export interface GatewaySample {
   rssMaxBytes: number;
+  /**
+   * The memory limit the process runs under (its cgroup's, as process.constrainedMemory() reads
+   * it); undefined when it has none: what sizes its heap, whatever the benchmark asked for.
+   */
+  podLimitBytes?: number | undefined;
   /** process.memoryUsage() at the RSS peak. */
   peak?: NodeJS.MemoryUsage | undefined;
   rssBytes: number;

@@ -106,7 +106,6 @@ async function startup(spec: ScaleSpec) {
     spec,
     fleet,
     gateway,
-    podLimitBytes: pod?.limitBytes,
     info,
     atReady,
     eventToReadMs,
@@ -156,7 +155,8 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
       waveMs,
       waveConfirmation: wavePass.confirmation,
       gatewayCpus,
-      podLimitBytes: s.podLimitBytes,
+      // The limit the gateway saw: a cgroup it could not join leaves it unconstrained.
+      podLimitBytes: end.podLimitBytes,
       peakRssBytes: end.rssMaxBytes,
       peakUsage: end.peak,
       endHeapUsedBytes: end.heapUsedBytes,
