@@ -25,7 +25,7 @@ import { staticRoute } from './static-route.js';
 
 /** Everything the view needs; it owns none of it but its hub. */
 export interface UiDeps {
-  config: Pick<GatewayConfig, 'server' | 'jwt'> & { ui: UiConfig };
+  config: Pick<GatewayConfig, 'server' | 'jwt' | 'sharding'> & { ui: UiConfig };
   logger: GatewayLogger;
   source: FleetSource;
   scheduler: Scheduler;
@@ -101,7 +101,8 @@ export async function buildUi(deps: UiDeps): Promise<UiApp> {
       jwtKeys: deps.jwtKeys ?? (config.jwt === undefined ? undefined : createJwtKeys(config.jwt)),
     },
   };
-  const context = { hub, source: deps.source, access, assetUrl, now };
+  const shard = deps.config.sharding?.name;
+  const context = { hub, source: deps.source, access, assetUrl, now, shard };
   await app.register(pageRoutes, context);
   await app.register(liveRoutes, context);
   await app.register(staticRoute, { assets });

@@ -20,6 +20,8 @@ export interface FleetPageInput {
   /** Where the live stream takes up (live-hub.ts): changes after this are sent. */
   since: string;
   assetUrl: (asset: UiAsset) => string;
+  /** The shard this gateway serves (config `sharding.name`): its fleet is that shard's. */
+  shard?: string | undefined;
 }
 
 /** The whole page. */
@@ -31,7 +33,13 @@ export function fleetPage(input: FleetPageInput): SafeHtml {
     data-columns="${plan.key}"
     data-since="${input.since}"
   >
-    <h1>Fleet</h1>
+    <h1>
+      Fleet${
+        input.shard === undefined
+          ? ''
+          : html` <small data-testid="shard">shard ${input.shard}</small>`
+      }
+    </h1>
     ${countsBlock(counts)}
     <div class="controls" role="search">
       <label for="search">Search</label>

@@ -22,6 +22,8 @@ export interface UiContext {
   assetUrl: (asset: UiAsset) => string;
   /** The reader's clock (ms). */
   now: () => number;
+  /** The shard this gateway serves, named on the fleet page; undefined when unsharded. */
+  shard?: string | undefined;
 }
 
 /** Route params of a Pipeline. */
@@ -91,7 +93,7 @@ export const pageRoutes: FastifyPluginCallback<UiContext> = (app, context, done)
     const viewer = await viewerOrPage(request, reply, context);
     if (viewer === undefined) return reply;
     const fleet = hub.snapshot(viewer);
-    return sendPage(reply, 200, fleetPage({ ...fleet, assetUrl }).text);
+    return sendPage(reply, 200, fleetPage({ ...fleet, assetUrl, shard: context.shard }).text);
   });
 
   app.get<{ Params: PipelineParams }>('/pipelines/:namespace/:name', {

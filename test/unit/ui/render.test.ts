@@ -68,6 +68,10 @@ describe('the fleet row and page', () => {
     expect(page).toContain('waiting for approval of 1.0.0 (0 of 1 approvals)');
     expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/);
     expect(page).not.toMatch(/\sstyle=/);
+    // A shard's gateway says whose fleet this is; an unsharded one says nothing.
+    expect(page).not.toContain('data-testid="shard"');
+    const shardPage = fleetPage({ ...fleet, since: 'abcd0123.1', assetUrl, shard: 'eu' }).text;
+    expect(shardPage).toContain('<small data-testid="shard">shard eu</small>');
   });
 
   it('stays within its weight at 1,000 Pipelines: HTML gzip <= 150 KB, JS <= 20 KB, CSS <= 10 KB', () => {
