@@ -190,6 +190,50 @@ describe('overlays and the target base', () => {
     expect(monitor.endpoints.map((e) => e.port)).toEqual(['metrics']);
   });
 
+  it("adds a shard as a gateway of its own that shares the base's account, RBAC and keys", () => {
+    const shard = kustomize('manifests/overlays/shard');
+    expect(shard.map((o) => `${o.kind} ${o.metadata.name}`).sort()).toEqual(
+      [
+        `ConfigMap ${only(shard, 'ConfigMap').metadata.name}`,
+        'Deployment promotion-gateway-eu',
+        'NetworkPolicy promotion-gateway-eu',
+        'PodDisruptionBudget promotion-gateway-eu',
+        'Service promotion-gateway-eu',
+        'Service promotion-gateway-metrics-eu',
+      ].sort(),
+    );
+    expect(only(shard, 'ConfigMap').metadata.name).toMatch(/^promotion-gateway-eu-/);
+    // Every selector picks the shard's pods, and no base selector does, nor the reverse.
+    const selectors = (objects: readonly Rendered[]) =>
+      objects.flatMap((o) => {
+        const spec = (o.spec ?? {}) as {
+          selector?: Record<string, string> & { matchLabels?: Record<string, string> };
+          podSelector?: { matchLabels: Record<string, string> };
+        };
+        const found = spec.podSelector?.matchLabels ?? spec.selector?.matchLabels ?? spec.selector;
+        return found === undefined ? [] : [found['app.kubernetes.io/instance']];
+      });
+    expect(new Set(selectors(shard))).toEqual(new Set(['promotion-gateway-eu']));
+    expect(new Set(selectors(base))).toEqual(new Set(['promotion-gateway']));
+    const shardPod = (
+      only(shard, 'Deployment').spec as {
+        template: { metadata: Rendered['metadata']; spec: PodSpec };
+      }
+    ).template;
+    expect(shardPod.metadata.labels?.['app.kubernetes.io/instance']).toBe('promotion-gateway-eu');
+    const account = (p: typeof pod) =>
+      (p.spec as unknown as { serviceAccountName: string }).serviceAccountName;
+    expect(account(shardPod)).toBe(account(pod));
+    expect(JSON.stringify(shardPod.spec)).toContain('"secretName":"promotion-gateway-hmac-keys"');
+    // Its config is the base's plus its shard: the same clusters and keys.
+    const shardConfig = parseAllDocuments(
+      (only(shard, 'ConfigMap').data as Record<string, string>)['config.yaml'] ?? '',
+    )[0]?.toJS() as ConfigInput;
+    const { sharding, ...rest } = shardConfig;
+    expect(rest).toEqual(config);
+    expect(sharding).toEqual({ name: 'eu', pipelineSelector: 'promotion-gateway.io/shard=eu' });
+  });
+
   it('gives the target reader exactly TARGET_ACCESS, and a token Secret for it', () => {
     const target = kustomize('manifests/target');
     expect(grants(boundRules(target, 'promotion-gateway-reader'))).toEqual(required(TARGET_ACCESS));
