@@ -145,3 +145,8 @@ export function delta(after: Record<string, number>, before: Record<string, numb
   const diffs = Object.keys(after).map((c) => (after[c] ?? 0) - (before[c] ?? 0));
   return { total: diffs.reduce((a, b) => a + b, 0), maxPerCluster: Math.max(0, ...diffs) };
 }
+
+/** GETs and LISTs of HelmReleases, summed over clusters, between two counts. */
+export function readsBetween(after: Reads, before: Reads): number {
+  return delta(after.gets, before.gets).total + delta(after.lists, before.lists).total;
+}

@@ -10,7 +10,7 @@ import { productionNodeFlags } from './node-flags.js';
 import { podCgroup, podLimitBytes } from './pod-memory.js';
 import { extraGatewayFlags, onlyShard } from './scale-diagnostics.js';
 import { clusterShards, shardOf, shardSizes } from './scale-layout.js';
-import { delta, objectGets, reads, Child, type Reads } from './scale-processes.js';
+import { delta, objectGets, reads, readsBetween, Child } from './scale-processes.js';
 import type { GatewaySample, ScaleFleetInfo, ScaleSpec } from './scale-types.js';
 import { eventAtReadiness } from './scale.js';
 
@@ -98,10 +98,6 @@ async function startup(spec: ScaleSpec) {
   const probeGets = await objectGets(info, cluster, namespace, name);
   const startupGets = delta((await reads(info)).gets, {}).total - probeGets;
   return { fleet, info, shards, eventToReadMs, startupGets };
-}
-
-function readsBetween(after: Reads, before: Reads): number {
-  return delta(after.gets, before.gets).total + delta(after.lists, before.lists).total;
 }
 
 /** One pass on every shard at once; resolves when all are idle again. */

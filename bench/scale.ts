@@ -12,7 +12,7 @@ import { podCgroup, podLimitBytes } from './pod-memory.js';
 import { extraGatewayFlags } from './scale-diagnostics.js';
 import { allowedCpus, pinToOneCore } from './cpu-affinity.js';
 import { paceOf } from './scale-pace.js';
-import { delta, objectGets, reads, Child, type Reads } from './scale-processes.js';
+import { delta, objectGets, reads, readsBetween, Child } from './scale-processes.js';
 import type { GatewaySample, Layout, ScaleFleetInfo, ScaleSpec } from './scale-types.js';
 import { signedEvent } from './servers.js';
 
@@ -167,10 +167,6 @@ export async function measureScale(spec: ScaleSpec): Promise<ScaleResult> {
     await s.gateway.stop();
     await s.fleet.stop();
   }
-}
-
-function readsBetween(after: Reads, before: Reads): number {
-  return delta(after.gets, before.gets).total + delta(after.lists, before.lists).total;
 }
 
 /** The sizes to run: quick mode (CI) runs the smallest only. */
