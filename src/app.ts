@@ -17,6 +17,7 @@ import {
   createClientErrorHandler,
   frameworkErrorHandler,
   installErrorHandling,
+  shardNotFound,
 } from './ingress/errors.js';
 import { authorizationRoutes, type AuthorizationRouteOptions } from './ingress/authorizations.js';
 import { eventsRoutes } from './ingress/events.js';
@@ -145,7 +146,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installRequestContext(app);
   installSchemas(app);
   installJsonBody(app);
-  installErrorHandling(app);
+  installErrorHandling(
+    app,
+    config.sharding === undefined ? undefined : shardNotFound(config.sharding),
+  );
   app.addHook('onResponse', observeResponse(metrics));
   await installRateLimit(app, config.rateLimit);
 

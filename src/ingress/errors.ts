@@ -65,8 +65,20 @@ export function sendError(reply: FastifyReply, error: GatewayError): FastifyRepl
   return reply.code(error.status).send(errorBody(error.code, error.detail));
 }
 
-function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const mapped = toGatewayError(error);
+function handleError(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  pipelineNotFound?: string,
+): FastifyReply {
+  const thrown = toGatewayError(error);
+  const mapped =
+    pipelineNotFound !== undefined &&
+    thrown.code === 'NotFound' &&
+    thrown.detail === undefined &&
+    request.url.startsWith('/v1/pipelines/')
+      ? new GatewayError('NotFound', pipelineNotFound)
+      : thrown;
   if (mapped.status >= 500 && mapped.code === 'Internal') {
     const fields = { route: request.routeOptions.url, subject: request.identity?.subject };
     const summary = failureSummary(error);
@@ -94,9 +106,24 @@ function requireHost(request: FastifyRequest, _reply: FastifyReply, done: (error
   else done();
 }
 
-/** Installs the global error and not-found handlers and the Host check on the root instance. */
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler(handleError);
+/**
+ * What a shard's gateway answers, instead of the registry's bare text, to a request about a
+ * Pipeline it does not hold (whether it exists in another shard, is out of the caller's scope or
+ * does not exist at all, the same words): which Pipelines it serves, and where the others are.
+ */
+export function shardNotFound(sharding: { name: string; pipelineSelector: string }): string {
+  return `No such resource in shard ${sharding.name}, which serves the Pipelines labelled ${sharding.pipelineSelector}; another shard's Pipeline is answered by that shard's gateway.`;
+}
+
+/**
+ * Installs the global error and not-found handlers and the Host check on the root instance.
+ * `pipelineNotFound` (a shard's, see shardNotFound) replaces the message of a 404 under
+ * /v1/pipelines/.
+ */
+export function installErrorHandling(app: FastifyInstance, pipelineNotFound?: string): void {
+  app.setErrorHandler((error, request, reply) =>
+    handleError(error, request, reply, pipelineNotFound),
+  );
   app.setNotFoundHandler((_request, reply) => sendError(reply, new GatewayError('NotFound')));
   app.addHook('onRequest', requireHost);
 }

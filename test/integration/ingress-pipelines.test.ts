@@ -74,3 +74,46 @@ describe('GET /v1/pipelines/:namespace/:name', () => {
     }
   });
 });
+
+describe('GET /v1/pipelines/:namespace/:name on a shard', () => {
+  it("answers a 404 that names the shard's Pipelines, the same for every Pipeline it lacks", async () => {
+    const keys = await jwtFixture();
+    const gw = await startGateway({
+      config: {
+        ...testConfig(keys.publicPem),
+        sharding: { name: 'eu', pipelineSelector: 'promotion-gateway.io/shard=eu' },
+      },
+      views: { 'apps/podinfo': VIEW },
+    });
+    try {
+      const get = async (path: string, pipelines?: unknown) =>
+        fetch(`${gw.url}${path}`, {
+          headers:
+            pipelines === undefined
+              ? {}
+              : { authorization: `Bearer ${await keys.sign({ sub: 'reader', pipelines })}` },
+        });
+      expect((await get('/v1/pipelines/apps/podinfo', ['*'])).status).toBe(200);
+      const expected = {
+        code: 'NotFound',
+        message:
+          "No such resource in shard eu, which serves the Pipelines labelled promotion-gateway.io/shard=eu; another shard's Pipeline is answered by that shard's gateway.",
+      };
+      for (const res of [
+        await get('/v1/pipelines/apps/absent', ['*']),
+        await get('/v1/pipelines/apps/podinfo', ['other/*']),
+      ]) {
+        expect(res.status).toBe(404);
+        expect(await res.json()).toEqual(expected);
+      }
+      // Authentication still comes first, and other 404s keep the registry's words.
+      expect((await get('/v1/pipelines/apps/absent')).status).toBe(401);
+      expect(await (await get('/v1/nothing-here', ['*'])).json()).toEqual({
+        code: 'NotFound',
+        message: 'No such resource.',
+      });
+    } finally {
+      await gw.close();
+    }
+  });
+});
