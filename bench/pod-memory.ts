@@ -29,7 +29,6 @@ export function quantity(bytes: number): string {
 
 /** A memory cgroup made for one child: the file its pid goes into, and how to remove it. */
 export interface PodCgroup {
-  limitBytes: number;
   procsFile: string;
   remove(): void;
 }
@@ -54,7 +53,6 @@ export function podCgroup(name: string, limitBytes: number): PodCgroup | undefin
     return undefined;
   }
   return {
-    limitBytes,
     procsFile: join(dir, 'cgroup.procs'),
     remove: () => {
       try {

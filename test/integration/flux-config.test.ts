@@ -343,26 +343,21 @@ describe('flux-config on kube-sim: what it cannot use, and what it warns about',
       const file = join(dir, `shard-${name}.yaml`);
       return writeFile(file, stringify({ sharding: { name, pipelineSelector } })).then(() => file);
     };
-    const eu = await run(
-      '--address',
-      'http://gw-eu',
-      '--cluster',
-      'dev',
-      '--config',
-      await shard('eu', 'promotion-gateway.io/shard=eu'),
-    );
+    const forShard = async (name: string, pipelineSelector: string) =>
+      run(
+        '--address',
+        `http://gw-${name}`,
+        '--cluster',
+        'dev',
+        '--config',
+        await shard(name, pipelineSelector),
+      );
+    const eu = await forShard('eu', 'promotion-gateway.io/shard=eu');
     expect(eu.code).toBe(0);
     expect(eu.out).toContain('address: http://gw-eu/v1/events/dev');
     expect(eu.out).toContain('namespace: shop-dev');
     expect(eu.out).not.toContain('namespace: team-a');
-    const rest = await run(
-      '--address',
-      'http://gw-main',
-      '--cluster',
-      'dev',
-      '--config',
-      await shard('main', '!promotion-gateway.io/shard'),
-    );
+    const rest = await forShard('main', '!promotion-gateway.io/shard');
     expect(rest.code).toBe(0);
     expect(rest.out).toContain('namespace: team-a');
     expect(rest.out).not.toContain('namespace: shop-dev');
