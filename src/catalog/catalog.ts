@@ -11,7 +11,13 @@ import type { ClusterNamingConfig } from './cluster-names.js';
 import { dropServerBookkeeping } from './server-bookkeeping.js';
 import { ShapeTable } from './share-shapes.js';
 import { StringTable } from './share-strings.js';
-import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';
+import {
+  deriveTargets,
+  LocationTable,
+  sameTargets,
+  type CatalogTarget,
+  type ListScope,
+} from './targets.js';
 
 interface Entry {
   pipeline: Pipeline;
@@ -31,9 +37,10 @@ export class PipelineCatalog {
   private readonly reverse = new Map<string, Referrers>();
   private readonly strings = new StringTable();
   private readonly shapes = new ShapeTable();
+  private readonly locations = new LocationTable();
   private readonly listeners = new Set<(id: PipelineId) => void>();
 
-  /** `config` decides cluster names (see clusterNameFor); it is read on every upsert. */
+  /** `config` decides cluster names (see clusterNameFor); it is read whenever a spec changes. */
   constructor(private readonly config: ClusterNamingConfig) {}
 
   /** Number of Pipelines indexed. */
@@ -58,8 +65,15 @@ export class PipelineCatalog {
     this.strings.share(pipeline);
     this.shapes.share(pipeline);
     const id = pipelineIdOf(pipeline);
-    const derived = deriveTargets(pipeline, this.config);
     const previous = this.entries.get(id);
+    // Most updates are status writes (the generation stays): the spec's targets are the same.
+    const sameSpec =
+      previous !== undefined &&
+      pipeline.metadata.generation !== undefined &&
+      previous.pipeline.metadata.generation === pipeline.metadata.generation;
+    const derived = sameSpec
+      ? previous.targets
+      : deriveTargets(pipeline, this.config, this.locations.locationOf);
     const unchanged = previous !== undefined && sameTargets(previous.targets, derived);
     // Unchanged references keep the objects already indexed, so the new ones can be collected.
     const targets = unchanged ? previous.targets : derived;

@@ -38,10 +38,20 @@ export interface ListScope {
   apiVersions: string[];
 }
 
-/** Derives a Pipeline's targets, in spec order (environment, then target). */
+/** Gives the shared location object of a cluster and namespace (see LocationTable). */
+export type LocationOf = (cluster: string, namespace: string) => TargetLocation;
+
+/** A new frozen location each call: for callers that keep no table. */
+const freshLocation: LocationOf = (cluster, namespace) => Object.freeze({ cluster, namespace });
+
+/**
+ * Derives a Pipeline's targets, in spec order (environment, then target); `locationOf` gives
+ * each target's location object (the catalog's shares one per cluster and namespace).
+ */
 export function deriveTargets(
   pipeline: Pipeline,
   config: ClusterNamingConfig,
+  locationOf: LocationOf = freshLocation,
 ): readonly CatalogTarget[] {
   const { appRef } = pipeline.spec;
   const { group } = parseApiVersion(appRef.apiVersion);
@@ -58,7 +68,7 @@ export function deriveTargets(
         Object.freeze({
           environment: env.name,
           index,
-          location: Object.freeze({ cluster, namespace }),
+          location: locationOf(cluster, namespace),
           ref: key,
           key,
           id: flatten(objectKeyId(key)),
@@ -67,6 +77,34 @@ export function deriveTargets(
     });
   }
   return Object.freeze(out);
+}
+
+/** Distinct locations remembered; past it, further ones are each target's own. */
+const MAX_LOCATIONS = 8192;
+
+/**
+ * One frozen location per cluster and namespace. Why: every target's verified status carries
+ * its location, and where many apps share an environment's namespace (one per environment on
+ * each cluster) a fleet of 60,000 targets has a few hundred distinct ones, not 60,000.
+ */
+export class LocationTable {
+  private readonly table = new Map<string, TargetLocation>();
+
+  /** Number of distinct locations remembered. */
+  get size(): number {
+    return this.table.size;
+  }
+
+  /** The shared location of `cluster` and `namespace`, a LocationOf. */
+  readonly locationOf: LocationOf = (cluster, namespace) => {
+    // A namespace holds no slash (an unmapped cluster's name does): split at the last one.
+    const id = `${cluster}/${namespace}`;
+    const known = this.table.get(id);
+    if (known !== undefined) return known;
+    const location = freshLocation(cluster, namespace);
+    if (this.table.size < MAX_LOCATIONS) this.table.set(id, location);
+    return location;
+  };
 }
 
 /** True when both lists reference the same objects the same way, in the same order. */

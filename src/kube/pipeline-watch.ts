@@ -214,12 +214,16 @@ export class PipelineWatcher {
   }
 }
 
+const PIPELINE_API_VERSION = `${PIPELINE.group}/${PIPELINE.version}`;
+
+/**
+ * The object with apiVersion and kind set (a LIST's items may lack them), in place: the
+ * informer's cache then holds the very object the catalog keeps, not a second one per Pipeline.
+ */
 function withKind(obj: KubernetesObject): KubeObject {
-  return {
-    ...obj,
-    apiVersion: `${PIPELINE.group}/${PIPELINE.version}`,
-    kind: 'Pipeline',
-  } as KubeObject;
+  obj.apiVersion = PIPELINE_API_VERSION;
+  obj.kind = 'Pipeline';
+  return obj as KubeObject;
 }
 
 /** One secret-free sentence: what failed, what the cluster said, and its classified reason. */

@@ -62,7 +62,7 @@ export class ConfirmationRounds implements ConfirmationMarks {
       if (needed === undefined) continue;
       due.push(id);
       for (const t of needed) {
-        if ((verified.get(t.key)?.readAt ?? -Infinity) < since) stale.set(t.id, t);
+        if ((verified.readAt(t) ?? -Infinity) < since) stale.set(t.id, t);
       }
     }
     await verified.reread([...stale.values()]);

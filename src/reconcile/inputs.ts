@@ -28,7 +28,7 @@ export function statusesFor(
   const out: Record<string, TargetStatus[]> = {};
   for (const env of pipeline.spec.environments) out[env.name] = [];
   for (const t of targets) {
-    (out[t.environment] ??= [])[t.index] = verified.get(t.key)?.status ?? notVerified(t);
+    (out[t.environment] ??= [])[t.index] = verified.status(t) ?? notVerified(t);
   }
   // A view keeps these for every Pipeline: an array grown by assignment reserves room for 17
   // entries, its copy only for what it holds.
@@ -44,7 +44,7 @@ export function observedTimes(
 ): Record<string, (number | undefined)[]> {
   const out: Record<string, (number | undefined)[]> = {};
   for (const env of pipeline.spec.environments) out[env.name] = [];
-  for (const t of targets) (out[t.environment] ??= [])[t.index] = verified.get(t.key)?.readAt;
+  for (const t of targets) (out[t.environment] ??= [])[t.index] = verified.readAt(t);
   return out;
 }
 

@@ -157,8 +157,8 @@ function readsWhere(
 ): CatalogTarget[] {
   return targets.filter((t) => {
     if (!environments.has(t.environment)) return false;
-    const stored = deps.verified.get(t.key);
-    return stored === undefined || stale(stored.readAt);
+    const readAt = deps.verified.readAt(t);
+    return readAt === undefined || stale(readAt);
   });
 }
 

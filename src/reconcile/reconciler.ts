@@ -90,7 +90,7 @@ export class Reconciler {
       // The evaluation must be the one of the records the view is written with.
       evaluation: refreshed === latest ? promoted.evaluation : this.evaluate(refreshed, statuses),
     });
-    const unknown = targets.some((t) => verified.get(t.key)?.status.health === 'Unknown');
+    const unknown = targets.some((t) => verified.status(t)?.health === 'Unknown');
     if (unknown || promoted.retry || this.deps.unrecorded?.has(id) === true) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);
     const waits = [
@@ -161,8 +161,8 @@ export class Reconciler {
   private dueForRead(id: PipelineId, targets: readonly CatalogTarget[]): CatalogTarget[] {
     if (this.fullReads.delete(id)) return [...targets];
     return targets.filter((t) => {
-      const stored = this.deps.verified.get(t.key);
-      return stored === undefined || stored.status.health === 'Unknown';
+      const status = this.deps.verified.status(t);
+      return status === undefined || status.health === 'Unknown';
     });
   }
 

@@ -27,19 +27,19 @@ export interface ReadHistories {
 
 /** Each target's streak, aligned like statusesFor; undefined = never read. */
 export function streaksOf(
-  verified: Pick<VerifiedTargets, 'get'>,
+  verified: Pick<VerifiedTargets, 'streak'>,
   pipeline: Pipeline,
   targets: readonly CatalogTarget[],
 ): Record<string, (ReadStreak | undefined)[]> {
   const out: Record<string, (ReadStreak | undefined)[]> = {};
   for (const env of pipeline.spec.environments) out[env.name] = [];
-  for (const t of targets) (out[t.environment] ??= [])[t.index] = verified.get(t.key)?.streak;
+  for (const t of targets) (out[t.environment] ??= [])[t.index] = verified.streak(t);
   return out;
 }
 
 /** The read histories of `verified`, for the Pipelines of `catalog`. */
 export function readHistories(
-  verified: Pick<VerifiedTargets, 'get'>,
+  verified: Pick<VerifiedTargets, 'streak' | 'readAt'>,
   catalog: Pick<PipelineCatalog, 'targetsOf'>,
 ): ReadHistories {
   return {
@@ -48,7 +48,7 @@ export function readHistories(
       const readAt: Record<string, (number | undefined)[]> = {};
       for (const env of pipeline.spec.environments) readAt[env.name] = [];
       for (const t of targets)
-        (readAt[t.environment] ??= [])[t.index] = verified.get(t.key)?.readAt;
+        (readAt[t.environment] ??= [])[t.index] = verified.readAt(t);
       return { readAt, streaks: streaksOf(verified, pipeline, targets) };
     },
   };

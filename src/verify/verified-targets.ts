@@ -10,8 +10,9 @@ import type { TargetStatus } from '../evaluate/decisions.js';
 import { advanceStreak, type ReadStreak } from '../evaluate/healthy-since.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { Limiter } from '../queue/limiter.js';
-import { announcementOf, observe, type Announcement, type Observations } from './announcements.js';
+import { announcementOf, observe, type Announcement } from './announcements.js';
 import { isClusterWide, widenScopes } from './scope-plan.js';
+import { StoredReads, type StoredRead } from './stored-reads.js';
 import type { Verifier } from './verifier.js';
 
 /**
@@ -47,12 +48,10 @@ export interface ScopeRead {
  * announcements.ts keeps of the object's observations, and the run of healthy reads a soak
  * counts (evaluate/healthy-since.ts).
  */
-export interface StoredStatus extends Observations {
-  status: TargetStatus;
-  readAt: number;
-  scope?: ScopeRead | undefined;
-  streak?: ReadStreak | undefined;
-}
+export type StoredStatus = StoredRead<ScopeRead>;
+
+/** A target as the accessors take it: its objectKeyId, computed once by the catalog. */
+export type TargetId = Pick<CatalogTarget, 'id'>;
 
 /** A settled change a detection pass found, with no event about the object since it was seen. */
 export interface FoundChange {
@@ -72,7 +71,7 @@ export interface ChangeDetection {
 
 /** Verified state of app objects, and the reads that refresh it. */
 export class VerifiedTargets {
-  private readonly entries = new Map<string, StoredStatus>();
+  private readonly entries = new StoredReads<ScopeRead>();
   private readonly clusterLimiters = new Map<string, Limiter>();
   private readonly inFlight = new Limiter(LISTS_IN_FLIGHT);
   /** Clusters whose RBAC refused a cluster-wide LIST: read per namespace from then on. */
@@ -85,9 +84,24 @@ export class VerifiedTargets {
     private readonly now: () => number,
   ) {}
 
-  /** The last read of an object, if any. */
+  /** The last read of an object, if any, as one new object (see status and readAt). */
   get(key: ObjectKey): StoredStatus | undefined {
     return this.entries.get(objectKeyId(key));
+  }
+
+  /** The target's latest verified status, if it was read. */
+  status(target: TargetId): TargetStatus | undefined {
+    return this.entries.status(target.id);
+  }
+
+  /** When the target was last read (ms), if ever. */
+  readAt(target: TargetId): number | undefined {
+    return this.entries.readAt(target.id);
+  }
+
+  /** The target's run of healthy reads as a soak counts it (a new object), if read. */
+  streak(target: TargetId): ReadStreak | undefined {
+    return this.entries.streak(target.id);
   }
 
   /** Number of objects held. */
@@ -109,7 +123,7 @@ export class VerifiedTargets {
   /** One GET of the target's object; the status is stored and returned. */
   async read(target: CatalogTarget): Promise<TargetStatus> {
     const read = await this.verifier.readOne(target);
-    return this.keep(target, read, this.now(), this.entries.get(target.id)?.scope);
+    return this.keep(target, read, this.now(), this.entries.scope(target.id));
   }
 
   /**
@@ -120,7 +134,7 @@ export class VerifiedTargets {
     const gets: CatalogTarget[] = [];
     const relists = new Set<ScopeRead>();
     for (const t of targets) {
-      const read = this.entries.get(t.id)?.scope;
+      const read = this.entries.scope(t.id);
       if (read !== undefined && read.targets.length >= RELIST_FROM) relists.add(read);
       else gets.push(t);
     }
@@ -224,7 +238,6 @@ export class VerifiedTargets {
       announcementOf(observations, this.eventAt.get(target.id)) !== 'announced' &&
       detect.firstObserved(target, status);
     if (found) detect.found.push({ target, previous: replaced, status });
-    // Every field in one literal: one is kept per target, and a spread would put some out of line.
     this.entries.set(target.id, {
       status,
       readAt,
@@ -240,7 +253,7 @@ export class VerifiedTargets {
 
   /** Forgets objects no Pipeline references any more (`isReferenced` takes objectKeyId). */
   retain(isReferenced: (id: string) => boolean): void {
-    for (const id of this.entries.keys()) if (!isReferenced(id)) this.entries.delete(id);
+    for (const id of [...this.entries.ids()]) if (!isReferenced(id)) this.entries.delete(id);
     for (const id of this.eventAt.keys()) if (!isReferenced(id)) this.eventAt.delete(id);
   }
 }

@@ -49,6 +49,8 @@ function pipeline(
   };
 }
 
+const podinfo = { apiVersion: 'helm.toolkit.fluxcd.io/v2beta1', kind: 'HelmRelease', name: 'podinfo' };
+
 const helm = (cluster: string, namespace: string, name = 'podinfo'): ObjectKey => ({
   cluster,
   group: 'helm.toolkit.fluxcd.io',
@@ -319,6 +321,43 @@ describe('PipelineCatalog updates', () => {
     ]);
     // Each Pipeline still reads with its own appRef apiVersion.
     expect(index.targetsOf(id('ns/a'))[0]?.ref.apiVersion).toBe('helm.toolkit.fluxcd.io/v2beta1');
+  });
+
+  it('keeps the targets at the same generation and derives them anew when it moves', () => {
+    const index = new PipelineCatalog(config);
+    const at = (generation: number, envs: PipelineEnvironment[]) => {
+      const p = pipeline('ns', 'a', envs);
+      p.metadata.generation = generation;
+      return p;
+    };
+    index.upsert(at(1, [dev, prod]));
+    const before = index.targetsOf(id('ns/a'));
+    // The API server moves the generation on every spec change, so an update at the same one
+    // is taken as status-only and its spec is not walked again (here it even differs).
+    const statusWrite = at(1, [dev]);
+    statusWrite.status = { observedGeneration: 1 };
+    expect(index.upsert(statusWrite)).toBe(false);
+    expect(index.targetsOf(id('ns/a'))).toBe(before);
+    expect(index.references(helm('mgmt', 'prod'))).toBe(true);
+    expect(index.get(id('ns/a'))).toBe(statusWrite);
+    // A spec change moves the generation: its targets are derived and indexed again.
+    expect(index.upsert(at(2, [dev, { name: 'prod', targets: [{ namespace: 'live' }] }]))).toBe(
+      true,
+    );
+    expect(index.references(helm('mgmt', 'live'))).toBe(true);
+    expect(index.references(helm('mgmt', 'prod'))).toBe(false);
+  });
+
+  it('shares one location object per cluster and namespace across Pipelines', () => {
+    const index = new PipelineCatalog(config);
+    index.upsert(pipeline('ns', 'a', [dev, prod]));
+    index.upsert(pipeline('ns', 'b', [dev, prod], { ...podinfo, name: 'other' }));
+    const [aDev, aProd] = index.targetsOf(id('ns/a'));
+    const [bDev] = index.targetsOf(id('ns/b'));
+    expect(bDev?.location).toBe(aDev?.location);
+    expect(aProd?.location).not.toBe(aDev?.location);
+    expect(aDev?.location).toEqual({ cluster: 'mgmt', namespace: 'dev' });
+    expect(Object.isFrozen(aDev?.location)).toBe(true);
   });
 
   it('hands out targets that callers cannot mutate', () => {

@@ -1,0 +1,195 @@
+/**
+ * The verify stage's memory of each object it read, in columns: one slot per object, its times
+ * and flags in one array of doubles and its references in another, each `slot * width` on.
+ * Why: an object kept as an entry, a streak and five boxed numbers cost about 280 bytes of
+ * heap; in columns about 100, and a fleet of 60,000 targets keeps one per target. The columns
+ * are plain arrays, not typed ones, so that they count in the heap like everything else (an
+ * array of doubles holds them unboxed, 8 bytes each).
+ */
+import type { TargetStatus } from '../evaluate/decisions.js';
+import type { ReadStreak } from '../evaluate/healthy-since.js';
+import type { Observations } from './announcements.js';
+
+/** One read as the caller hands it in and gets it back (see VerifiedTargets' StoredStatus). */
+export interface StoredRead<Scope> extends Observations {
+  status: TargetStatus;
+  readAt: number;
+  scope?: Scope | undefined;
+  streak?: ReadStreak | undefined;
+}
+
+/** The times kept per slot, in this order; NaN stands for absent. */
+const READ_AT = 0;
+const SEEN_AT = 1;
+const SINCE = 2;
+const HEALTHY_SINCE = 3;
+const BROKEN_AT = 4;
+/** The flag bits below, as a double. */
+const FLAGS = 5;
+const NUMBERS = 6;
+
+/** Flag bits per slot: whether `unannounced` and a streak are present, and their values. */
+const UNANNOUNCED_SET = 1;
+const UNANNOUNCED = 2;
+const HAS_STREAK = 4;
+
+/** References kept per slot, in this order. */
+const STATUS = 0;
+const SETTLED = 1;
+const SCOPE = 2;
+const HEALTHY_REVISION = 3;
+const REFS = 4;
+
+const FIRST_CAPACITY = 64;
+
+/** Columns grow by half: doubling would leave a quarter of a large fleet's columns unused. */
+function grown(capacity: number): number {
+  return Math.ceil(capacity * 1.5);
+}
+
+/** Stored reads by object id (objectKeyId); `Scope` is what a read remembers of its LIST. */
+export class StoredReads<Scope> {
+  private readonly slots = new Map<string, number>();
+  private readonly free: number[] = [];
+  private used = 0;
+  private capacity = FIRST_CAPACITY;
+  /** NUMBERS doubles per slot: its times (NaN for absent) and flags. */
+  private numbers: number[] = doubles(FIRST_CAPACITY * NUMBERS);
+  /** REFS references per slot: status, settled status, scope, streak's healthy revision. */
+  private refs: unknown[] = new Array<unknown>(FIRST_CAPACITY * REFS).fill(undefined);
+
+  /** Number of objects held. */
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /** The ids held, in insertion order of their slots' first use. */
+  ids(): IterableIterator<string> {
+    return this.slots.keys();
+  }
+
+  /** True when the object has a stored read. */
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  /** The latest verified status of the object, if read. */
+  status(id: string): TargetStatus | undefined {
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.statusAt(slot);
+  }
+
+  /** When the object was last read (ms), if ever. */
+  readAt(id: string): number | undefined {
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.numbers[slot * NUMBERS + READ_AT];
+  }
+
+  /** The LIST that read the object last, if a LIST did. */
+  scope(id: string): Scope | undefined {
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : (this.refs[slot * REFS + SCOPE] as Scope | undefined);
+  }
+
+  /** The object's read streak (a new object each call), if it has one. */
+  streak(id: string): ReadStreak | undefined {
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.streakAt(slot);
+  }
+
+  /** Everything stored of the object, as one new object; undefined when never read. */
+  get(id: string): StoredRead<Scope> | undefined {
+    const slot = this.slots.get(id);
+    const status = slot === undefined ? undefined : this.statusAt(slot);
+    if (slot === undefined || status === undefined) return undefined;
+    const base = slot * NUMBERS;
+    const flags = this.numbers[base + FLAGS] ?? 0;
+    return {
+      status,
+      readAt: this.numbers[base + READ_AT] ?? Number.NaN,
+      scope: this.refs[slot * REFS + SCOPE] as Scope | undefined,
+      streak: this.streakAt(slot),
+      settled: this.refs[slot * REFS + SETTLED] as TargetStatus | undefined,
+      seenAt: present(this.numbers[base + SEEN_AT]),
+      since: present(this.numbers[base + SINCE]),
+      unannounced: (flags & UNANNOUNCED_SET) === 0 ? undefined : (flags & UNANNOUNCED) !== 0,
+    };
+  }
+
+  /** Stores `read` as the object's, replacing what was there. */
+  set(id: string, read: StoredRead<Scope>): void {
+    const slot = this.slotFor(id);
+    const base = slot * NUMBERS;
+    const { streak, unannounced } = read;
+    const at = slot * REFS;
+    this.refs[at + STATUS] = read.status;
+    this.refs[at + SETTLED] = read.settled;
+    this.refs[at + SCOPE] = read.scope;
+    this.refs[at + HEALTHY_REVISION] = streak?.healthyRevision;
+    this.numbers[base + READ_AT] = read.readAt;
+    this.numbers[base + SEEN_AT] = read.seenAt ?? Number.NaN;
+    this.numbers[base + SINCE] = read.since ?? Number.NaN;
+    this.numbers[base + HEALTHY_SINCE] = streak?.healthySince ?? Number.NaN;
+    this.numbers[base + BROKEN_AT] = streak?.brokenAt ?? Number.NaN;
+    this.numbers[base + FLAGS] =
+      (unannounced === undefined ? 0 : UNANNOUNCED_SET) |
+      (unannounced === true ? UNANNOUNCED : 0) |
+      (streak === undefined ? 0 : HAS_STREAK);
+  }
+
+  /** Forgets the object; its slot is reused by the next one stored. */
+  delete(id: string): void {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return;
+    this.slots.delete(id);
+    // The references go now, so nothing they hold waits for the slot's next use.
+    this.refs.fill(undefined, slot * REFS, (slot + 1) * REFS);
+    this.free.push(slot);
+  }
+
+  private statusAt(slot: number): TargetStatus | undefined {
+    return this.refs[slot * REFS + STATUS] as TargetStatus | undefined;
+  }
+
+  private streakAt(slot: number): ReadStreak | undefined {
+    const base = slot * NUMBERS;
+    if (((this.numbers[base + FLAGS] ?? 0) & HAS_STREAK) === 0) return undefined;
+    const healthyRevision = this.refs[slot * REFS + HEALTHY_REVISION] as string | undefined;
+    const healthySince = present(this.numbers[base + HEALTHY_SINCE]);
+    const brokenAt = present(this.numbers[base + BROKEN_AT]);
+    return {
+      ...(healthyRevision === undefined ? {} : { healthyRevision }),
+      ...(healthySince === undefined ? {} : { healthySince }),
+      ...(brokenAt === undefined ? {} : { brokenAt }),
+    };
+  }
+
+  private slotFor(id: string): number {
+    const held = this.slots.get(id);
+    if (held !== undefined) return held;
+    const slot = this.free.pop() ?? this.used++;
+    if (slot >= this.capacity) this.grow();
+    this.slots.set(id, slot);
+    return slot;
+  }
+
+  private grow(): void {
+    const capacity = grown(this.capacity);
+    const refs = new Array<unknown>(capacity * REFS).fill(undefined);
+    for (let i = 0; i < this.refs.length; i++) refs[i] = this.refs[i];
+    this.refs = refs;
+    const numbers = doubles(capacity * NUMBERS);
+    for (let i = 0; i < this.numbers.length; i++) numbers[i] = this.numbers[i] ?? Number.NaN;
+    this.numbers = numbers;
+    this.capacity = capacity;
+  }
+}
+
+/** An array of `length` NaNs, which V8 keeps as unboxed doubles. */
+function doubles(length: number): number[] {
+  return new Array<number>(length).fill(Number.NaN);
+}
+
+function present(n: number | undefined): number | undefined {
+  return n === undefined || Number.isNaN(n) ? undefined : n;
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { TargetStatus } from '../../../src/evaluate/decisions.js';
+import { StoredReads, type StoredRead } from '../../../src/verify/stored-reads.js';
+
+function status(revision: string): TargetStatus {
+  return {
+    location: { cluster: 'eu', namespace: 'app' },
+    health: 'Healthy',
+    reason: 'Ready',
+    message: 'ok',
+    revision,
+  };
+}
+
+function read(n: number, extra: Partial<StoredRead<string>> = {}): StoredRead<string> {
+  const s = status(`1.0.${String(n)}`);
+  return { status: s, readAt: 1_000 + n, scope: `scope-${String(n % 3)}`, settled: s, ...extra };
+}
+
+describe('StoredReads', () => {
+  it('gives back every field it was given, absent ones as absent', () => {
+    const reads = new StoredReads<string>();
+    const full = read(1, {
+      seenAt: 900,
+      since: 800,
+      unannounced: true,
+      streak: { healthyRevision: '1.0.1', healthySince: 700, brokenAt: 600 },
+    });
+    reads.set('a', full);
+    reads.set('b', read(2, { unannounced: false, streak: { brokenAt: 5 } }));
+    reads.set('c', read(3));
+    expect(reads.get('a')).toEqual(full);
+    expect(reads.get('a')?.status).toBe(full.status);
+    expect(reads.get('b')).toMatchObject({ unannounced: false, streak: { brokenAt: 5 } });
+    expect(reads.get('b')?.streak).toEqual({ brokenAt: 5 });
+    const c = reads.get('c');
+    expect(c?.streak).toBeUndefined();
+    expect(c?.unannounced).toBeUndefined();
+    expect(c?.seenAt).toBeUndefined();
+    expect([reads.readAt('c'), reads.scope('c'), reads.status('c')?.revision]).toEqual([
+      1_003,
+      'scope-0',
+      '1.0.3',
+    ]);
+    expect(reads.get('missing')).toBeUndefined();
+    expect(reads.readAt('missing')).toBeUndefined();
+  });
+
+  it('keeps thousands apart through growth, deletes and reused slots', () => {
+    const reads = new StoredReads<string>();
+    for (let n = 0; n < 5_000; n++) reads.set(`id-${String(n)}`, read(n, { seenAt: n }));
+    for (let n = 0; n < 5_000; n += 2) reads.delete(`id-${String(n)}`);
+    expect(reads.size).toBe(2_500);
+    expect(reads.has('id-2')).toBe(false);
+    // New objects take the freed slots and must not see what the old ones left there.
+    for (let n = 0; n < 1_000; n++) reads.set(`new-${String(n)}`, read(n));
+    expect(reads.size).toBe(3_500);
+    for (let n = 1; n < 5_000; n += 2) {
+      expect(reads.get(`id-${String(n)}`)).toMatchObject({ readAt: 1_000 + n, seenAt: n });
+    }
+    for (let n = 0; n < 1_000; n++) {
+      const got = reads.get(`new-${String(n)}`);
+      expect(got?.seenAt).toBeUndefined();
+      expect(got?.status.revision).toBe(`1.0.${String(n)}`);
+    }
+    expect([...reads.ids()].length).toBe(3_500);
+  });
+
+  it('replaces a stored read whole', () => {
+    const reads = new StoredReads<string>();
+    reads.set('a', read(1, { seenAt: 5, unannounced: true, streak: { brokenAt: 1 } }));
+    reads.set('a', read(2));
+    expect(reads.get('a')).toEqual(read(2));
+    expect(reads.size).toBe(1);
+  });
+});
