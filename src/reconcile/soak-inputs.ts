@@ -47,8 +47,7 @@ export function readHistories(
       const targets = catalog.targetsOf(pipelineIdOf(pipeline));
       const readAt: Record<string, (number | undefined)[]> = {};
       for (const env of pipeline.spec.environments) readAt[env.name] = [];
-      for (const t of targets)
-        (readAt[t.environment] ??= [])[t.index] = verified.readAt(t);
+      for (const t of targets) (readAt[t.environment] ??= [])[t.index] = verified.readAt(t);
       return { readAt, streaks: streaksOf(verified, pipeline, targets) };
     },
   };

@@ -49,7 +49,11 @@ function pipeline(
   };
 }
 
-const podinfo = { apiVersion: 'helm.toolkit.fluxcd.io/v2beta1', kind: 'HelmRelease', name: 'podinfo' };
+const podinfo = {
+  apiVersion: 'helm.toolkit.fluxcd.io/v2beta1',
+  kind: 'HelmRelease',
+  name: 'podinfo',
+};
 
 const helm = (cluster: string, namespace: string, name = 'podinfo'): ObjectKey => ({
   cluster,
