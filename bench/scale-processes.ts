@@ -22,6 +22,14 @@ export function inheritedFlags(execArgv: readonly string[]): string[] {
   return out;
 }
 
+/** Children forked and not yet exited: killed if the benchmark exits first (a failed run). */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  // A run that failed exits without stopping its children; a busy gateway or fleet would go on
+  // using the machine (and, in its pod, its cgroup) after the benchmark reported the failure.
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** A child that answers `{ type, id }` requests with `{ type: 'reply', id, value }`. */
 export class Child {
   private nextId = 1;
@@ -45,10 +53,11 @@ export class Child {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       ...(pod === undefined ? { execArgv: flags } : forkInside(pod, flags)),
     });
-    if (pod !== undefined)
-      child.once('exit', () => {
-        pod.remove();
-      });
+    running.add(child);
+    child.once('exit', () => {
+      running.delete(child);
+      pod?.remove();
+    });
     child.send(init);
     return new Child(child);
   }
