@@ -87,6 +87,12 @@ export function scaleTable(results: readonly ScaleResult[]): string {
  * ('-' for that one): what each target costs above the fixed part.
  */
 function liveBytesPerTarget(r: ScaleResult, results: readonly ScaleResult[]): string {
+  const bytes = liveBytesAboveFixed(r, results);
+  return bytes === undefined ? '-' : String(Math.round(bytes));
+}
+
+/** The bytes of live heap per target above the smallest run alike; undefined for that one. */
+function liveBytesAboveFixed(r: ScaleResult, results: readonly ScaleResult[]): number | undefined {
   const same = results.filter(
     (o) => o.spec.layout === r.spec.layout && paceOf(o.spec.pace) === paceOf(r.spec.pace),
   );
@@ -94,11 +100,12 @@ function liveBytesPerTarget(r: ScaleResult, results: readonly ScaleResult[]): st
     (min, o) => (min === undefined || o.targets < min.targets ? o : min),
     undefined,
   );
-  if (smallest === undefined || smallest.targets === r.targets) return '-';
-  return String(
-    Math.round((r.endHeapUsedBytes - smallest.endHeapUsedBytes) / (r.targets - smallest.targets)),
-  );
+  if (smallest === undefined || smallest.targets === r.targets) return undefined;
+  return (r.endHeapUsedBytes - smallest.endHeapUsedBytes) / (r.targets - smallest.targets);
 }
+
+/** Issue 20's bar for compact state: live heap per target above the fixed part. */
+const LIVE_BYTES_PER_TARGET = 512;
 
 function goal(name: string, measured: string, bar: string, pass: boolean): BarResult {
   return { name, measured, bar, pass };
@@ -140,6 +147,16 @@ export function scaleGoals(results: readonly ScaleResult[]): BarResult[] {
       ),
     );
     if (r.spec.pipelines < 10_000) continue;
+    const perTarget = liveBytesAboveFixed(r, results);
+    if (perTarget !== undefined)
+      goals.push(
+        goal(
+          `${at}: live heap per target above the fixed part`,
+          `${perTarget.toFixed(0)} B`,
+          `<= ${String(LIVE_BYTES_PER_TARGET)} B`,
+          perTarget <= LIVE_BYTES_PER_TARGET,
+        ),
+      );
     goals.push(
       goal(`${at}: full pass`, s(r.passMs), '< 5 s', r.passMs < 5000),
       goal(
