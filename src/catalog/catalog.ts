@@ -64,6 +64,7 @@ export class PipelineCatalog {
     dropServerBookkeeping(pipeline.metadata);
     this.strings.share(pipeline);
     this.shapes.share(pipeline);
+    this.shapes.shareTargetLists(pipeline.spec.environments);
     const id = pipelineIdOf(pipeline);
     const previous = this.entries.get(id);
     // Most updates are status writes (the generation stays): the spec's targets are the same.

@@ -16,7 +16,9 @@
 const SHARED_FIELDS: ReadonlySet<string> = new Set(['clusterRef', 'appRef']);
 /** Objects whose JSON is longer than this are left alone. */
 const MAX_SHARED_JSON = 256;
-/** Distinct objects remembered; past it, further objects are left as they are. */
+/** Target lists whose JSON is longer than this are left alone (a few dozen targets). */
+const MAX_SHARED_LIST_JSON = 4096;
+/** Distinct objects (and target lists) remembered; past it, further ones are left as they are. */
 const MAX_TABLE_SIZE = 8192;
 
 type Plain = Record<string, unknown>;
@@ -24,6 +26,7 @@ type Plain = Record<string, unknown>;
 /** A table of shared small objects; the catalog keeps one for the Pipelines it holds. */
 export class ShapeTable {
   private readonly table = new Map<string, Readonly<Plain>>();
+  private readonly lists = new Map<string, readonly unknown[]>();
 
   constructor(private readonly maxSize = MAX_TABLE_SIZE) {}
 
@@ -41,6 +44,30 @@ export class ShapeTable {
     if (typeof value === 'object' && value !== null && !Object.isFrozen(value))
       this.shareFields(value as Plain);
     return value;
+  }
+
+  /**
+   * Replaces, in place, each environment's `targets` list (after share(): its clusterRefs are
+   * shared) by the table's equal frozen list of frozen targets. Why: where apps share their
+   * environments' namespaces and clusters (a namespace per environment), thousands of Pipelines
+   * list the very same targets; each list then costs a pointer instead of about 70 bytes per
+   * target. Lists already frozen are left as they are.
+   */
+  shareTargetLists(environments: readonly { targets: readonly unknown[] }[]): void {
+    for (const env of environments) {
+      if (Object.isFrozen(env) || Object.isFrozen(env.targets)) continue;
+      const list = env.targets as unknown[];
+      const json = JSON.stringify(list);
+      if (json.length > MAX_SHARED_LIST_JSON) continue;
+      const known = this.lists.get(json);
+      if (known !== undefined) {
+        env.targets = known;
+        continue;
+      }
+      if (this.lists.size >= this.maxSize) continue;
+      for (const target of list) Object.freeze(target);
+      this.lists.set(json, Object.freeze(list));
+    }
   }
 
   /** Replaces, in place, each shareable object below `fields` by its shared instance. */

@@ -91,4 +91,30 @@ describe('ShapeTable', () => {
     table.share(large);
     expect(Object.isFrozen(large.appRef)).toBe(false);
   });
+
+  it('makes equal target lists one frozen list of frozen targets across Pipelines, changing no value', () => {
+    const table = new ShapeTable();
+    const a = pipeline('a', '2026-11-26T10:00:00.000Z');
+    const b = pipeline('b', '2026-11-26T10:00:01.000Z');
+    const other = pipeline('c', '2026-11-26T10:00:02.000Z');
+    const otherProd = other.spec.environments[1];
+    if (otherProd !== undefined)
+      otherProd.targets = [{ ...otherProd.targets[0], namespace: 'live' }];
+    const before = structuredClone([a, b, other]);
+    for (const p of [a, b, other]) {
+      table.share(p);
+      table.shareTargetLists(p.spec.environments);
+    }
+    expect([a, b, other]).toStrictEqual(before);
+    const [aDev, aProd] = a.spec.environments;
+    const [bDev, bProd] = b.spec.environments;
+    expect(bDev?.targets).toBe(aDev?.targets);
+    expect(bProd?.targets).toBe(aProd?.targets);
+    expect(other.spec.environments[0]?.targets).toBe(aDev?.targets);
+    expect(other.spec.environments[1]?.targets).not.toBe(aProd?.targets);
+    expect(Object.isFrozen(aDev?.targets)).toBe(true);
+    expect(Object.isFrozen(aDev?.targets[0])).toBe(true);
+    // The environments themselves stay each Pipeline's own.
+    expect(bDev).not.toBe(aDev);
+  });
 });
