@@ -97,9 +97,8 @@ describe('ShapeTable', () => {
     const a = pipeline('a', '2026-11-26T10:00:00.000Z');
     const b = pipeline('b', '2026-11-26T10:00:01.000Z');
     const other = pipeline('c', '2026-11-26T10:00:02.000Z');
-    const otherProd = other.spec.environments[1];
-    if (otherProd !== undefined)
-      otherProd.targets = [{ ...otherProd.targets[0], namespace: 'live' }];
+    const otherProd = other.spec.environments[1]?.targets[0];
+    if (otherProd !== undefined) otherProd.namespace = 'live';
     const before = structuredClone([a, b, other]);
     for (const p of [a, b, other]) {
       table.share(p);
