@@ -37,3 +37,35 @@ export function flatten(text: string): string {
   const flat = text.normalize();
   return flat === text ? flat : text;
 }
+
+/** Distinct texts a TextPool holds before it starts afresh. */
+const TEXT_POOL_SIZE = 4096;
+
+/**
+ * One flat instance per distinct text among texts kept for the life of the process (target
+ * messages, decision texts). Objects at the same revision often say the same thing (every
+ * Kustomization of one repository: "Applied revision: main@sha1:…"; every Pipeline at one
+ * chart version: "dev is healthy at 1.4.2 on 2 targets"), and each copy kept per target costs
+ * its length again. Bounded: past its size it starts afresh, so no text outlives its holders
+ * for long.
+ */
+export class TextPool {
+  private pool = new Map<string, string>();
+
+  constructor(private readonly capacity = TEXT_POOL_SIZE) {}
+
+  /** Distinct texts held now. */
+  get size(): number {
+    return this.pool.size;
+  }
+
+  /** The pooled, flat instance of `text`: equal to it, shared with every equal text pooled. */
+  one(text: string): string {
+    const known = this.pool.get(text);
+    if (known !== undefined) return known;
+    const flat = flatten(text);
+    if (this.pool.size >= this.capacity) this.pool = new Map();
+    this.pool.set(flat, flat);
+    return flat;
+  }
+}

@@ -3,10 +3,14 @@
  * these are checked at once instead of on whatever backoff or timer they were left with.
  */
 import { recordState } from '../evaluate/retry.js';
-import type { EnvironmentOutcome } from '../evaluate/decisions.js';
+import type { EnvironmentDecision, EnvironmentOutcome } from '../evaluate/decisions.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import type { PipelineView } from './view.js';
+
+/** What pendingPipelines reads of a view: its latest decisions. */
+interface Decided {
+  readonly decisions: readonly EnvironmentDecision[];
+}
 
 /** Outcomes that a coming check acts on: a promotion to run, or a wait that may be over. */
 const PENDING_OUTCOMES: ReadonlySet<EnvironmentOutcome> = new Set(['Promote', 'Waiting']);
@@ -17,7 +21,7 @@ const PENDING_OUTCOMES: ReadonlySet<EnvironmentOutcome> = new Set(['Promote', 'W
  */
 export function pendingPipelines(
   pipelines: readonly Pipeline[],
-  views: ReadonlyMap<PipelineId, PipelineView>,
+  views: ReadonlyMap<PipelineId, Decided>,
 ): PipelineId[] {
   return pipelines
     .filter((p) => hasClaim(p) || decidesPending(views.get(pipelineIdOf(p))))
@@ -31,6 +35,6 @@ function hasClaim(pipeline: Pipeline): boolean {
   );
 }
 
-function decidesPending(view: PipelineView | undefined): boolean {
+function decidesPending(view: Decided | undefined): boolean {
   return view?.decisions.some((d) => PENDING_OUTCOMES.has(d.outcome)) ?? false;
 }

@@ -12,8 +12,7 @@ import { nextWakeup } from '../evaluate/evaluate.js';
 import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import { flatten } from '../pipeline/text.js';
-import { rfc3339 } from '../pipeline/time.js';
+import { TextPool } from '../pipeline/text.js';
 import type { ProcessResult } from '../queue/queue-model.js';
 import { policyViewsOf } from '../evaluate/policy-view.js';
 import {
@@ -29,7 +28,7 @@ import type { PullRequestRefresher } from '../promote/strategies/pull-request/st
 import type { StatusQueue } from '../status/status-queue.js';
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import { pendingPipelines } from './pending.js';
-import type { PipelineView } from './view.js';
+import { viewOf, type KeptView, type PipelineView } from './view.js';
 
 /** What the reconciler needs; all of it injected so tests can use fakes. */
 export interface ReconcilerDeps extends PromotionDeps {
@@ -46,9 +45,11 @@ export interface ReconcilerDeps extends PromotionDeps {
 
 /** The reconciler: pipeline re-checks, and the read side for the API. */
 export class Reconciler {
-  private readonly views = new Map<PipelineId, PipelineView>();
+  private readonly views = new Map<PipelineId, KeptView>();
   private readonly fullReads = new Set<PipelineId>();
   private readonly viewListeners = new Set<(id: PipelineId) => void>();
+  /** Decision texts kept in the views: Pipelines at one revision often say the same. */
+  private readonly texts = new TextPool();
 
   constructor(private readonly deps: ReconcilerDeps) {}
 
@@ -76,7 +77,7 @@ export class Reconciler {
     this.logDecisions(id, evaluation);
     const promoted = await promoteAll(this.deps, pipeline, targets, evaluation);
     const statuses = this.statusesOf(pipeline, targets);
-    this.remember(id, pipeline, statuses, promoted.evaluation);
+    this.remember(id, pipeline, targets, statuses, promoted.evaluation);
     // A check the decision waits for is read in the background; its result re-checks us.
     this.deps.checks?.request(promoted.pipeline ?? pipeline, promoted.evaluation);
     const latest = promoted.pipeline ?? pipeline;
@@ -117,7 +118,8 @@ export class Reconciler {
 
   /** The latest verified state and decisions of a pipeline, for GET /v1/pipelines. */
   view(id: PipelineId): PipelineView | undefined {
-    return this.views.get(id);
+    const kept = this.views.get(id);
+    return kept === undefined ? undefined : viewOf(id, kept);
   }
 
   /**
@@ -169,7 +171,8 @@ export class Reconciler {
   private remember(
     id: PipelineId,
     pipeline: Pipeline,
-    targets: Record<string, TargetStatus[]>,
+    targets: readonly CatalogTarget[],
+    statuses: Readonly<Record<string, readonly TargetStatus[]>>,
     evaluation: PipelineEvaluation,
   ): void {
     // A check that was in flight when the Pipeline went leaves nothing behind.
@@ -177,13 +180,14 @@ export class Reconciler {
     // Explained from the input the decisions were made on: the two cannot disagree.
     const policy = policyViewsOf(evaluation.input);
     this.views.set(id, {
-      namespace: pipeline.metadata.namespace,
-      name: pipeline.metadata.name,
+      environments: pipeline.spec.environments,
       targets,
-      // Kept until the next check of every Pipeline: flat strings, not the trees they were built as.
-      decisions: evaluation.decisions.map((d) => ({ ...d, message: flatten(d.message) })),
-      ...(policy === undefined ? {} : { policy }),
-      evaluatedAt: flatten(rfc3339(this.deps.now())),
+      statuses: targets.map((t) => statuses[t.environment]?.[t.index]),
+      // Kept until the next check of every Pipeline: flat strings, not the trees they were built
+      // as, and one string per distinct text.
+      decisions: evaluation.decisions.map((d) => ({ ...d, message: this.texts.one(d.message) })),
+      policy,
+      evaluatedAt: this.deps.now(),
     });
     this.viewChanged(id);
   }

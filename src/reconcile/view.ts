@@ -2,8 +2,11 @@
  * What the gateway currently knows of one Pipeline, as GET /v1/pipelines serves it: the
  * verified state of every target, each environment's decision and reason, and its policy gates.
  */
+import type { CatalogTarget } from '../catalog/targets.js';
 import type { EnvironmentDecision, TargetStatus } from '../evaluate/decisions.js';
 import type { PolicyView } from '../evaluate/policy-view.js';
+import { pipelineRef, type PipelineId } from '../pipeline/id.js';
+import { rfc3339 } from '../pipeline/time.js';
 
 /** The verified view of one Pipeline, as JSON. */
 export interface PipelineView {
@@ -21,4 +24,41 @@ export interface PipelineView {
   /** When the view was last evaluated (RFC 3339), if ever. */
   evaluatedAt?: string;
   [extra: string]: unknown;
+}
+
+/**
+ * What the reconciler keeps of a view between checks: the statuses flat, in the order of the
+ * catalog's targets (which it shares), and the time as a number; viewOf builds the view from
+ * it when asked. Why: a view is kept for every Pipeline, and a record of per-environment arrays
+ * plus an RFC 3339 string cost about 40 bytes per target more than this.
+ */
+export interface KeptView {
+  /** The spec's environments the view was made for (the catalog's array, shared). */
+  readonly environments: readonly { readonly name: string }[];
+  /** The catalog's targets of the Pipeline (shared), aligned with `statuses`. */
+  readonly targets: readonly Pick<CatalogTarget, 'environment' | 'index'>[];
+  readonly statuses: readonly (TargetStatus | undefined)[];
+  readonly decisions: readonly EnvironmentDecision[];
+  readonly policy?: Readonly<Record<string, PolicyView>> | undefined;
+  /** Milliseconds since the epoch. */
+  readonly evaluatedAt: number;
+}
+
+/** The view of Pipeline `id` that `kept` holds, as GET /v1/pipelines serves it. */
+export function viewOf(id: PipelineId, kept: KeptView): PipelineView {
+  const { namespace, name } = pipelineRef(id);
+  const targets: Record<string, TargetStatus[]> = {};
+  for (const env of kept.environments) targets[env.name] = [];
+  kept.targets.forEach((t, i) => {
+    const status = kept.statuses[i];
+    if (status !== undefined) (targets[t.environment] ??= [])[t.index] = status;
+  });
+  return {
+    namespace,
+    name,
+    targets,
+    decisions: kept.decisions,
+    ...(kept.policy === undefined ? {} : { policy: kept.policy }),
+    evaluatedAt: rfc3339(kept.evaluatedAt),
+  };
 }

@@ -9,6 +9,7 @@ import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
 import { advanceStreak, type ReadStreak } from '../evaluate/healthy-since.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
+import { TextPool } from '../pipeline/text.js';
 import { Limiter } from '../queue/limiter.js';
 import { announcementOf, observe, type Announcement } from './announcements.js';
 import { isClusterWide, widenScopes } from './scope-plan.js';
@@ -76,6 +77,8 @@ export class VerifiedTargets {
   private readonly inFlight = new Limiter(LISTS_IN_FLIGHT);
   /** Clusters whose RBAC refused a cluster-wide LIST: read per namespace from then on. */
   private readonly perNamespaceOnly = new Set<string>();
+  /** Messages of the statuses kept: objects at one revision often say the same. */
+  private readonly texts = new TextPool();
   /** When an event about each object was last accepted here (referenced objects only). */
   private readonly eventAt = new Map<string, number>();
 
@@ -229,7 +232,7 @@ export class VerifiedTargets {
     detect?: ChangeDetection,
   ): TargetStatus {
     const previous = this.entries.get(target.id);
-    const status = unchanged(previous, read);
+    const status = unchanged(previous, read, this.texts);
     const { observations, replaced } = observe(previous, status, readAt);
     const streak = advanceStreak(previous?.streak, status, readAt, previous?.readAt);
     const found =
@@ -259,20 +262,27 @@ export class VerifiedTargets {
 }
 
 /**
- * The stored status when `read` says the same, else `read`. Why: every pass reads every target
- * again; keeping the object already stored (and shared with the views) means an unchanged fleet
- * holds one status object per target, not one per pass still referenced somewhere.
+ * The stored status when `read` says the same, else `read` with its message from `texts`. Why:
+ * every pass reads every target again; keeping the object already stored (and shared with the
+ * views) means an unchanged fleet holds one status object per target, not one per pass still
+ * referenced somewhere, and equal messages one string.
  */
-function unchanged(previous: StoredStatus | undefined, read: TargetStatus): TargetStatus {
+function unchanged(
+  previous: StoredStatus | undefined,
+  read: TargetStatus,
+  texts: TextPool,
+): TargetStatus {
   const stored = previous?.status;
-  return stored?.health === read.health &&
+  if (
+    stored?.health === read.health &&
     stored.reason === read.reason &&
     stored.message === read.message &&
     stored.revision === read.revision &&
     stored.location.cluster === read.location.cluster &&
     stored.location.namespace === read.location.namespace
-    ? stored
-    : read;
+  )
+    return stored;
+  return { ...read, message: texts.one(read.message) };
 }
 
 /** True when a cluster-wide LIST was refused by RBAC (every target Forbidden). */

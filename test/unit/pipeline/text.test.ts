@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clip, display, flatten, truncate } from '../../../src/pipeline/text.js';
+import { clip, display, flatten, TextPool, truncate } from '../../../src/pipeline/text.js';
 
 describe('flatten', () => {
   it('keeps the text of a string built from parts', () => {
@@ -33,5 +33,29 @@ describe('truncate, clip, display', () => {
     expect(clip(42, 10)).toBe('');
     expect(display(undefined)).toBe('(none)');
     expect(display('  x  ')).toBe('x');
+  });
+});
+
+describe('TextPool', () => {
+  it('hands back equal text, holding one entry per distinct text', () => {
+    const pool = new TextPool();
+    const revision = '1.2.7';
+    const texts = ['a', 'b', 'a'].map((app) => pool.one(`dev is healthy at ${revision} (${app})`));
+    expect(texts).toEqual([
+      'dev is healthy at 1.2.7 (a)',
+      'dev is healthy at 1.2.7 (b)',
+      'dev is healthy at 1.2.7 (a)',
+    ]);
+    expect(pool.size).toBe(2);
+  });
+
+  it('starts afresh past its capacity, so texts no longer used are let go', () => {
+    const pool = new TextPool(3);
+    for (const t of ['a', 'b', 'c']) pool.one(t);
+    expect(pool.size).toBe(3);
+    expect(pool.one('d')).toBe('d');
+    expect(pool.size).toBe(1);
+    expect(pool.one('a')).toBe('a');
+    expect(pool.size).toBe(2);
   });
 });
