@@ -14,7 +14,18 @@ export interface ObjectKey {
   readonly name: string;
 }
 
-/** A stable string form of an ObjectKey, for maps and coalescing. */
+/**
+ * A stable string form of an ObjectKey, for maps and coalescing: distinct keys, distinct ids.
+ * The two kinds Pipelines nearly always name are abbreviated: an id is kept per target for the
+ * life of the process, and "helm.toolkit.fluxcd.io|HelmRelease" would be half of it. A code
+ * holds no '|' (a full group and kind hold one), so no abbreviated id equals a full one.
+ */
 export function objectKeyId(key: ObjectKey): string {
-  return `${key.cluster}|${key.group}|${key.kind}|${key.namespace}|${key.name}`;
+  return `${key.cluster}|${kindCode(key.group, key.kind)}|${key.namespace}|${key.name}`;
+}
+
+function kindCode(group: string, kind: string): string {
+  if (kind === 'HelmRelease' && group === 'helm.toolkit.fluxcd.io') return 'H';
+  if (kind === 'Kustomization' && group === 'kustomize.toolkit.fluxcd.io') return 'K';
+  return `${group}|${kind}`;
 }

@@ -100,11 +100,13 @@ describe('a resync pass looking for missing events', () => {
     const report = await s.resync.runOnce();
 
     expect(report.unannounced).toBe(4);
-    expect(s.counted.map((c) => c.target.id).sort()).toEqual([
-      'eu|helm.toolkit.fluxcd.io|HelmRelease|team|a',
-      'mgmt|helm.toolkit.fluxcd.io|HelmRelease|other|c',
-      'mgmt|helm.toolkit.fluxcd.io|HelmRelease|team|a',
-      'mgmt|helm.toolkit.fluxcd.io|HelmRelease|team|b',
+    const where = ({ target: { key } }: (typeof s.counted)[number]) =>
+      `${key.cluster} ${key.kind} ${key.namespace}/${key.name}`;
+    expect(s.counted.map(where).sort()).toEqual([
+      'eu HelmRelease team/a',
+      'mgmt HelmRelease other/c',
+      'mgmt HelmRelease team/a',
+      'mgmt HelmRelease team/b',
     ]);
     const warned = s.warnings().map((w) => [w.cluster, w.namespace, w.objects]);
     expect(warned).toHaveLength(3);
