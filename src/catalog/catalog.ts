@@ -62,16 +62,19 @@ export class PipelineCatalog {
    */
   upsert(pipeline: Pipeline): boolean {
     dropServerBookkeeping(pipeline.metadata);
-    this.strings.share(pipeline);
-    this.shapes.share(pipeline);
-    this.shapes.shareTargetLists(pipeline.spec.environments);
     const id = pipelineIdOf(pipeline);
     const previous = this.entries.get(id);
-    // Most updates are status writes (the generation stays): the spec's targets are the same.
+    // Most updates are status writes. The API server moves the generation on every spec
+    // change, so at the same generation the spec held stands (with its shared parts and its
+    // targets), and the update's copy of it is dropped unwalked.
     const sameSpec =
       previous !== undefined &&
       pipeline.metadata.generation !== undefined &&
       previous.pipeline.metadata.generation === pipeline.metadata.generation;
+    if (sameSpec) pipeline.spec = previous.pipeline.spec;
+    this.strings.share(pipeline);
+    this.shapes.share(pipeline);
+    if (!sameSpec) this.shapes.shareTargetLists(pipeline.spec.environments);
     const derived = sameSpec
       ? previous.targets
       : deriveTargets(pipeline, this.config, this.locations.locationOf);

@@ -26,7 +26,8 @@ type Plain = Record<string, unknown>;
 /** A table of shared small objects; the catalog keeps one for the Pipelines it holds. */
 export class ShapeTable {
   private readonly table = new Map<string, Readonly<Plain>>();
-  private readonly lists = new Map<string, readonly unknown[]>();
+  /** Target lists by textHash of their JSON (the first list of each hash). */
+  private readonly lists = new Map<number, readonly unknown[]>();
 
   constructor(private readonly maxSize = MAX_TABLE_SIZE) {}
 
@@ -59,14 +60,17 @@ export class ShapeTable {
       const list = env.targets as unknown[];
       const json = JSON.stringify(list);
       if (json.length > MAX_SHARED_LIST_JSON) continue;
-      const known = this.lists.get(json);
+      // Keyed by a hash of the text, not the text: a fleet whose lists are all distinct (a
+      // namespace per app) would otherwise keep a few hundred bytes of key per list.
+      const hash = textHash(json);
+      const known = this.lists.get(hash);
       if (known !== undefined) {
-        env.targets = known;
+        if (JSON.stringify(known) === json) env.targets = known;
         continue;
       }
       if (this.lists.size >= this.maxSize) continue;
       for (const target of list) Object.freeze(target);
-      this.lists.set(json, Object.freeze(list));
+      this.lists.set(hash, Object.freeze(list));
     }
   }
 
@@ -98,4 +102,14 @@ export class ShapeTable {
 function isFlat(value: Plain): boolean {
   if (Array.isArray(value)) return false;
   return Object.values(value).every((v) => typeof v !== 'object' || v === null);
+}
+
+/** FNV-1a of `text`'s UTF-16 units, as a non-negative 31-bit integer (a small integer in V8). */
+function textHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 1;
 }

@@ -88,21 +88,28 @@ const MAX_LOCATIONS = 8192;
  * each cluster) a fleet of 60,000 targets has a few hundred distinct ones, not 60,000.
  */
 export class LocationTable {
-  private readonly table = new Map<string, TargetLocation>();
+  /** cluster -> namespace -> location: keyed by the names themselves, no key text per entry. */
+  private readonly table = new Map<string, Map<string, TargetLocation>>();
+  private count = 0;
 
   /** Number of distinct locations remembered. */
   get size(): number {
-    return this.table.size;
+    return this.count;
   }
 
   /** The shared location of `cluster` and `namespace`, a LocationOf. */
   readonly locationOf: LocationOf = (cluster, namespace) => {
-    // A namespace holds no slash (an unmapped cluster's name does): split at the last one.
-    const id = `${cluster}/${namespace}`;
-    const known = this.table.get(id);
+    let namespaces = this.table.get(cluster);
+    const known = namespaces?.get(namespace);
     if (known !== undefined) return known;
     const location = freshLocation(cluster, namespace);
-    if (this.table.size < MAX_LOCATIONS) this.table.set(id, location);
+    if (this.count >= MAX_LOCATIONS) return location;
+    if (namespaces === undefined) {
+      namespaces = new Map();
+      this.table.set(cluster, namespaces);
+    }
+    namespaces.set(namespace, location);
+    this.count += 1;
     return location;
   };
 }

@@ -343,6 +343,8 @@ describe('PipelineCatalog updates', () => {
     expect(index.upsert(statusWrite)).toBe(false);
     expect(index.targetsOf(id('ns/a'))).toBe(before);
     expect(index.references(helm('mgmt', 'prod'))).toBe(true);
+    // The spec held is the one the targets come from.
+    expect(index.get(id('ns/a'))?.spec.environments.map((e) => e.name)).toEqual(['dev', 'prod']);
     expect(index.get(id('ns/a'))).toBe(statusWrite);
     // A spec change moves the generation: its targets are derived and indexed again.
     expect(index.upsert(at(2, [dev, { name: 'prod', targets: [{ namespace: 'live' }] }]))).toBe(
