@@ -38,6 +38,43 @@ export interface ListScope {
   apiVersions: string[];
 }
 
+/**
+ * A CatalogTarget that is its own key and ref (each type reads its own fields): one object per
+ * target instead of two, at fleet scale 60,000 fewer. Frozen. Its JSON is its own fields.
+ */
+class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef {
+  readonly cluster: string;
+  readonly group: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly apiVersion: string;
+
+  constructor(
+    readonly environment: string,
+    readonly index: number,
+    readonly location: TargetLocation,
+    readonly id: string,
+    object: ObjectKey & ObjectRef,
+  ) {
+    this.cluster = object.cluster;
+    this.group = object.group;
+    this.kind = object.kind;
+    this.namespace = object.namespace;
+    this.name = object.name;
+    this.apiVersion = object.apiVersion;
+    Object.freeze(this);
+  }
+
+  get key(): ObjectKey {
+    return this;
+  }
+
+  get ref(): ObjectRef {
+    return this;
+  }
+}
+
 /** Gives the shared location object of a cluster and namespace (see LocationTable). */
 export type LocationOf = (cluster: string, namespace: string) => TargetLocation;
 
@@ -61,18 +98,15 @@ export function deriveTargets(
       const cluster = clusterNameFor(target, pipeline.metadata.namespace, config);
       const { namespace } = target;
       const { kind, name, apiVersion } = appRef;
-      // One object serves as both key and ref (each type reads its own fields): one object per
-      // target fewer, at fleet scale 60,000 of them.
-      const key = Object.freeze({ cluster, group, kind, namespace, name, apiVersion });
+      const key = { cluster, group, kind, namespace, name };
       out.push(
-        Object.freeze({
-          environment: env.name,
+        new ResolvedTarget(
+          env.name,
           index,
-          location: locationOf(cluster, namespace),
-          ref: key,
-          key,
-          id: flatten(objectKeyId(key)),
-        }),
+          locationOf(cluster, namespace),
+          flatten(objectKeyId(key)),
+          { ...key, apiVersion },
+        ),
       );
     });
   }

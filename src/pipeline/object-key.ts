@@ -29,3 +29,13 @@ function kindCode(group: string, kind: string): string {
   if (kind === 'Kustomization' && group === 'kustomize.toolkit.fluxcd.io') return 'K';
   return `${group}|${kind}`;
 }
+
+/**
+ * The key's five fields as a plain object of their own: for keys handed to what may log them
+ * (a queue's entries), where an object that is also a key (the catalog's targets) would show
+ * its other fields too.
+ */
+export function plainKey(key: ObjectKey): ObjectKey {
+  const { cluster, group, kind, namespace, name } = key;
+  return { cluster, group, kind, namespace, name };
+}

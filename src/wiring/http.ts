@@ -16,6 +16,7 @@ import type { Runtime } from './runtime.js';
 import type { HintSink, RecheckResult } from '../hints/sinks.js';
 import type { ReadinessProbe } from '../ingress/ops.js';
 import type { PipelineId } from '../pipeline/id.js';
+import { plainKey } from '../pipeline/object-key.js';
 import { readHistories } from '../reconcile/soak-inputs.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
@@ -104,7 +105,7 @@ export function httpApp(
 function hintAll(catalog: PipelineCatalog, hints: HintSink, id: PipelineId): RecheckResult {
   const targets = catalog.targetsOf(id);
   if (targets.length === 0) return 'unknown';
-  const results = targets.map((t) => hints.offer(t.key, 'legacy-webhook'));
+  const results = targets.map((t) => hints.offer(plainKey(t.key), 'legacy-webhook'));
   return results.includes('full') ? 'full' : 'queued';
 }
 

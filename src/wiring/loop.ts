@@ -20,6 +20,7 @@ import { StatusQueue } from '../status/status-queue.js';
 import type { TargetPlace } from '../status/view-change.js';
 import { syncView } from '../status/view-sync.js';
 import type { PipelineId } from '../pipeline/id.js';
+import { plainKey } from '../pipeline/object-key.js';
 import type { ClusterAccess } from './access.js';
 import { checkBook } from './checks.js';
 import type { Runtime } from './runtime.js';
@@ -58,7 +59,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const reread = (id: PipelineId, places: readonly TargetPlace[]) => {
     for (const t of catalog.targetsOf(id)) {
       if (places.some((p) => p.environment === t.environment && p.index === t.index))
-        hints.offer(t.key, 'stale-status');
+        hints.offer(plainKey(t.key), 'stale-status');
     }
   };
   // The promotions a pass finds due are confirmed together: one read per scope at any pace.

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ClusterConfig } from '../../../src/config/gateway-config.js';
-import { objectKeyId, type ObjectKey } from '../../../src/pipeline/object-key.js';
+import { objectKeyId, plainKey, type ObjectKey } from '../../../src/pipeline/object-key.js';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
+import type { CatalogTarget } from '../../../src/catalog/targets.js';
 import { parsePipelineId, pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
 import type { Pipeline, PipelineEnvironment } from '../../../src/pipeline/pipeline-resource.js';
 
@@ -81,25 +82,48 @@ describe('PipelineCatalog on the weave-gitops samples', () => {
   });
 
   it('derives one target per environment target on the management cluster', () => {
-    const [first] = index.targetsOf(id('flux-system/podinfo-github'));
-    expect(first?.ref).toBe(first?.key);
-    expect(index.targetsOf(id('flux-system/podinfo-github'))).toEqual([
+    const targets = index.targetsOf(id('flux-system/podinfo-github'));
+    // One object is the ref (to read), the key (to store under) and the target itself.
+    expect(targets.every((t) => (t.ref as unknown) === t.key && (t.key as unknown) === t)).toBe(
+      true,
+    );
+    const read = ({ key, ref }: CatalogTarget) => ({
+      key: plainKey(key),
+      ref: { apiVersion: ref.apiVersion, kind: ref.kind, namespace: ref.namespace, name: ref.name },
+    });
+    expect(
+      targets.map((t) => ({
+        ...read(t),
+        env: t.environment,
+        index: t.index,
+        at: t.location,
+        id: t.id,
+      })),
+    ).toEqual([
       {
-        environment: 'dev',
+        env: 'dev',
         index: 0,
-        location: { cluster: 'mgmt', namespace: 'dev-github' },
-        // One object is both the ref (to read) and the key (to store under).
-        ref: { ...helm('mgmt', 'dev-github'), apiVersion: 'helm.toolkit.fluxcd.io/v2beta1' },
-        key: { ...helm('mgmt', 'dev-github'), apiVersion: 'helm.toolkit.fluxcd.io/v2beta1' },
+        at: { cluster: 'mgmt', namespace: 'dev-github' },
+        key: helm('mgmt', 'dev-github'),
+        ref: {
+          apiVersion: 'helm.toolkit.fluxcd.io/v2beta1',
+          kind: 'HelmRelease',
+          namespace: 'dev-github',
+          name: 'podinfo',
+        },
         id: objectKeyId(helm('mgmt', 'dev-github')),
       },
       {
-        environment: 'prod',
+        env: 'prod',
         index: 0,
-        location: { cluster: 'mgmt', namespace: 'prod-github' },
-        // One object is both the ref (to read) and the key (to store under).
-        ref: { ...helm('mgmt', 'prod-github'), apiVersion: 'helm.toolkit.fluxcd.io/v2beta1' },
-        key: { ...helm('mgmt', 'prod-github'), apiVersion: 'helm.toolkit.fluxcd.io/v2beta1' },
+        at: { cluster: 'mgmt', namespace: 'prod-github' },
+        key: helm('mgmt', 'prod-github'),
+        ref: {
+          apiVersion: 'helm.toolkit.fluxcd.io/v2beta1',
+          kind: 'HelmRelease',
+          namespace: 'prod-github',
+          name: 'podinfo',
+        },
         id: objectKeyId(helm('mgmt', 'prod-github')),
       },
     ]);
