@@ -10,18 +10,29 @@
 
 /** Strings longer than this are left alone: long values (messages) are rarely repeated. */
 const MAX_SHARED_LENGTH = 128;
-/** Distinct values remembered across objects; past it, values are shared within one object only. */
+/**
+ * Distinct values in the table's newer half; the older half holds at most as many. Values seen
+ * again move to the newer half, the rest are let go half by half.
+ */
 const MAX_TABLE_SIZE = 8192;
 
-/** A table of shared strings; the catalog keeps one for the Pipelines it holds. */
+/**
+ * A table of shared strings; the catalog keeps one for the Pipelines it holds. Two halves, so
+ * that a fleet's many one-off values (uids, app names) cannot crowd out the ones that recur: a
+ * value found in the older half moves to the newer one, and when the newer one is full it
+ * becomes the older one and the older is dropped. (With one bounded half, a fleet of 10,000
+ * Pipelines filled it with uids and names while loading, and the revisions and times written
+ * later were copied per Pipeline again: about 100 bytes per target more.)
+ */
 export class StringTable {
-  private readonly table = new Map<string, string>();
+  private newer = new Map<string, string>();
+  private older = new Map<string, string>();
 
   constructor(private readonly maxSize = MAX_TABLE_SIZE) {}
 
   /** Number of distinct values remembered. */
   get size(): number {
-    return this.table.size;
+    return this.newer.size + this.older.size;
   }
 
   /**
@@ -29,27 +40,30 @@ export class StringTable {
    * with the table's instance of it; returns `value`. Frozen objects are left as they are.
    */
   share<T>(value: T): T {
-    const local = new Map<string, string>();
-    this.walk(value, local);
+    this.walk(value);
     return value;
   }
 
-  private walk(value: unknown, local: Map<string, string>): void {
+  private walk(value: unknown): void {
     if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
     const fields = value as Record<string, unknown>;
     for (const key of Object.keys(fields)) {
       const field = fields[key];
       if (typeof field === 'string') {
-        if (field.length <= MAX_SHARED_LENGTH) fields[key] = this.instance(field, local);
-      } else this.walk(field, local);
+        if (field.length <= MAX_SHARED_LENGTH) fields[key] = this.instance(field);
+      } else this.walk(field);
     }
   }
 
-  private instance(text: string, local: Map<string, string>): string {
-    const known = this.table.get(text) ?? local.get(text);
+  private instance(text: string): string {
+    const known = this.newer.get(text);
     if (known !== undefined) return known;
-    if (this.table.size < this.maxSize) this.table.set(text, text);
-    else local.set(text, text);
-    return text;
+    const kept = this.older.get(text) ?? text;
+    if (this.newer.size >= this.maxSize) {
+      this.older = this.newer;
+      this.newer = new Map();
+    }
+    this.newer.set(kept, kept);
+    return kept;
   }
 }
