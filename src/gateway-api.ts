@@ -33,7 +33,11 @@ export interface GatewayStatus {
 
 /** A gateway built by createGateway. Nothing runs until start(); nothing listens until listen(). */
 export interface Gateway {
-  /** Starts the Pipeline watch, the start-up resync pass and the campaign for the periodic ones. */
+  /**
+   * Checks the installed Pipeline CRD (rejects with InstalledCrdError when it would prune the
+   * status the gateway writes), then starts the Pipeline watch, the start-up resync pass and
+   * the campaign for the periodic ones.
+   */
   start(): Promise<void>;
   /**
    * Listens on config.server host/port (or the override), and the metrics and web view

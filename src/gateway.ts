@@ -17,6 +17,7 @@ import { resyncLoop } from './wiring/resync.js';
 import { runtimeOf, type GatewayOptions } from './wiring/runtime.js';
 import { notifier } from './wiring/notify.js';
 import { pipelineWatch } from './wiring/watch.js';
+import { checkInstalledCrd } from './wiring/crd-check.js';
 import { uiListener } from './wiring/ui.js';
 
 export type { Gateway, GatewayStatus } from './gateway-api.js';
@@ -59,6 +60,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           { shard: sharding.name, pipelineSelector: sharding.pipelineSelector },
           `serving shard ${sharding.name}: the Pipelines its selector matches, resync Lease ${leaderElection.name}`,
         );
+      await checkInstalledCrd(rt);
       await watcher.start();
       await access.clusters.sync();
       lifecycle.started = true;

@@ -17,6 +17,7 @@ import { ConfigError, loadConfig } from './config/load.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { createGateway, type Gateway } from './gateway.js';
 import { createLogger } from './log.js';
+import { InstalledCrdError } from './wiring/crd-check.js';
 
 /** Environment as the CLI receives it (only src/server.ts passes process.env here). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -63,7 +64,14 @@ export function runServe(args: string[], env: Env, out: NodeJS.WritableStream): 
 async function serveUntilSignal(config: GatewayConfig, kubeConfig: KubeConfig): Promise<number> {
   const logger = createLogger(config.logLevel);
   const gateway = await createGateway({ config, managementKubeConfig: kubeConfig, logger });
-  await gateway.start();
+  try {
+    await gateway.start();
+  } catch (err) {
+    if (!(err instanceof InstalledCrdError)) throw err;
+    logger.error({ lost: err.lost }, err.message);
+    await gateway.close();
+    return 1;
+  }
   const address = await gateway.listen();
   const metrics = gateway.metricsAddress();
   const ui = gateway.uiAddress();

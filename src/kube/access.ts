@@ -10,6 +10,8 @@ export interface AccessRule {
   readonly resources: readonly string[];
   /** Namespaces the grant is limited to; absent = every namespace. */
   readonly namespaces?: readonly string[];
+  /** Object names the grant is limited to (RBAC's resourceNames); absent = every object. */
+  readonly names?: readonly string[];
 }
 
 const APP_OBJECTS = [
@@ -25,10 +27,10 @@ export const TARGET_ACCESS: readonly AccessRule[] = [
 ];
 
 /**
- * In the management cluster: watch Pipelines and write their status, list PromotionAlerts and
- * write theirs, read GitopsClusters and the Secrets they, legacy webhooks and alerts name,
- * record Events, hold the resync Lease in `leaseNamespace`, and read app objects of targets
- * that have no clusterRef.
+ * In the management cluster: watch Pipelines and write their status, read the Pipeline CRD,
+ * list PromotionAlerts and write theirs, read GitopsClusters and the Secrets they, legacy
+ * webhooks and alerts name, record Events, hold the resync Lease in `leaseNamespace`, and read
+ * app objects of targets that have no clusterRef.
  */
 export function managementAccess(leaseNamespace: string): readonly AccessRule[] {
   return [
@@ -39,6 +41,12 @@ export function managementAccess(leaseNamespace: string): readonly AccessRule[] 
     { verbs: ['get', 'list'], resources: ['gitopsclusters.gitops.weave.works'] },
     { verbs: ['get'], resources: ['secrets'] },
     { verbs: ['create', 'patch'], resources: ['events'] },
+    // The start-up check that the installed Pipeline CRD keeps the status (wiring/crd-check.ts).
+    {
+      verbs: ['get'],
+      resources: ['customresourcedefinitions.apiextensions.k8s.io'],
+      names: ['pipelines.pipelines.weave.works'],
+    },
     {
       verbs: ['get', 'create', 'update'],
       resources: ['leases.coordination.k8s.io'],

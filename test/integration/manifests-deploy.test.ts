@@ -15,6 +15,7 @@ interface PolicyRule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  resourceNames?: string[];
 }
 interface Container {
   ports: { name: string; containerPort: number }[];
@@ -43,15 +44,23 @@ function grants(rules: readonly PolicyRule[]): string[] {
   return rules
     .flatMap((r) =>
       r.apiGroups.flatMap((g) =>
-        r.resources.flatMap((res) => r.verbs.map((v) => `${res}${g === '' ? '' : `.${g}`} ${v}`)),
+        r.resources.flatMap((res) =>
+          r.verbs.map((v) => `${res}${g === '' ? '' : `.${g}`} ${v}${named(r.resourceNames)}`),
+        ),
       ),
     )
     .sort();
 }
 function required(rules: readonly AccessRule[]): string[] {
   return rules
-    .flatMap((r) => r.resources.flatMap((res) => r.verbs.map((v) => `${qualified(res)} ${v}`)))
+    .flatMap((r) =>
+      r.resources.flatMap((res) => r.verbs.map((v) => `${qualified(res)} ${v}${named(r.names)}`)),
+    )
     .sort();
+}
+/** A grant limited to some objects says which: `secrets get` grants all, ` [a, b]` these. */
+function named(names: readonly string[] | undefined): string {
+  return names === undefined ? '' : ` [${names.join(', ')}]`;
 }
 // access.ts writes `plural.group/subresource`; RBAC writes `plural/subresource` in a group.
 function qualified(resource: string): string {
