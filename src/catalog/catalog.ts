@@ -58,7 +58,9 @@ export class PipelineCatalog {
    * references changed (always for a new Pipeline), false when only other fields did. Its
    * short strings and small objects are replaced in place by equal shared ones (see
    * share-strings.ts, share-shapes.ts: the small ones frozen), and the server's bookkeeping it
-   * never reads is dropped (see server-bookkeeping.ts).
+   * never reads is dropped (see server-bookkeeping.ts). At an unchanged `metadata.generation`
+   * its spec is replaced by the one already held (trusted to be equal, as the API server's
+   * generation says), so the spec held is always the one its targets were derived from.
    */
   upsert(pipeline: Pipeline): boolean {
     dropServerBookkeeping(pipeline.metadata);

@@ -67,7 +67,7 @@ export class StoredReads<Scope> {
     return this.slots.size;
   }
 
-  /** The ids held, in insertion order of their slots' first use. */
+  /** The ids held; deleting the one just visited while iterating is safe (a Map's keys). */
   ids(): IterableIterator<string> {
     return this.slots.keys();
   }

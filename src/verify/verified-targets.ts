@@ -256,7 +256,7 @@ export class VerifiedTargets {
 
   /** Forgets objects no Pipeline references any more (`isReferenced` takes objectKeyId). */
   retain(isReferenced: (id: string) => boolean): void {
-    for (const id of [...this.entries.ids()]) if (!isReferenced(id)) this.entries.delete(id);
+    for (const id of this.entries.ids()) if (!isReferenced(id)) this.entries.delete(id);
     for (const id of this.eventAt.keys()) if (!isReferenced(id)) this.eventAt.delete(id);
   }
 }
