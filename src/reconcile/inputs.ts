@@ -30,9 +30,6 @@ export function statusesFor(
   for (const t of targets) {
     (out[t.environment] ??= [])[t.index] = verified.status(t) ?? notVerified(t);
   }
-  // A view keeps these for every Pipeline: an array grown by assignment reserves room for 17
-  // entries, its copy only for what it holds.
-  for (const [env, list] of Object.entries(out)) out[env] = list.slice();
   return out;
 }
 
