@@ -16,8 +16,9 @@ const MAX_DEPTH = 12;
  * The status fields `ours` declares that `installed` would prune, as paths under `status`
  * (`status.environments.*.promotion`; `*` for a map's keys, `[]` for a list's items), the
  * shallowest of each pruned subtree; empty when the installed schema keeps everything.
- * Both are whole-object schemas (openAPIV3Schema); an installed schema without `status`, or a
- * subtree it marks `x-kubernetes-preserve-unknown-fields`, keeps nothing, or everything, below.
+ * Both are whole-object schemas (openAPIV3Schema); an installed schema without `status` keeps
+ * nothing of it, and where it sets `x-kubernetes-preserve-unknown-fields` it keeps what it does
+ * not declare.
  */
 export function prunedStatusFields(ours: SchemaNode, installed: SchemaNode): string[] {
   const lost: string[] = [];
@@ -32,21 +33,25 @@ function compare(
   lost: string[],
   depth: number,
 ): void {
-  if (ours === undefined || depth > MAX_DEPTH || keepsEverything(installed)) return;
+  if (ours === undefined || depth > MAX_DEPTH) return;
   if (installed === undefined) {
     lost.push(path);
     return;
   }
+  // Under x-kubernetes-preserve-unknown-fields, what the installed schema does not declare is
+  // kept; what it declares is still pruned by its own schema.
+  const preserves = installed['x-kubernetes-preserve-unknown-fields'] === true;
+  const below = (theirs: SchemaNode | undefined, field: SchemaNode, at: string) => {
+    if (theirs !== undefined || !preserves) compare(field, theirs, at, lost, depth + 1);
+  };
   for (const [name, field] of Object.entries(properties(ours))) {
-    compare(field, fieldSchema(installed, name), `${path}.${name}`, lost, depth + 1);
+    below(fieldSchema(installed, name), field, `${path}.${name}`);
   }
   const values = mapValues(ours);
-  if (values !== undefined) {
-    const kept = installed.additionalProperties;
-    if (kept !== true) compare(values, mapValues(installed), `${path}.*`, lost, depth + 1);
-  }
+  if (values !== undefined && installed.additionalProperties !== true)
+    below(mapValues(installed), values, `${path}.*`);
   const items = child(ours, 'items');
-  if (items !== undefined) compare(items, child(installed, 'items'), `${path}[]`, lost, depth + 1);
+  if (items !== undefined) below(child(installed, 'items'), items, `${path}[]`);
 }
 
 /** The installed schema of field `name` of an object: declared, or any key of a map. */
@@ -56,10 +61,6 @@ function fieldSchema(installed: SchemaNode, name: string): SchemaNode | undefine
   if (installed.additionalProperties === true)
     return { 'x-kubernetes-preserve-unknown-fields': true };
   return mapValues(installed);
-}
-
-function keepsEverything(node: SchemaNode | undefined): boolean {
-  return node?.['x-kubernetes-preserve-unknown-fields'] === true;
 }
 
 function properties(node: SchemaNode): Readonly<Record<string, SchemaNode>> {

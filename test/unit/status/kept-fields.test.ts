@@ -65,6 +65,20 @@ describe('prunedStatusFields', () => {
     expect(prunedStatusFields(ours, openEnvironments)).toEqual([]);
   });
 
+  it('under x-kubernetes-preserve-unknown-fields, still checks what the installed schema declares', () => {
+    const lost = prunedStatusFields(ours, {
+      properties: {
+        status: {
+          'x-kubernetes-preserve-unknown-fields': true,
+          properties: { halts: { type: 'array', items: { properties: { id: {} } } } },
+        },
+      },
+    });
+    expect(lost).toContain('status.halts[].reason');
+    expect(lost).not.toContain('status.halts[].id');
+    expect(lost.every((path) => path.startsWith('status.halts[]'))).toBe(true);
+  });
+
   it('loses the whole status when the installed CRD declares none', () => {
     expect(prunedStatusFields(ours, { properties: { spec: {} } })).toEqual(['status']);
   });
