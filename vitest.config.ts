@@ -16,7 +16,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          environment: 'node',
+          // One module graph per worker, not per file: importing the sources again for each of
+          // ~190 files was two thirds of the unit run (37 s -> 13 s alone). Unit tests keep no
+          // state in modules between files (checked with --sequence.shuffle); keep it so.
+          isolate: false,
+        },
       },
       {
         extends: true,
