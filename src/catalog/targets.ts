@@ -98,14 +98,15 @@ export function deriveTargets(
       const cluster = clusterNameFor(target, pipeline.metadata.namespace, config);
       const { namespace } = target;
       const { kind, name, apiVersion } = appRef;
-      const key = { cluster, group, kind, namespace, name };
+      // objectKeyId reads the key's fields only; the ref's apiVersion rides along.
+      const object = { cluster, group, kind, namespace, name, apiVersion };
       out.push(
         new ResolvedTarget(
           env.name,
           index,
           locationOf(cluster, namespace),
-          flatten(objectKeyId(key)),
-          { ...key, apiVersion },
+          flatten(objectKeyId(object)),
+          object,
         ),
       );
     });
@@ -125,11 +126,6 @@ export class LocationTable {
   /** cluster -> namespace -> location: keyed by the names themselves, no key text per entry. */
   private readonly table = new Map<string, Map<string, TargetLocation>>();
   private count = 0;
-
-  /** Number of distinct locations remembered. */
-  get size(): number {
-    return this.count;
-  }
 
   /** The shared location of `cluster` and `namespace`, a LocationOf. */
   readonly locationOf: LocationOf = (cluster, namespace) => {
