@@ -38,32 +38,54 @@ export interface ListScope {
   apiVersions: string[];
 }
 
-/**
- * A CatalogTarget that is its own key and ref (each type reads its own fields): one object per
- * target instead of two, at fleet scale 60,000 fewer. Frozen. Its JSON is its own fields.
- */
-class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef {
-  readonly cluster: string;
+/** What every target of one Pipeline shares: the app object's group, kind, name and apiVersion. */
+interface AppObject {
   readonly group: string;
   readonly kind: string;
-  readonly namespace: string;
   readonly name: string;
   readonly apiVersion: string;
+}
 
+/**
+ * A CatalogTarget that is its own key and ref (each type reads its own fields): one object per
+ * target, holding only what is its own: its place, location, id and its Pipeline's app object
+ * (shared by the Pipeline's targets); the key's and ref's fields are read through them. Why: at
+ * 8 bytes a field (Node's V8 keeps full pointers) ten own fields cost 104 bytes per target,
+ * these five 64. Frozen. Its JSON is every field, as if they were its own.
+ */
+class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef {
   constructor(
     readonly environment: string,
     readonly index: number,
     readonly location: TargetLocation,
     readonly id: string,
-    object: ObjectKey & ObjectRef,
+    private readonly app: AppObject,
   ) {
-    this.cluster = object.cluster;
-    this.group = object.group;
-    this.kind = object.kind;
-    this.namespace = object.namespace;
-    this.name = object.name;
-    this.apiVersion = object.apiVersion;
     Object.freeze(this);
+  }
+
+  get cluster(): string {
+    return this.location.cluster;
+  }
+
+  get namespace(): string {
+    return this.location.namespace;
+  }
+
+  get group(): string {
+    return this.app.group;
+  }
+
+  get kind(): string {
+    return this.app.kind;
+  }
+
+  get name(): string {
+    return this.app.name;
+  }
+
+  get apiVersion(): string {
+    return this.app.apiVersion;
   }
 
   get key(): ObjectKey {
@@ -72,6 +94,22 @@ class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef {
 
   get ref(): ObjectRef {
     return this;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const { environment, index, location, id, cluster, group, kind, namespace, name } = this;
+    return {
+      environment,
+      index,
+      location,
+      id,
+      cluster,
+      group,
+      kind,
+      namespace,
+      name,
+      apiVersion: this.apiVersion,
+    };
   }
 }
 
@@ -90,25 +128,20 @@ export function deriveTargets(
   config: ClusterNamingConfig,
   locationOf: LocationOf = freshLocation,
 ): readonly CatalogTarget[] {
-  const { appRef } = pipeline.spec;
-  const { group } = parseApiVersion(appRef.apiVersion);
+  const { kind, name, apiVersion } = pipeline.spec.appRef;
+  const app: AppObject = Object.freeze({
+    group: parseApiVersion(apiVersion).group,
+    kind,
+    name,
+    apiVersion,
+  });
   const out: CatalogTarget[] = [];
   for (const env of pipeline.spec.environments) {
     env.targets.forEach((target, index) => {
       const cluster = clusterNameFor(target, pipeline.metadata.namespace, config);
-      const { namespace } = target;
-      const { kind, name, apiVersion } = appRef;
-      // objectKeyId reads the key's fields only; the ref's apiVersion rides along.
-      const object = { cluster, group, kind, namespace, name, apiVersion };
-      out.push(
-        new ResolvedTarget(
-          env.name,
-          index,
-          locationOf(cluster, namespace),
-          flatten(objectKeyId(object)),
-          object,
-        ),
-      );
+      const location = locationOf(cluster, target.namespace);
+      const id = flatten(objectKeyId({ ...app, cluster, namespace: target.namespace }));
+      out.push(new ResolvedTarget(env.name, index, location, id, app));
     });
   }
   return Object.freeze(out);

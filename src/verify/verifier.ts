@@ -34,7 +34,8 @@ export class Verifier {
       key.cluster,
       ref.apiVersion,
       ref.kind,
-      (apiVersion) => reader.get({ ...ref, apiVersion }),
+      (apiVersion) =>
+        reader.get({ apiVersion, kind: ref.kind, namespace: ref.namespace, name: ref.name }),
     );
     this.observe(key.cluster, 'get', result.ok ? 'ok' : result.reason);
     return toStatus(result, location);
