@@ -23,6 +23,10 @@ export const ErrorCodes = {
   Internal: { status: 500, message: 'Internal error.' },
   QueueFull: { status: 503, message: 'The gateway is busy; retry later.' },
   NotReady: { status: 503, message: 'The gateway is not ready.' },
+  StatusHeld: {
+    status: 503,
+    message: 'The gateway cannot record to the Pipeline status now; retry later.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** One of the registered error codes. */

@@ -35,8 +35,8 @@ export interface GatewayStatus {
 export interface Gateway {
   /**
    * Checks the installed Pipeline CRD (rejects with InstalledCrdError when it would prune the
-   * status the gateway writes), then starts the Pipeline watch, the start-up resync pass and
-   * the campaign for the periodic ones.
+   * status the gateway writes), then starts the Pipeline watch, the start-up resync pass, the
+   * campaign for the periodic ones and the CRD's re-checks (every resync interval).
    */
   start(): Promise<void>;
   /**
@@ -56,6 +56,11 @@ export interface Gateway {
   resync(): Promise<ResyncReport>;
   /** One notification round now (the Lease holder delivers); resolves when its rounds end. */
   notify(): Promise<void>;
+  /**
+   * One re-check of the installed Pipeline CRD now, as the timer makes every resync interval:
+   * status writes are held while it would prune them (GatewayStatus.reasons says so).
+   */
+  recheckCrd(): Promise<void>;
   /** The verified view of one Pipeline, as GET /v1/pipelines serves it. */
   view(ref: PipelineRef): PipelineView | undefined;
   /** A snapshot of the gateway's state. */

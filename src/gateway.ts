@@ -14,10 +14,10 @@ import { httpApp, listeners } from './wiring/http.js';
 import { promotionLoop } from './wiring/loop.js';
 import { recoveryRechecks } from './wiring/recovery.js';
 import { resyncLoop } from './wiring/resync.js';
-import { runtimeOf, type GatewayOptions } from './wiring/runtime.js';
+import { runtimeOf, type GatewayOptions, type Runtime } from './wiring/runtime.js';
 import { notifier } from './wiring/notify.js';
 import { pipelineWatch } from './wiring/watch.js';
-import { checkInstalledCrd } from './wiring/crd-check.js';
+import { CrdGuard } from './wiring/crd-check.js';
 import { uiListener } from './wiring/ui.js';
 
 export type { Gateway, GatewayStatus } from './gateway-api.js';
@@ -27,7 +27,8 @@ export type { GatewayOptions } from './wiring/runtime.js';
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const rt = runtimeOf(options);
   const catalog = new PipelineCatalog(rt.config);
-  const access = clusterAccess(rt, catalog);
+  const crd = new CrdGuard(rt);
+  const access = clusterAccess(rt, catalog, crd.held);
   const loop = promotionLoop(rt, catalog, access);
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
@@ -42,6 +43,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       pipelinesLoaded: watcher.synced(),
       notLoadedBecause: watcher.notLoadedBecause(),
       resyncPasses: resync.completedPasses,
+      statusWritesHeld: crd.held()?.message,
     });
   const { hints, pipelines, reconciler, statusWrites } = loop;
   rt.metrics.bindSources({
@@ -54,13 +56,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const ui = uiListener(rt, catalog, reconciler);
   return {
     start: async () => {
-      const { sharding, leaderElection } = rt.config;
-      if (sharding !== undefined)
-        rt.logger.info(
-          { shard: sharding.name, pipelineSelector: sharding.pipelineSelector },
-          `serving shard ${sharding.name}: the Pipelines its selector matches, resync Lease ${leaderElection.name}`,
-        );
-      await checkInstalledCrd(rt);
+      logShard(rt);
+      await crd.start();
       await watcher.start();
       await access.clusters.sync();
       lifecycle.started = true;
@@ -81,6 +78,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     close: async () => {
       // Deliveries in flight end (and are recorded) before the Lease is released.
+      crd.stop();
       await notifications.stop();
       await leadership.stop();
       await watcher.stop();
@@ -90,6 +88,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     resync: () => resync.runOnce(),
     notify: () => notifications.tickAndWait(),
+    recheckCrd: () => crd.recheck(),
     view: (ref) => reconciler.view(pipelineId(ref)),
     status: () => ({
       ...readiness(),
@@ -105,4 +104,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       statusWrites: statusWrites.stats(),
     }),
   };
+}
+
+/** At start, one line naming the shard a sharded gateway serves and its resync Lease. */
+function logShard(rt: Runtime): void {
+  const { sharding, leaderElection } = rt.config;
+  if (sharding !== undefined)
+    rt.logger.info(
+      { shard: sharding.name, pipelineSelector: sharding.pipelineSelector },
+      `serving shard ${sharding.name}: the Pipelines its selector matches, resync Lease ${leaderElection.name}`,
+    );
 }

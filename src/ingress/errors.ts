@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ErrorCodes, GatewayError, errorBody } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import { failureSummary } from '../kube/errors.js';
+import { StatusWritesHeld } from '../kube/status-writer.js';
 import { logFailure, type GatewayLogger } from '../log.js';
 
 /** fastify error codes with a precise registry equivalent. */
@@ -35,6 +36,9 @@ const STATUS_CODES: Readonly<Record<number, ErrorCode>> = {
   503: 'NotReady',
 };
 
+/** Retry-After of a StatusHeld answer: the CRD is re-checked every resync interval. */
+const STATUS_HELD_RETRY_S = 60;
+
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const status = (error as { statusCode?: unknown }).statusCode;
@@ -44,6 +48,9 @@ function statusOf(error: unknown): number | undefined {
 /** The registry error for anything thrown; unknown errors and 5xx statuses become Internal. */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
+  // The installed CRD would prune what a write records (see CrdGuard): nothing was written.
+  if (error instanceof StatusWritesHeld)
+    return new GatewayError('StatusHeld', undefined, { retryAfterSeconds: STATUS_HELD_RETRY_S });
   const fastifyCode = (error as Partial<FastifyError> | undefined)?.code;
   const mapped = fastifyCode === undefined ? undefined : FASTIFY_CODES.get(fastifyCode);
   if (mapped !== undefined) return new GatewayError(mapped);

@@ -25,9 +25,14 @@ export interface ReadinessFacts {
   notLoadedBecause?: string | undefined;
   /** Full resync passes completed (the first fills the verified view). */
   resyncPasses: number;
+  /** Why status writes are held (the installed CRD would prune them), while they are. */
+  statusWritesHeld?: string | undefined;
 }
 
-/** Ready once Pipelines are loaded and the first resync pass is done; else why not. */
+/**
+ * Ready once Pipelines are loaded and the first resync pass is done, and while status writes
+ * are not held; else why not.
+ */
 export function readinessOf(facts: ReadinessFacts): { ready: boolean; reasons: string[] } {
   const reasons: string[] = [];
   if (!facts.pipelinesLoaded)
@@ -37,6 +42,7 @@ export function readinessOf(facts: ReadinessFacts): { ready: boolean; reasons: s
         : `Pipelines are not loaded: ${facts.notLoadedBecause}`,
     );
   if (facts.resyncPasses === 0) reasons.push('the first resync has not completed');
+  if (facts.statusWritesHeld !== undefined) reasons.push(facts.statusWritesHeld);
   return { ready: reasons.length === 0, reasons };
 }
 

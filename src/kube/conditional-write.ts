@@ -32,6 +32,11 @@ export interface ConditionalWriterOptions {
   policy?: ConflictPolicy;
   /** Called once per attempt's result (metrics). */
   onAttempt?: (result: WriteAttempt) => void;
+  /**
+   * While it returns an error, a change that would write rejects with it instead (nothing is
+   * put); changes that keep the status as stored still resolve. See StatusWritesHeld.
+   */
+  held?: () => Error | undefined;
 }
 
 /** An object with a status subresource, as the loop needs it. */
@@ -58,7 +63,7 @@ export interface ConditionalPort<O, S> {
 
 /**
  * Applies `change` to `object` (as last seen) and to every fresh read after a 409. Rejects only
- * on API errors other than 409 and 404.
+ * on API errors other than 409 and 404, and with the `held` error while writes are held.
  */
 export async function writeConditionally<O extends StatusObject<S>, S, V>(
   port: ConditionalPort<O, S>,
@@ -76,6 +81,8 @@ export async function writeConditionally<O extends StatusObject<S>, S, V>(
     const verdict = change(stored);
     if ('keep' in verdict) return kept(stored, verdict.keep);
     if (jsonEqual(verdict.write, stored.status ?? {})) return kept(stored, verdict.verdict);
+    const held = options.held?.();
+    if (held !== undefined) throw held;
     const written = await put(port, stored, verdict.write);
     if (written === 'Gone') return { outcome: 'Gone' };
     if (written !== 'Conflict') {

@@ -37,6 +37,20 @@ export type StatusWrite<V> =
 export { CONFLICT_POLICY } from './conditional-write.js';
 export type { ConflictPolicy, WriteAttempt } from './conditional-write.js';
 
+/**
+ * What a status write rejects with while writes are held (StatusWriterOptions.held): the
+ * installed Pipeline CRD would prune `lost`, so what is written would not be kept. Nothing was
+ * put; a write that would have changed nothing still resolves as Kept.
+ */
+export class StatusWritesHeld extends Error {
+  constructor(readonly lost: readonly string[]) {
+    super(
+      `status writes are held: the installed Pipeline CRD would prune ${lost.join(', ')}; install this project's CRD (manifests/crd/pipelines.weave.works_pipelines.yaml)`,
+    );
+    this.name = 'StatusWritesHeld';
+  }
+}
+
 /** What the writer needs besides the port. */
 export type StatusWriterOptions = ConditionalWriterOptions;
 

@@ -4,15 +4,22 @@ import { wantedClusters } from '../catalog/wanted-clusters.js';
 import { LegacyKeyStore } from '../auth/legacy-keys.js';
 import { ClusterRegistry } from '../kube/clusters.js';
 import { KubePipelineWriter } from '../kube/pipeline-writer.js';
-import { StatusWriter } from '../kube/status-writer.js';
+import { StatusWriter, type StatusWritesHeld } from '../kube/status-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { secretKeyReader } from '../kube/secrets.js';
 import { Verifier } from '../verify/verifier.js';
 import { VerifiedTargets } from '../verify/verified-targets.js';
 import type { Runtime } from './runtime.js';
 
-/** [verify]'s side of Kubernetes: one reader per cluster, verified state, and status writes. */
-export function clusterAccess(rt: Runtime, catalog: PipelineCatalog) {
+/**
+ * [verify]'s side of Kubernetes: one reader per cluster, verified state, and status writes,
+ * which reject with `held`'s error while it gives one (see CrdGuard).
+ */
+export function clusterAccess(
+  rt: Runtime,
+  catalog: PipelineCatalog,
+  held: () => StatusWritesHeld | undefined,
+) {
   const { config, calls, metrics, now } = rt;
   const clusters = new ClusterRegistry({
     managementName: config.management.name,
@@ -30,6 +37,7 @@ export function clusterAccess(rt: Runtime, catalog: PipelineCatalog) {
   const status = new StatusWriter(writer, {
     scheduler: rt.scheduler,
     random: rt.random,
+    held,
     onAttempt: (result) => {
       metrics.statusWrites.inc({ result });
     },

@@ -1,8 +1,11 @@
 /**
- * The start-up check that the installed Pipeline CRD keeps the status the gateway writes: a
- * CRD that prunes the promotion records would let every check promote again, so the gateway
- * refuses to start on one and says which fields and what to install instead.
+ * The installed Pipeline CRD, checked at start and again every resync interval: a CRD that
+ * prunes the promotion records would let every check promote again. At start the gateway
+ * refuses to run on one; a CRD replaced while it runs (weave-gitops' own, reinstalled by an
+ * upgrade) holds every status write, and so every promotion, until a check finds the records
+ * kept again.
  */
+import { StatusWritesHeld } from '../kube/status-writer.js';
 import { readPipelineSchema } from '../kube/pipeline-crd.js';
 import { readSchema } from '../schemas.js';
 import { prunedStatusFields } from '../status/kept-fields.js';
@@ -18,20 +21,80 @@ export class InstalledCrdError extends Error {
   }
 }
 
-/**
- * Reads the installed CRD and throws InstalledCrdError when it would prune any status field of
- * schemas/pipeline.schema.json. When the CRD cannot be read (no RBAC to get it, the API down),
- * logs a warning and lets the gateway start: the watch reports an absent CRD in its own words.
- */
-export async function checkInstalledCrd(rt: Pick<Runtime, 'management' | 'calls' | 'logger'>) {
-  const installed = await readPipelineSchema(rt.management, rt.calls);
-  if (!installed.ok) {
-    rt.logger.warn(
-      { reason: installed.reason },
-      `could not check the installed Pipeline CRD (${installed.message}); a CRD that prunes the gateway's status fields would lose its promotion records`,
-    );
-    return;
+/** What one read of the installed CRD found. */
+type CrdFinding =
+  | { kind: 'Keeps' }
+  | { kind: 'Prunes'; lost: readonly string[] }
+  | { kind: 'Unreadable'; reason: string; message: string };
+
+type GuardRuntime = Pick<Runtime, 'management' | 'calls' | 'logger' | 'scheduler' | 'config'>;
+
+/** The CRD check of one gateway; its `held` is the status writer's (see StatusWritesHeld). */
+export class CrdGuard {
+  private holding: StatusWritesHeld | undefined;
+  private cancel: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(private readonly rt: GuardRuntime) {}
+
+  /** The error status writes reject with while the CRD prunes; undefined while it keeps. */
+  readonly held = (): StatusWritesHeld | undefined => this.holding;
+
+  /**
+   * The start-up check: rejects with InstalledCrdError on a CRD that prunes, warns and goes on
+   * when the CRD cannot be read (no RBAC to get it, the API down: the watch reports an absent
+   * CRD in its own words); then re-checks every resync interval until stop().
+   */
+  async start(): Promise<void> {
+    const found = await this.read();
+    if (found.kind === 'Prunes') throw new InstalledCrdError(found.lost);
+    if (found.kind === 'Unreadable')
+      this.rt.logger.warn(
+        { reason: found.reason },
+        `could not check the installed Pipeline CRD (${found.message}); a CRD that prunes the gateway's status fields would lose its promotion records`,
+      );
+    this.schedule();
   }
-  const lost = prunedStatusFields(readSchema('pipeline.schema.json'), installed.schema);
-  if (lost.length > 0) throw new InstalledCrdError(lost);
+
+  /**
+   * One check now (the timer's; tests call it): holds status writes when the CRD prunes, lets
+   * them go when it keeps. A CRD that cannot be read changes nothing.
+   */
+  async recheck(): Promise<void> {
+    const found = await this.read();
+    const { logger } = this.rt;
+    if (found.kind === 'Unreadable') {
+      logger.debug({ reason: found.reason }, 'could not re-check the installed Pipeline CRD');
+    } else if (found.kind === 'Prunes') {
+      if (this.holding?.lost.join() === found.lost.join()) return;
+      this.holding = new StatusWritesHeld(found.lost);
+      logger.error({ fields: found.lost }, this.holding.message);
+    } else if (this.holding !== undefined) {
+      this.holding = undefined;
+      logger.info('status writes resumed: the installed Pipeline CRD keeps every status field');
+    }
+  }
+
+  /** Ends the re-checks. */
+  stop(): void {
+    this.stopped = true;
+    this.cancel?.();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.cancel = this.rt.scheduler.setTimer(this.rt.config.resync.intervalMs, () => {
+      void this.recheck().finally(() => {
+        this.schedule();
+      });
+    });
+  }
+
+  private async read(): Promise<CrdFinding> {
+    const installed = await readPipelineSchema(this.rt.management, this.rt.calls);
+    if (!installed.ok)
+      return { kind: 'Unreadable', reason: installed.reason, message: installed.message };
+    const lost = prunedStatusFields(readSchema('pipeline.schema.json'), installed.schema);
+    return lost.length === 0 ? { kind: 'Keeps' } : { kind: 'Prunes', lost };
+  }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ErrorCodes, GatewayError } from '../../../src/errors.js';
+import { ErrorCodes, GatewayError, errorBody } from '../../../src/errors.js';
+import { StatusWritesHeld } from '../../../src/kube/status-writer.js';
 import { packagePath } from '../../../src/paths.js';
 import { toGatewayError } from '../../../src/ingress/errors.js';
 
@@ -32,6 +33,16 @@ describe('toGatewayError', () => {
     expect(internal.detail).toBeUndefined();
     expect(toGatewayError('a string').code).toBe('Internal');
     expect(toGatewayError(null).code).toBe('Internal');
+  });
+});
+
+describe('a status write held by the installed CRD', () => {
+  it('answers 503 StatusHeld with Retry-After and the fixed text, not the fields', () => {
+    const mapped = toGatewayError(new StatusWritesHeld(['status.environments.*.promotion']));
+    expect(mapped.code).toBe('StatusHeld');
+    expect(mapped.status).toBe(503);
+    expect(mapped.retryAfterSeconds).toBe(60);
+    expect(errorBody(mapped.code, mapped.detail).message).toBe(ErrorCodes.StatusHeld.message);
   });
 });
 

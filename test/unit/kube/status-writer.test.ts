@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CONFLICT_POLICY,
   StatusWriter,
+  StatusWritesHeld,
   type StatusChange,
   type WriteAttempt,
 } from '../../../src/kube/status-writer.js';
@@ -134,5 +135,25 @@ describe('StatusWriter', () => {
       /resourceVersion/,
     );
     expect(writer.writes).toBe(0);
+  });
+
+  it('rejects a due write with the held error while writes are held, and still keeps what is stored', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline());
+    let holding: StatusWritesHeld | undefined = new StatusWritesHeld(['status.halts']);
+    const status = new StatusWriter(writer, {
+      scheduler: { setTimer: () => () => undefined },
+      held: () => holding,
+    });
+    await expect(status.apply(read, setGeneration(4))).rejects.toBe(holding);
+    const unchanged: StatusChange<'same'> = (stored) => ({
+      write: stored.status ?? {},
+      verdict: 'same',
+    });
+    expect((await status.apply(read, unchanged)).outcome).toBe('Kept');
+    expect(writer.writes).toBe(0);
+    holding = undefined;
+    expect((await status.apply(read, setGeneration(4))).outcome).toBe('Written');
+    expect(writer.writes).toBe(1);
   });
 });

@@ -1,0 +1,105 @@
+/**
+ * The installed Pipeline CRD replaced while the gateway runs, through kube-sim (which prunes
+ * custom objects by their CRD's schema as the API server does) and the real client, with one
+ * replica and with two: once a re-check finds weave-gitops' own CRD, which would prune the
+ * promotion records, every status write is held (nothing is written, nothing is promoted, the
+ * replica is not ready and says why); once this project's CRD is back, the held promotion
+ * happens at the next resync pass, exactly once.
+ */
+import { fileURLToPath } from 'node:url';
+import { applyFiles } from 'kube-sim';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  APP_NAME,
+  createApp,
+  eventually,
+  launchGateway,
+  PIPELINE_API,
+  postSigned,
+  promoteEvents,
+  recordOf,
+  rollOut,
+  startTestFleet,
+  upgradeBody,
+  waitSteady,
+  type RunningGateway,
+  type TestFleet,
+} from '../support/gateway-harness.js';
+
+const UPSTREAM_CRD = fileURLToPath(
+  new URL('../fixtures/weave-gitops/pipelines.weave.works_pipelines.yaml', import.meta.url),
+);
+const OUR_CRD = fileURLToPath(
+  new URL('../../manifests/crd/pipelines.weave.works_pipelines.yaml', import.meta.url),
+);
+const NS = 'swap';
+
+let fleet: TestFleet | undefined;
+let replicas: RunningGateway[] = [];
+
+afterEach(async () => {
+  await Promise.all(replicas.map((r) => r.close()));
+  replicas = [];
+  await fleet?.close();
+});
+
+function resourceVersion(f: TestFleet): unknown {
+  const pipeline = f.management.get(PIPELINE_API, 'Pipeline', NS, APP_NAME) as
+    { metadata: { resourceVersion?: string } } | undefined;
+  return pipeline?.metadata.resourceVersion;
+}
+
+describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (count) => {
+  it('holds every status write while it would prune them, then promotes once', async () => {
+    const f = await startTestFleet();
+    fleet = f;
+    createApp(f, NS);
+    replicas = await Promise.all(
+      ['replica-a', 'replica-b']
+        .slice(0, count)
+        .map((instanceId) => launchGateway(f, { instanceId })),
+    );
+    await waitSteady(f, replicas, NS);
+
+    await applyFiles(f.management, [UPSTREAM_CRD]);
+    for (const r of replicas) await r.gateway.recheckCrd();
+    for (const r of replicas) {
+      const { ready, reasons } = r.gateway.status();
+      expect(ready).toBe(false);
+      expect(reasons.join(' ')).toMatch(
+        /status writes are held: .*status\.environments\.\*\.promotion/,
+      );
+      const readyz = await fetch(`${r.url}/readyz`);
+      expect(readyz.status).toBe(503);
+    }
+
+    // dev rolls out 6.6.0: staging is due, but neither its claim nor dev's record may be written.
+    const before = resourceVersion(f);
+    const body = upgradeBody(rollOut(f.dev, NS, '6.6.0'));
+    const answers = await Promise.all(
+      replicas.map((r) => postSigned(r.url, '/v1/events/dev', body, f.key('dev'))),
+    );
+    expect(answers.map((a) => a.status)).toEqual(replicas.map(() => 202));
+    for (const r of replicas) await r.gateway.idle();
+    await Promise.all(replicas.map((r) => r.gateway.resync()));
+    for (const r of replicas) await r.gateway.idle();
+    expect(resourceVersion(f)).toBe(before);
+    expect(recordOf(f, NS, 'staging')).toBeUndefined();
+    expect(promoteEvents(f, NS)).toHaveLength(0);
+
+    // This project's CRD back: the next check lets writes go, and the next resync pass (no
+    // event this time) promotes staging, once.
+    await applyFiles(f.management, [OUR_CRD]);
+    for (const r of replicas) await r.gateway.recheckCrd();
+    for (const r of replicas) expect(r.gateway.status().reasons).toEqual([]);
+    await Promise.all(replicas.map((r) => r.gateway.resync()));
+    const record = await eventually(() => {
+      const r = recordOf(f, NS, 'staging');
+      if (r?.phase !== 'Succeeded') throw new Error(`staging's record is ${JSON.stringify(r)}`);
+      return r;
+    });
+    for (const r of replicas) await r.gateway.idle();
+    expect(record).toMatchObject({ revision: '6.6.0', attempt: 1, succeeded: true });
+    expect(promoteEvents(f, NS)).toHaveLength(1);
+  });
+});
