@@ -4,16 +4,19 @@
  * replica and with two: once a re-check finds weave-gitops' own CRD, which would prune the
  * promotion records, every status write is held (nothing is written, nothing is promoted, the
  * replica is not ready and says why); once this project's CRD is back, the held promotion
- * happens at the next resync pass, exactly once.
+ * happens at the next resync pass, exactly once; an approval meanwhile answers 503 StatusHeld
+ * and records nothing, and counts once it is sent again.
  */
 import { fileURLToPath } from 'node:url';
 import { applyFiles } from 'kube-sim';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startIssuer, type TestIssuer } from '../support/authorizations.js';
 import {
   APP_NAME,
   createApp,
   eventually,
   launchGateway,
+  pipelineOf,
   PIPELINE_API,
   postSigned,
   promoteEvents,
@@ -36,12 +39,59 @@ const NS = 'swap';
 
 let fleet: TestFleet | undefined;
 let replicas: RunningGateway[] = [];
+let sso: TestIssuer;
+
+beforeAll(async () => {
+  sso = await startIssuer('https://sso.example.com');
+});
+afterAll(async () => {
+  await sso.close();
+});
 
 afterEach(async () => {
   await Promise.all(replicas.map((r) => r.close()));
   replicas = [];
   await fleet?.close();
 });
+
+/** `count` replicas on a new fleet with ns/podinfo (prod gated on bob), steady at 6.5.0. */
+async function replicasOn(count: number, prodGated: boolean): Promise<TestFleet> {
+  const f = await startTestFleet();
+  fleet = f;
+  createApp(f, NS, prodGated ? { prodPromotion: { approval: { approvers: ['bob'] } } } : {});
+  const approvals = {
+    approvers: [{ name: 'bob', oidcSubjects: [`${sso.issuer}#bob-sub`], groups: [] }],
+    oidc: { issuer: sso.issuer, audience: 'promotion-gateway', jwksUrl: sso.jwksUrl },
+  };
+  replicas = await Promise.all(
+    ['replica-a', 'replica-b']
+      .slice(0, count)
+      .map((instanceId) => launchGateway(f, { instanceId, config: { approvals } })),
+  );
+  await waitSteady(f, replicas, NS);
+  return f;
+}
+
+/** weave-gitops' CRD over ours, and every replica's re-check finds it. */
+async function swapInUpstreamCrd(f: TestFleet): Promise<void> {
+  await applyFiles(f.management, [UPSTREAM_CRD]);
+  for (const r of replicas) await r.gateway.recheckCrd();
+}
+
+/** This project's CRD back, and every replica's re-check finds it. */
+async function restoreOurCrd(f: TestFleet): Promise<void> {
+  await applyFiles(f.management, [OUR_CRD]);
+  for (const r of replicas) await r.gateway.recheckCrd();
+  for (const r of replicas) expect(r.gateway.status().reasons).toEqual([]);
+}
+
+function approve(g: RunningGateway, token: string): Promise<Response> {
+  return fetch(`${g.url}/v1/pipelines/${NS}/${APP_NAME}/environments/prod/approvals`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ revision: '6.6.0', decision: 'approve' }),
+  });
+}
 
 function resourceVersion(f: TestFleet): unknown {
   const pipeline = f.management.get(PIPELINE_API, 'Pipeline', NS, APP_NAME) as
@@ -51,18 +101,8 @@ function resourceVersion(f: TestFleet): unknown {
 
 describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (count) => {
   it('holds every status write while it would prune them, then promotes once', async () => {
-    const f = await startTestFleet();
-    fleet = f;
-    createApp(f, NS);
-    replicas = await Promise.all(
-      ['replica-a', 'replica-b']
-        .slice(0, count)
-        .map((instanceId) => launchGateway(f, { instanceId })),
-    );
-    await waitSteady(f, replicas, NS);
-
-    await applyFiles(f.management, [UPSTREAM_CRD]);
-    for (const r of replicas) await r.gateway.recheckCrd();
+    const f = await replicasOn(count, false);
+    await swapInUpstreamCrd(f);
     for (const r of replicas) {
       const { ready, reasons } = r.gateway.status();
       expect(ready).toBe(false);
@@ -89,9 +129,7 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
 
     // This project's CRD back: the next check lets writes go, and the next resync pass (no
     // event this time) promotes staging, once.
-    await applyFiles(f.management, [OUR_CRD]);
-    for (const r of replicas) await r.gateway.recheckCrd();
-    for (const r of replicas) expect(r.gateway.status().reasons).toEqual([]);
+    await restoreOurCrd(f);
     await Promise.all(replicas.map((r) => r.gateway.resync()));
     const record = await eventually(() => {
       const r = recordOf(f, NS, 'staging');
@@ -101,5 +139,38 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
     for (const r of replicas) await r.gateway.idle();
     expect(record).toMatchObject({ revision: '6.6.0', attempt: 1, succeeded: true });
     expect(promoteEvents(f, NS)).toHaveLength(1);
+  });
+
+  it('answers an approval 503 StatusHeld and records nothing, then records it once', async () => {
+    const f = await replicasOn(count, true);
+    rollOut(f.dev, NS, '6.6.0');
+    rollOut(f.staging, NS, '6.6.0');
+    await Promise.all(replicas.map((r) => r.gateway.resync()));
+    for (const r of replicas) await r.gateway.idle();
+    await swapInUpstreamCrd(f);
+    const last = replicas[replicas.length - 1];
+    if (last === undefined) throw new Error('no replica');
+
+    const before = resourceVersion(f);
+    const held = await approve(last, await sso.token({ sub: 'bob-sub' }));
+    expect(held.status).toBe(503);
+    expect(held.headers.get('retry-after')).toBe('60');
+    expect(await held.json()).toEqual({
+      code: 'StatusHeld',
+      message: 'The gateway cannot record to the Pipeline status now; retry later.',
+    });
+    expect(resourceVersion(f)).toBe(before);
+
+    await restoreOurCrd(f);
+    const recorded = await approve(last, await sso.token({ sub: 'bob-sub' }));
+    expect(recorded.status).toBe(202);
+    const record = await eventually(() => {
+      const r = recordOf(f, NS, 'prod');
+      if (r?.phase !== 'Succeeded') throw new Error(`prod's record is ${JSON.stringify(r)}`);
+      return r;
+    });
+    expect(record).toMatchObject({ revision: '6.6.0', attempt: 1 });
+    const approvals = pipelineOf(f, NS).status?.environments?.prod?.approvals ?? [];
+    expect(approvals.map((a) => a.principal)).toEqual(['bob']);
   });
 });
