@@ -76,6 +76,8 @@ export interface NotificationsConfig {
    * namespace only), true = every alert, a list = alerts in these namespaces.
    */
   crossNamespace: boolean | readonly string[];
+  /** URL prefixes an alert may deliver to (checks/url-policy.ts' rules); empty = any. */
+  allowedUrlPrefixes: readonly string[];
   /** Whether the Lease holder delivers at all. */
   enabled: boolean;
   /** How often the Lease holder looks for events to deliver. */

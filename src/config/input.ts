@@ -148,6 +148,7 @@ export interface ConfigInput {
   checks?: { maxConcurrent?: number; http?: { allowedUrlPrefixes?: string[] } };
   notifications?: {
     crossNamespace?: boolean | string[];
+    allowedUrlPrefixes?: string[];
     enabled?: boolean;
     intervalMs?: number;
     retryBaseMs?: number;

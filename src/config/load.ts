@@ -168,6 +168,7 @@ function build(
       crossNamespace: Array.isArray(input.notifications.crossNamespace)
         ? [...input.notifications.crossNamespace]
         : input.notifications.crossNamespace,
+      allowedUrlPrefixes: [...input.notifications.allowedUrlPrefixes],
     },
     ...(input.ui === undefined ? {} : { ui: { ...input.ui } }),
     logLevel: input.logLevel,

@@ -6,6 +6,7 @@
  * is one line naming the field, never quoting a value that could be a secret.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { NotificationsConfig } from '../config/gateway-config.js';
 import { compileSchema } from '../schemas.js';
 import { clip } from '../pipeline/text.js';
 import { parseDuration } from '../evaluate/duration.js';
@@ -16,6 +17,7 @@ import {
   type PromotionAlert,
   type UncheckedAlert,
 } from './alert-resource.js';
+import { addressProblem } from './alert-address.js';
 import { selectionProblem, type SelectionPolicy } from './alert-selection.js';
 
 /** The longest delivery timeout an alert may ask for. */
@@ -40,16 +42,22 @@ function validator(): ValidateFunction<PromotionAlert> {
 export type AlertCheck =
   { ok: true; alert: PromotionAlert } | { ok: false; alert: UncheckedAlert; problem: string };
 
+/** What the operator's configuration allows alerts: other namespaces, and receivers. */
+export type AlertPolicy = SelectionPolicy & Pick<NotificationsConfig, 'allowedUrlPrefixes'>;
+
 /**
  * Checks a stored alert's whole object against the schema, then its spec against what the
  * schema cannot say, under the operator's `policy`. The object is not copied or changed.
  */
-export function checkAlert(alert: UncheckedAlert, policy: SelectionPolicy): AlertCheck {
+export function checkAlert(alert: UncheckedAlert, policy: AlertPolicy): AlertCheck {
   if (typeof alert.spec !== 'object' || alert.spec === null)
     return { ok: false, alert, problem: 'spec is required' };
   const validate = validator();
   if (!validate(alert)) return { ok: false, alert, problem: describe(validate.errors ?? []) };
-  const problem = specProblem(alert.spec) ?? selectionProblem(alert, policy);
+  const problem =
+    specProblem(alert.spec) ??
+    selectionProblem(alert, policy) ??
+    specAddressProblem(alert.spec, policy.allowedUrlPrefixes);
   return problem === undefined ? { ok: true, alert } : { ok: false, alert, problem };
 }
 
@@ -68,6 +76,13 @@ function specProblem(spec: AlertSpec): string | undefined {
       return 'spec.timeout: must be more than 0s and at most 5m';
   }
   return undefined;
+}
+
+/** The Secret's address, which replaces it, is checked when a delivery is prepared. */
+function specAddressProblem(spec: AlertSpec, allowed: readonly string[]): string | undefined {
+  if (spec.address === undefined) return undefined;
+  const problem = addressProblem(spec.address, allowed);
+  return problem === undefined ? undefined : `spec.${problem}`;
 }
 
 /**

@@ -12,8 +12,7 @@ import {
   type PromotionAlert,
   type UncheckedAlert,
 } from './alert-resource.js';
-import { checkAlert } from './alert-check.js';
-import type { SelectionPolicy } from './alert-selection.js';
+import { checkAlert, type AlertPolicy } from './alert-check.js';
 
 /** An alert that cannot be used as written, and why (one line naming the field). */
 export interface InvalidAlert {
@@ -36,7 +35,7 @@ export interface AlertSourceOptions {
   /** Namespaces to list alerts in; empty = every namespace (the gateway's pipelineNamespaces). */
   namespaces: readonly string[];
   /** The operator's `notifications` configuration. */
-  policy: SelectionPolicy;
+  policy: AlertPolicy;
 }
 
 /** Lists and checks the PromotionAlerts of the management cluster. */

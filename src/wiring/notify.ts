@@ -9,6 +9,7 @@ import { KubeAlertWriter } from '../kube/alert-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { kubeSecretReader } from '../kube/secrets.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import { addressProblem } from '../notify/alert-address.js';
 import { alertTimeoutMs, type AlertCheck } from '../notify/alert-check.js';
 import { AlertCredentialsReader } from '../notify/alert-credentials.js';
 import type { PromotionAlert, UncheckedAlert } from '../notify/alert-resource.js';
@@ -96,6 +97,10 @@ function alertPorts(rt: Runtime): NotifierPorts {
           problem: 'no address: set spec.address or the Secret key address',
         };
       }
+      // The Secret's address is seen only here; spec.address was checked with the alert too.
+      const refused = addressProblem(url, settings.allowedUrlPrefixes);
+      if (refused !== undefined)
+        return { ok: false, reason: 'AddressNotAllowed', problem: refused };
       const timeoutMs = alertTimeoutMs(alert.spec);
       return {
         ok: true,

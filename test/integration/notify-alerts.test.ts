@@ -119,7 +119,7 @@ describe('PromotionAlerts on kube-sim', () => {
     const { kc, calls } = replica();
     const source = new AlertSource(new KubeObjectReader(kc, calls), {
       namespaces: [],
-      policy: { crossNamespace: false },
+      policy: { crossNamespace: false, allowedUrlPrefixes: [] },
     });
     const listed = await source.list();
     if (!listed.ok) throw new Error(listed.message);
@@ -252,7 +252,7 @@ describe('PromotionAlerts on kube-sim', () => {
     const { kc, calls } = replica();
     const source = new AlertSource(new KubeObjectReader(kc, calls), {
       namespaces: ['shop'],
-      policy: { crossNamespace: false },
+      policy: { crossNamespace: false, allowedUrlPrefixes: [] },
     });
     const listed = await source.list();
     if (!listed.ok) throw new Error(listed.message);
@@ -264,7 +264,7 @@ describe('PromotionAlerts on kube-sim', () => {
     ]);
     const allowed = new AlertSource(new KubeObjectReader(kc, calls), {
       namespaces: ['shop'],
-      policy: { crossNamespace: ['shop'] },
+      policy: { crossNamespace: ['shop'], allowedUrlPrefixes: [] },
     });
     const wide = await allowed.list();
     expect(wide.ok && wide.alerts.map((a) => a.metadata.name)).toEqual(['hooks', 'wide']);

@@ -142,6 +142,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
     checks: { maxConcurrent: 8, http: { allowedUrlPrefixes: [] } },
     notifications: {
       crossNamespace: false,
+      allowedUrlPrefixes: [],
       enabled: false,
       intervalMs: 1000,
       retryBaseMs: 1000,

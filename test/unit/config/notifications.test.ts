@@ -1,5 +1,6 @@
 /**
- * notifications.crossNamespace: false by default, true, or a list of alert namespaces; read
+ * notifications.crossNamespace: false by default, true, or a list of alert namespaces;
+ * notifications.allowedUrlPrefixes: empty by default (any receiver), or http(s) URL prefixes; read
  * once into the frozen configuration; anything else is a problem naming the field.
  */
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ describe('notifications', () => {
   it('lets alerts select only their own namespace unless told otherwise', () => {
     expect(defaultConfig().notifications).toEqual({
       crossNamespace: false,
+      allowedUrlPrefixes: [],
       enabled: true,
       intervalMs: 1000,
       retryBaseMs: 1000,
@@ -37,7 +39,22 @@ describe('notifications', () => {
     expect(Object.isFrozen(config.notifications.crossNamespace)).toBe(true);
   });
 
+  it('takes a list of receivers as URL prefixes, and freezes it', () => {
+    const prefixes = ['https://hooks.slack.com/services/', 'http://receiver.ops.svc:8080'];
+    const config = defaultConfig({ notifications: { allowedUrlPrefixes: prefixes } });
+    expect(config.notifications.allowedUrlPrefixes).toEqual(prefixes);
+    expect(Object.isFrozen(config.notifications.allowedUrlPrefixes)).toBe(true);
+  });
+
   it.each([
+    [
+      { allowedUrlPrefixes: ['hooks.slack.com/services/'] },
+      'config /notifications/allowedUrlPrefixes',
+    ],
+    [
+      { allowedUrlPrefixes: ['https://user:pw@hooks.example.com/'] },
+      'config /notifications/allowedUrlPrefixes',
+    ],
     [{ crossNamespace: 'yes' }, 'config /notifications/crossNamespace'],
     [{ intervalMs: 10 }, 'config /notifications/intervalMs'],
     [{ horizonMs: 0 }, 'config /notifications/horizonMs'],

@@ -10,7 +10,7 @@ import { alertTimeoutMs, checkAlert } from '../../../src/notify/alert-check.js';
 import { asUncheckedAlert, type UncheckedAlert } from '../../../src/notify/alert-resource.js';
 import { AlertSource } from '../../../src/notify/alert-source.js';
 
-const OWN = { crossNamespace: false };
+const OWN = { crossNamespace: false, allowedUrlPrefixes: [] };
 
 function alert(spec: Record<string, unknown>, name = 'hooks', namespace = 'shop'): KubeObject {
   return {
@@ -163,7 +163,7 @@ describe('AlertSource', () => {
     const reader = new FakeReader({ '*': [cross] });
     const listed = await new AlertSource(reader, {
       namespaces: [],
-      policy: { crossNamespace: ['ops'] },
+      policy: { crossNamespace: ['ops'], allowedUrlPrefixes: [] },
     }).list();
     expect(listed).toMatchObject({
       ok: true,

@@ -1,0 +1,110 @@
+/**
+ * Where PromotionAlerts may deliver (`notifications.allowedUrlPrefixes`), through the real
+ * gateway on kube-sim with one replica and with two: an alert whose spec.address the list does
+ * not admit is refused as InvalidSpec, one whose Secret's address it does not admit as
+ * AddressNotAllowed, neither sends a request, and neither message quotes the path or query
+ * that could hold its secret; an admitted alert on the same receiver is delivered meanwhile.
+ */
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AlertStatus } from '../../src/notify/alert-resource.js';
+import {
+  createApp,
+  eventually,
+  launchGateway,
+  startTestFleet,
+  waitSteady,
+  type RunningGateway,
+  type TestFleet,
+} from '../support/gateway-harness.js';
+import { announceRollout } from '../support/policy-harness.js';
+
+const ALERT_API = 'notifications.promotion-gateway.dev/v1alpha1';
+const NS = 'alert-address';
+/** A short Lease: a new holder waits one Lease duration before it delivers (handover). */
+const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 200 };
+
+let fleet: TestFleet | undefined;
+let replicas: RunningGateway[] = [];
+let server: Server | undefined;
+
+afterEach(async () => {
+  await Promise.all(replicas.map((r) => r.close()));
+  replicas = [];
+  await fleet?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+/** A receiver answering 204 to everything; resolves to its base URL and the paths it was sent. */
+async function receiver(): Promise<{ base: string; paths: string[] }> {
+  const paths: string[] = [];
+  server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    req.resume().on('end', () => res.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return { base: `http://127.0.0.1:${String(address.port)}`, paths };
+}
+
+function alert(f: TestFleet, name: string, spec: object): void {
+  f.management.apply({
+    apiVersion: ALERT_API,
+    kind: 'PromotionAlert',
+    metadata: { name, namespace: NS },
+    // A new Lease holder first waits one delivery timeout (docs/notifications.md).
+    spec: { timeout: '1s', ...spec },
+  });
+}
+
+function ready(f: TestFleet, name: string) {
+  const stored = f.management.get(ALERT_API, 'PromotionAlert', NS, name) as
+    { status?: AlertStatus } | undefined;
+  return stored?.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+describe.each([1, 2])('alert addresses under an allow-list, %i replica(s)', (count) => {
+  it('delivers to admitted addresses only, and says why not without quoting a secret', async () => {
+    const f = await startTestFleet();
+    fleet = f;
+    const { base, paths } = await receiver();
+    createApp(f, NS);
+    f.management.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'private', namespace: NS },
+      type: 'Opaque',
+      data: { address: Buffer.from(`${base}/private/T0/s3cret-path`).toString('base64') },
+    });
+    const notifications = { intervalMs: 100, allowedUrlPrefixes: [`${base}/allowed/`] };
+    replicas = await Promise.all(
+      ['replica-a', 'replica-b']
+        .slice(0, count)
+        .map((instanceId) =>
+          launchGateway(f, { instanceId, config: { notifications, leaderElection: TIMINGS } }),
+        ),
+    );
+    await waitSteady(f, replicas, NS);
+    alert(f, 'inside', { address: `${base}/allowed/hooks` });
+    alert(f, 'outside', { address: `${base}/elsewhere/s3cret-path` });
+    alert(f, 'hidden', { address: `${base}/allowed/hooks`, secretRef: { name: 'private' } });
+
+    await announceRollout(f, replicas, NS, 'dev', '6.6.0');
+    await eventually(() => {
+      expect(paths.filter((p) => p === '/allowed/hooks').length).toBeGreaterThan(0);
+      expect(ready(f, 'outside')?.reason).toBe('InvalidSpec');
+      expect(ready(f, 'hidden')?.reason).toBe('AddressNotAllowed');
+    });
+    expect(paths.every((p) => p === '/allowed/hooks')).toBe(true);
+    const refusals = [ready(f, 'outside'), ready(f, 'hidden')];
+    expect(refusals.map((c) => c?.status)).toEqual(['False', 'False']);
+    for (const c of refusals) {
+      expect(c?.message).toContain(
+        `${base}/… is not admitted by the gateway's notifications.allowedUrlPrefixes`,
+      );
+      expect(c?.message).not.toMatch(/s3cret|elsewhere|private/);
+    }
+    expect(ready(f, 'inside')).toMatchObject({ status: 'True' });
+  });
+});
