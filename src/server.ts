@@ -5,6 +5,7 @@
  * environment.
  */
 import { runApprovals } from './cli/approvals.js';
+import { runHalts } from './cli/halts.js';
 import { runStatus } from './cli/status.js';
 import { runServe } from './serve.js';
 
@@ -13,6 +14,7 @@ const usage = `promotion-gateway: promotes applications through Flux environment
 Usage:
   promotion-gateway serve --config FILE [--kubeconfig PATH] [--context NAME]
   promotion-gateway approvals keygen|sign|verify ...   (for approvers; --help on each)
+  promotion-gateway halts sign|lift ...   (an approver's signed stop-the-line; --help on each)
   promotion-gateway flux-config --address URL [-o DIR [--generate-keys]] ...   (--help)
   promotion-gateway status [NAMESPACE/PIPELINE] [-A] [--watch] [--json]   (the fleet, per environment)
   promotion-gateway --help | --version
@@ -39,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
       return runServe(rest, process.env, process.stdout);
     case 'approvals':
       return runApprovals(rest, process.env, process.stdout);
+    case 'halts':
+      return runHalts(rest, process.env, process.stdout);
     case 'flux-config':
       return (await import('./cli/flux-config.js')).runFluxConfig(rest, {
         env: process.env,

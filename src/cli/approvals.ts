@@ -5,10 +5,11 @@
  * stored in a Pipeline's status against the approvers' public keys, trusting nothing else.
  */
 import { randomUUID } from 'node:crypto';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, type CryptoKey } from 'jose';
-import { signStatement, STATEMENT_ALGORITHMS } from '../auth/statement.js';
+import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
+import { signStatement } from '../auth/statement.js';
+import type { AuthorizationDecision } from '../auth/identity.js';
 import {
   command,
   flagOptions,
@@ -19,9 +20,8 @@ import {
   type CommandRunner,
   type CommandValues,
 } from './args.js';
+import { algorithm, lifetime, pipelineOf, postStatement, signingKey } from './statement-key.js';
 import { verifyCommand, VERIFY_USAGE } from './verify-approvals.js';
-
-type Algorithm = (typeof STATEMENT_ALGORITHMS)[number];
 
 const KEYGEN_USAGE = `Usage: promotion-gateway approvals keygen --name NAME [--out DIR] [--alg EdDSA|ES256]
   Writes NAME.key.pem (the private key, mode 0600: keep it yourself) and NAME.pub.pem (the
@@ -30,9 +30,11 @@ const KEYGEN_USAGE = `Usage: promotion-gateway approvals keygen --name NAME [--o
 
 const SIGN_USAGE = `Usage: promotion-gateway approvals sign --name NAME --key NAME.key.pem
          --pipeline NAMESPACE/NAME --env ENV --revision REV
-         [--reject] [--comment TEXT] [--ttl SECONDS] [--send GATEWAY_URL]
+         [--reject | --break-glass] [--comment TEXT] [--ttl SECONDS] [--send GATEWAY_URL]
   Signs a statement approving (or, with --reject, rejecting) REV for ENV of the pipeline,
   valid for --ttl seconds (default 300; the gateway refuses more than its configured maximum).
+  --break-glass authorizes REV past a halt or window holding it (docs/policy.md); --comment
+  is then required: the reason, kept with the record.
   Without --send it prints the statement; with it, POSTs it to the gateway and prints the answer.
 `;
 
@@ -60,13 +62,6 @@ export function runApprovals(
   return Promise.resolve(2);
 }
 
-function algorithm(value: string | undefined): Algorithm {
-  const alg = value ?? 'EdDSA';
-  if (!(STATEMENT_ALGORITHMS as readonly string[]).includes(alg))
-    throw new UsageError(`--alg must be one of ${STATEMENT_ALGORITHMS.join(', ')}`);
-  return alg as Algorithm;
-}
-
 const KEYGEN_OPTIONS = valueOptions('name', 'out', 'alg');
 
 async function keygen(
@@ -91,49 +86,25 @@ async function keygen(
   return 0;
 }
 
-/** The private key in a PKCS#8 PEM file, and the algorithm it signs with. */
-async function signingKey(pem: string): Promise<{ key: CryptoKey; alg: Algorithm }> {
-  for (const alg of STATEMENT_ALGORITHMS) {
-    try {
-      return { key: await importPKCS8(pem, alg), alg };
-    } catch {
-      continue;
-    }
-  }
-  throw new UsageError('--key must be an Ed25519 or P-256 private key in PKCS#8 PEM');
-}
-
-function pipelineOf(value: string | undefined): string {
-  const pipeline = required(value, '--pipeline');
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(pipeline))
-    throw new UsageError('--pipeline must be NAMESPACE/NAME');
-  return pipeline;
-}
-
 const SIGN_OPTIONS = {
   ...valueOptions('name', 'key', 'pipeline', 'env', 'revision', 'comment', 'ttl', 'send'),
-  ...flagOptions('reject'),
+  ...flagOptions('reject', 'break-glass'),
 };
 
 async function sign(
   values: CommandValues<typeof SIGN_OPTIONS>,
   { out }: CommandIo,
 ): Promise<number> {
-  const { key, alg } = await signingKey(await readFile(required(values.key, '--key'), 'utf8'));
-  const ttl = Number(values.ttl ?? '300');
-  if (!Number.isInteger(ttl) || ttl < 1)
-    throw new UsageError('--ttl must be a whole number of seconds');
-  const now = Math.floor(Date.now() / 1000);
+  const { key, alg } = await signingKey(values.key);
   const jws = await signStatement(
     {
       sub: required(values.name, '--name'),
       pipeline: pipelineOf(values.pipeline),
       environment: required(values.env, '--env'),
       revision: required(values.revision, '--revision'),
-      decision: values.reject === true ? 'reject' : 'approve',
+      decision: decisionOf(values),
       ...(values.comment === undefined ? {} : { comment: values.comment }),
-      iat: now,
-      exp: now + ttl,
+      ...lifetime(values.ttl),
       jti: randomUUID(),
     },
     key,
@@ -146,7 +117,7 @@ async function sign(
   return send(values.send, pipelineOf(values.pipeline), required(values.env, '--env'), jws, out);
 }
 
-async function send(
+function send(
   gateway: string,
   pipeline: string,
   env: string,
@@ -154,13 +125,17 @@ async function send(
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const url = `${gateway.replace(/\/$/, '')}/v1/pipelines/${pipeline}/environments/${encodeURIComponent(env)}/approvals`;
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/jose' },
-    body: jws,
-  });
-  out.write(`${response.status} ${await response.text()}\n`);
-  return response.status === 202 ? 0 : 1;
+  return postStatement(url, jws, (status) => status === 202, out);
+}
+
+/** The statement's decision; a break-glass needs its reason (--comment). */
+function decisionOf(values: CommandValues<typeof SIGN_OPTIONS>): AuthorizationDecision {
+  if (values.reject === true && values['break-glass'] === true)
+    throw new UsageError('--reject and --break-glass exclude each other');
+  if (values['break-glass'] !== true) return values.reject === true ? 'reject' : 'approve';
+  if (values.comment === undefined || values.comment.trim() === '')
+    throw new UsageError('--break-glass needs --comment: the reason, kept with the record');
+  return 'break-glass';
 }
 
 const SUBCOMMANDS = new Map<string, CommandRunner>([

@@ -1,0 +1,138 @@
+/**
+ * `promotion-gateway halts ...`: an approver's stop-the-line by signed statement (a compact JWS
+ * of type `promotion-halt+jwt`, docs/policy.md "Halts by signed statement"), with the same key
+ * as their approvals. `sign` halts one Pipeline or every Pipeline a label selector matches,
+ * `lift` lifts a halt by id; each prints the statement, or POSTs it to `/v1/halts` and prints
+ * the gateway's answer.
+ */
+import { randomUUID } from 'node:crypto';
+import { signHaltStatement, type HaltStatementClaims } from '../auth/halt-statement.js';
+import {
+  command,
+  required,
+  UsageError,
+  valueOptions,
+  type CommandIo,
+  type CommandRunner,
+  type CommandValues,
+} from './args.js';
+import { lifetime, pipelineOf, postStatement, signingKey } from './statement-key.js';
+
+const HALT_USAGE = `Usage: promotion-gateway halts sign --name NAME --key NAME.key.pem --reason TEXT
+         (--pipeline NAMESPACE/NAME | --selector SELECTOR [--namespace NAMESPACE])
+         [--env ENV] [--expires RFC3339] [--ttl SECONDS] [--send GATEWAY_URL]
+  Signs a statement halting promotions of one Pipeline, or of every Pipeline the label selector
+  matches (in --namespace only, if given), in --env only if given, until it is lifted or
+  --expires passes. The statement is valid for --ttl seconds (default 300).
+  Without --send it prints the statement; with it, POSTs it to GATEWAY_URL/v1/halts and prints
+  the answer (exit 0 on 201: every Pipeline concerned holds the halt).
+`;
+
+const LIFT_USAGE = `Usage: promotion-gateway halts lift --name NAME --key NAME.key.pem --halt-id ID
+         [--pipeline NAMESPACE/NAME] [--ttl SECONDS] [--send GATEWAY_URL]
+  Signs a statement lifting halt ID from every Pipeline holding it (from --pipeline only, if
+  given); prints it, or POSTs it as above (exit 0 on 200).
+`;
+
+/** The usage of `promotion-gateway halts`. */
+export const HALTS_USAGE = `Usage: promotion-gateway halts sign|lift [options]   (--help on each)
+
+${HALT_USAGE}
+${LIFT_USAGE}`;
+
+const HALT_OPTIONS = valueOptions(
+  'name',
+  'key',
+  'reason',
+  'pipeline',
+  'selector',
+  'namespace',
+  'env',
+  'expires',
+  'ttl',
+  'send',
+);
+const LIFT_OPTIONS = valueOptions('name', 'key', 'halt-id', 'pipeline', 'ttl', 'send');
+
+/** Runs `halts <command> ...`; resolves to the exit status. */
+export function runHalts(
+  args: string[],
+  env: Readonly<Record<string, string | undefined>>,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const [name, ...rest] = args;
+  const subcommand = name === undefined ? undefined : SUBCOMMANDS.get(name);
+  if (subcommand !== undefined) return subcommand(rest, { env, out });
+  if (name === undefined || name === '--help' || name === '-h') {
+    out.write(HALTS_USAGE);
+    return Promise.resolve(name === undefined ? 2 : 0);
+  }
+  out.write(`unknown halts command: ${name}\n\n${HALTS_USAGE}`);
+  return Promise.resolve(2);
+}
+
+/** What a halt names: one Pipeline, or a selector (and the namespace narrowing it). */
+function haltTarget(values: CommandValues<typeof HALT_OPTIONS>): Partial<HaltStatementClaims> {
+  const { pipeline, selector, namespace } = values;
+  if ((pipeline === undefined) === (selector === undefined))
+    throw new UsageError('give exactly one of --pipeline and --selector');
+  if (pipeline !== undefined) {
+    if (namespace !== undefined) throw new UsageError('--namespace narrows a --selector only');
+    return { pipeline: pipelineOf(pipeline) };
+  }
+  return { selector, ...(namespace === undefined ? {} : { namespace }) };
+}
+
+function expiresAt(value: string | undefined): Partial<HaltStatementClaims> {
+  if (value === undefined) return {};
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value))
+    throw new UsageError('--expires must be an RFC 3339 time, e.g. 2026-12-01T18:00:00Z');
+  return { haltExpiresAt: value };
+}
+
+async function halt(values: CommandValues<typeof HALT_OPTIONS>, io: CommandIo): Promise<number> {
+  const claims: HaltStatementClaims = {
+    sub: required(values.name, '--name'),
+    action: 'halt',
+    reason: required(values.reason, '--reason'),
+    ...haltTarget(values),
+    ...(values.env === undefined ? {} : { environment: values.env }),
+    ...expiresAt(values.expires),
+    ...lifetime(values.ttl),
+    jti: randomUUID(),
+  };
+  return signAndSend(claims, values, 201, io);
+}
+
+async function lift(values: CommandValues<typeof LIFT_OPTIONS>, io: CommandIo): Promise<number> {
+  const claims: HaltStatementClaims = {
+    sub: required(values.name, '--name'),
+    action: 'lift',
+    haltId: required(values['halt-id'], '--halt-id'),
+    ...(values.pipeline === undefined ? {} : { pipeline: pipelineOf(values.pipeline) }),
+    ...lifetime(values.ttl),
+    jti: randomUUID(),
+  };
+  return signAndSend(claims, values, 200, io);
+}
+
+async function signAndSend(
+  claims: HaltStatementClaims,
+  values: { key?: string; send?: string },
+  done: number,
+  { out }: CommandIo,
+): Promise<number> {
+  const { key, alg } = await signingKey(values.key);
+  const jws = await signHaltStatement(claims, key, alg);
+  if (values.send === undefined) {
+    out.write(`${jws}\n`);
+    return 0;
+  }
+  const url = `${values.send.replace(/\/$/, '')}/v1/halts`;
+  return postStatement(url, jws, (status) => status === done, out);
+}
+
+const SUBCOMMANDS = new Map<string, CommandRunner>([
+  ['sign', command({ usage: HALT_USAGE, options: HALT_OPTIONS, run: halt })],
+  ['lift', command({ usage: LIFT_USAGE, options: LIFT_OPTIONS, run: lift })],
+]);
