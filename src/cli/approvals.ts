@@ -117,7 +117,7 @@ async function sign(
   return send(values.send, pipelineOf(values.pipeline), required(values.env, '--env'), jws, out);
 }
 
-function send(
+async function send(
   gateway: string,
   pipeline: string,
   env: string,
@@ -125,7 +125,7 @@ function send(
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const url = `${gateway.replace(/\/$/, '')}/v1/pipelines/${pipeline}/environments/${encodeURIComponent(env)}/approvals`;
-  return postStatement(url, jws, (status) => status === 202, out);
+  return (await postStatement(url, jws, out)) === 202 ? 0 : 1;
 }
 
 /** The statement's decision; a break-glass needs its reason (--comment). */

@@ -12,9 +12,16 @@ export class UsageError extends Error {
 /** The options a command takes, as node:util's parseArgs declares them. */
 export type CommandOptions = NonNullable<ParseArgsConfig['options']>;
 
-/** The parsed values of `O`'s options: booleans for boolean flags, strings otherwise. */
+/**
+ * The parsed values of `O`'s options: booleans for boolean flags, lists for repeated options,
+ * strings otherwise.
+ */
 export type CommandValues<O extends CommandOptions> = {
-  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : string;
+  [K in keyof O]?: O[K] extends { type: 'boolean' }
+    ? boolean
+    : O[K] extends { multiple: true }
+      ? string[]
+      : string;
 } & { help?: boolean };
 
 /**
@@ -62,6 +69,15 @@ export function valueOptions<N extends string>(...names: N[]): Record<N, { type:
     N,
     { type: 'string' }
   >;
+}
+
+/** Options named `names` that take a value and may be given again (`--name A --name B`). */
+export function repeatedOptions<N extends string>(
+  ...names: N[]
+): Record<N, { type: 'string'; multiple: true }> {
+  return Object.fromEntries(
+    names.map((name) => [name, { type: 'string', multiple: true }]),
+  ) as Record<N, { type: 'string'; multiple: true }>;
 }
 
 /** Options named `names` that are flags (`--name`). */

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { signHaltStatement, type HaltStatementClaims } from '../auth/halt-statement.js';
 import {
   command,
+  repeatedOptions,
   required,
   UsageError,
   valueOptions,
@@ -20,18 +21,22 @@ import { lifetime, pipelineOf, postStatement, signingKey } from './statement-key
 
 const HALT_USAGE = `Usage: promotion-gateway halts sign --name NAME --key NAME.key.pem --reason TEXT
          (--pipeline NAMESPACE/NAME | --selector SELECTOR [--namespace NAMESPACE])
-         [--env ENV] [--expires RFC3339] [--ttl SECONDS] [--send GATEWAY_URL]
+         [--env ENV] [--expires RFC3339] [--ttl SECONDS] [--send GATEWAY_URL]...
   Signs a statement halting promotions of one Pipeline, or of every Pipeline the label selector
   matches (in --namespace only, if given), in --env only if given, until it is lifted or
   --expires passes. The statement is valid for --ttl seconds (default 300).
   Without --send it prints the statement; with it, POSTs it to GATEWAY_URL/v1/halts and prints
-  the answer (exit 0 on 201: every Pipeline concerned holds the halt).
+  the answer (exit 0 on 201: every Pipeline concerned holds the halt). Give --send once per
+  shard to halt across a sharded fleet: each shard halts its own Pipelines, and one that has
+  none the statement names answers 404, which is then no failure (exit 0 when every shard
+  answered 201 or 404 and one at least 201).
 `;
 
 const LIFT_USAGE = `Usage: promotion-gateway halts lift --name NAME --key NAME.key.pem --halt-id ID
-         [--pipeline NAMESPACE/NAME] [--ttl SECONDS] [--send GATEWAY_URL]
+         [--pipeline NAMESPACE/NAME] [--ttl SECONDS] [--send GATEWAY_URL]...
   Signs a statement lifting halt ID from every Pipeline holding it (from --pipeline only, if
-  given); prints it, or POSTs it as above (exit 0 on 200).
+  given); prints it, or POSTs it as above (exit 0 on 200; to several shards, on 200 or 404
+  from each and 200 from one at least).
 `;
 
 /** The usage of `promotion-gateway halts`. */
@@ -40,19 +45,15 @@ export const HALTS_USAGE = `Usage: promotion-gateway halts sign|lift [options]  
 ${HALT_USAGE}
 ${LIFT_USAGE}`;
 
-const HALT_OPTIONS = valueOptions(
-  'name',
-  'key',
-  'reason',
-  'pipeline',
-  'selector',
-  'namespace',
-  'env',
-  'expires',
-  'ttl',
-  'send',
-);
-const LIFT_OPTIONS = valueOptions('name', 'key', 'halt-id', 'pipeline', 'ttl', 'send');
+const HALT_OPTIONS = {
+  ...valueOptions('name', 'key', 'reason', 'pipeline', 'selector', 'namespace', 'env'),
+  ...valueOptions('expires', 'ttl'),
+  ...repeatedOptions('send'),
+};
+const LIFT_OPTIONS = {
+  ...valueOptions('name', 'key', 'halt-id', 'pipeline', 'ttl'),
+  ...repeatedOptions('send'),
+};
 
 /** Runs `halts <command> ...`; resolves to the exit status. */
 export function runHalts(
@@ -118,18 +119,29 @@ async function lift(values: CommandValues<typeof LIFT_OPTIONS>, io: CommandIo): 
 
 async function signAndSend(
   claims: HaltStatementClaims,
-  values: { key?: string; send?: string },
+  values: { key?: string; send?: string[] },
   done: number,
   { out }: CommandIo,
 ): Promise<number> {
   const { key, alg } = await signingKey(values.key);
   const jws = await signHaltStatement(claims, key, alg);
-  if (values.send === undefined) {
+  const gateways = values.send ?? [];
+  if (gateways.length === 0) {
     out.write(`${jws}\n`);
     return 0;
   }
-  const url = `${values.send.replace(/\/$/, '')}/v1/halts`;
-  return postStatement(url, jws, (status) => status === done, out);
+  const url = (gateway: string) => `${gateway.replace(/\/$/, '')}/v1/halts`;
+  if (gateways.length === 1)
+    return (await postStatement(url(gateways[0] ?? ''), jws, out)) === done ? 0 : 1;
+  // One statement to every shard: each records it on its own Pipelines (a credential halts once
+  // per Pipeline), and a shard with none of them answers 404.
+  const statuses: number[] = [];
+  for (const gateway of gateways) {
+    out.write(`${gateway}: `);
+    statuses.push(await postStatement(url(gateway), jws, out));
+  }
+  const settled = statuses.every((status) => status === done || status === 404);
+  return settled && statuses.includes(done) ? 0 : 1;
 }
 
 const SUBCOMMANDS = new Map<string, CommandRunner>([

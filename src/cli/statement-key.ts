@@ -51,11 +51,10 @@ export function lifetime(ttl: string | undefined, now = Date.now()): { iat: numb
   return { iat, exp: iat + seconds };
 }
 
-/** POSTs `jws` as `application/jose` to `url`, prints the answer; 0 when it is `ok`. */
+/** POSTs `jws` as `application/jose` to `url`, prints the answer; resolves to its status. */
 export async function postStatement(
   url: string,
   jws: string,
-  ok: (status: number) => boolean,
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const response = await fetch(url, {
@@ -64,5 +63,5 @@ export async function postStatement(
     body: jws,
   });
   out.write(`${String(response.status)} ${await response.text()}\n`);
-  return ok(response.status) ? 0 : 1;
+  return response.status;
 }

@@ -2,7 +2,9 @@
  * An approver's stop-the-line from the command line against the real gateway on kube-sim, with
  * one replica and with two: `halts sign --send` halts prod of one Pipeline through one replica
  * (201, recorded in the status with the reason and the statement), `halts lift --send` lifts it
- * through the other (200), each signed with a key made by `approvals keygen`.
+ * through the other (200), each signed with a key made by `approvals keygen`; across three
+ * shards, one statement sent to every shard halts the selector's Pipelines in each shard that
+ * has some (the others answer 404), under one halt id, and one lift frees them all.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -97,5 +99,64 @@ describe.each([1, 2])('halts from the command line, %i replica(s)', (count) => {
     expect([lifted.code, answer(lifted.out).status]).toEqual([0, 200]);
     const after = pipelineOf(fleet, ns).status?.halts?.find((h) => h.id === id);
     expect(after === undefined || after.liftedAt !== undefined).toBe(true);
+  });
+});
+
+describe('halts from the command line across shards', () => {
+  const LABEL = 'promotion-gateway.io/shard';
+  const shards = ['eu', 'us', 'ap'];
+  let gateways: RunningGateway[] = [];
+  afterAll(async () => {
+    await Promise.all(gateways.map((g) => g.close()));
+  });
+
+  it('halts a selector in every shard with one statement, and lifts it with one', async () => {
+    // eu and us each serve one payments Pipeline; ap serves one of another team.
+    for (const shard of shards)
+      createApp(fleet, `cli-shard-${shard}`, {
+        labels: { [LABEL]: shard, team: shard === 'ap' ? 'search' : 'payments' },
+      });
+    const approvals = { approvers: [{ name: 'carol', publicKeys: [{ value: pub }], groups: [] }] };
+    gateways = await Promise.all(
+      shards.map((shard) =>
+        launchGateway(fleet, {
+          instanceId: `cli-${shard}`,
+          config: {
+            approvals,
+            sharding: { name: shard, pipelineSelector: `${LABEL}=${shard}` },
+          },
+        }),
+      ),
+    );
+    for (const [i, shard] of shards.entries())
+      await waitSteady(fleet, gateways.slice(i, i + 1), `cli-shard-${shard}`);
+    const signer = ['--name', 'carol', '--key', key];
+    const sends = gateways.flatMap((g) => ['--send', g.url]);
+
+    const halted = await cli(
+      runHalts,
+      'sign',
+      ...signer,
+      ...['--selector', 'team=payments', '--env', 'prod', '--reason', 'freeze'],
+      ...sends,
+    );
+    expect(halted.code).toBe(0);
+    const lines = halted.out.trim().split('\n');
+    expect(lines.map((l) => l.split(' ')[1])).toEqual(['201', '201', '404']);
+    const halts = (ns: string) => pipelineOf(fleet, ns).status?.halts ?? [];
+    const [eu] = halts('cli-shard-eu');
+    expect(halts('cli-shard-us').map((h) => h.id)).toEqual([eu?.id]);
+    expect(halts('cli-shard-ap')).toEqual([]);
+
+    const lifted = await cli(runHalts, 'lift', ...signer, '--halt-id', eu?.id ?? '', ...sends);
+    expect(lifted.code).toBe(0);
+    expect(
+      lifted.out
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[1]),
+    ).toEqual(['200', '200', '404']);
+    for (const ns of ['cli-shard-eu', 'cli-shard-us'])
+      expect(halts(ns).every((h) => h.liftedAt !== undefined)).toBe(true);
   });
 });
