@@ -97,19 +97,9 @@ class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef {
   }
 
   toJSON(): Record<string, unknown> {
-    const { environment, index, location, id, cluster, group, kind, namespace, name } = this;
-    return {
-      environment,
-      index,
-      location,
-      id,
-      cluster,
-      group,
-      kind,
-      namespace,
-      name,
-      apiVersion: this.apiVersion,
-    };
+    const { environment, index, location, id, cluster, namespace } = this;
+    const { group, kind, name, apiVersion } = this.app;
+    return { environment, index, location, id, cluster, group, kind, namespace, name, apiVersion };
   }
 }
 

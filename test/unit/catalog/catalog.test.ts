@@ -211,6 +211,34 @@ describe('PipelineCatalog on a multi-cluster Pipeline', () => {
       'staging',
     ]);
   });
+
+  it("gives each target its object's key and ref, and all of them in its JSON", () => {
+    const index = new PipelineCatalog(config);
+    index.upsert(multi);
+    const prodUs = index.targetsOf(id('flux-system/shop'))[3];
+    const object = {
+      cluster: 'clusters/prod-us',
+      group: 'helm.toolkit.fluxcd.io',
+      kind: 'HelmRelease',
+      namespace: 'shop',
+      name: multi.spec.appRef.name,
+    };
+    expect(plainKey(prodUs?.key ?? object)).toEqual(object);
+    expect(prodUs?.id).toBe(objectKeyId(object));
+    expect(prodUs?.ref).toMatchObject({
+      apiVersion: multi.spec.appRef.apiVersion,
+      kind: 'HelmRelease',
+      namespace: 'shop',
+    });
+    expect(JSON.parse(JSON.stringify(prodUs))).toEqual({
+      environment: 'prod',
+      index: 1,
+      location: { cluster: 'clusters/prod-us', namespace: 'shop' },
+      id: objectKeyId(object),
+      ...object,
+      apiVersion: multi.spec.appRef.apiVersion,
+    });
+  });
 });
 
 describe('PipelineCatalog updates', () => {
