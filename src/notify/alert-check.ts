@@ -78,7 +78,11 @@ function specProblem(spec: AlertSpec): string | undefined {
   return undefined;
 }
 
-/** The Secret's address, which replaces it, is checked when a delivery is prepared. */
+/**
+ * spec.address under the operator's allow-list (even where a Secret's address would replace it:
+ * an address outside the list does not belong in the spec). The Secret's own address is checked
+ * where a delivery is prepared (wiring/notify.ts).
+ */
 function specAddressProblem(spec: AlertSpec, allowed: readonly string[]): string | undefined {
   if (spec.address === undefined) return undefined;
   const problem = addressProblem(spec.address, allowed);
