@@ -28,7 +28,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const rt = runtimeOf(options);
   const catalog = new PipelineCatalog(rt.config);
   const crd = new CrdGuard(rt);
-  const access = clusterAccess(rt, catalog, crd.held);
+  const access = clusterAccess(rt, catalog, crd);
   const loop = promotionLoop(rt, catalog, access);
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);

@@ -5,7 +5,7 @@
  */
 import { CustomObjectsApi, ResponseContext, type KubeConfig } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from './errors.js';
-import type { KubeObject } from './ports.js';
+import type { KubeObject, StatusAnswer } from './ports.js';
 import { answerMiddleware, type KubeCalls } from './request-options.js';
 import { resourceVersionOf } from './resource-version.js';
 import type { ResourceCoordinates } from './resources.js';
@@ -23,26 +23,29 @@ export class CustomStatusClient {
   }
 
   /**
-   * PUT to the status subresource; a 409 or 404 is reported as a conflict, not thrown. The
-   * stored object is `object` with the answer's resourceVersion: a status write changes nothing
-   * else the gateway reads (see resource-version.ts for why the answer is not parsed). A
-   * status field the installed CRD does not know would be pruned by the server yet kept here
-   * until the watch brings the stored object; the gateway writes only fields of its own CRD.
+   * PUT to the status subresource; a 409 or 404 is reported as a conflict, not thrown. With
+   * `answer` 'version', the stored object is `object` with the answer's resourceVersion: a
+   * status write changes nothing else the gateway reads (see resource-version.ts for why the
+   * answer is not parsed), though a field the installed CRD does not know would be pruned by
+   * the server and kept here until the watch brings the stored object. With 'stored', it is the
+   * answer itself, parsed: what the CRD kept (a claim checks it held).
    */
   async putStatus(
     object: KubeObject,
+    answer: StatusAnswer = 'version',
   ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }> {
     const { name, namespace = '' } = object.metadata;
     try {
-      const answer = (await this.custom.replaceNamespacedCustomObjectStatus(
+      const stored = (await this.custom.replaceNamespacedCustomObjectStatus(
         { ...this.resource, namespace, name, body: object },
-        this.calls.options(VERSION_ONLY),
+        answer === 'stored' ? this.calls.options() : this.calls.options(VERSION_ONLY),
       )) as Partial<KubeObject>;
-      // A whole object when the answer had no resourceVersion to take (never from an API server).
-      if (answer.kind !== undefined || answer.metadata === undefined) {
-        return { conflict: false, value: answer as KubeObject };
+      // The whole answer when asked for it, or when it had no resourceVersion to take (never
+      // from an API server).
+      if (stored.kind !== undefined || stored.metadata === undefined) {
+        return { conflict: false, value: stored as KubeObject };
       }
-      const metadata = { ...object.metadata, resourceVersion: answer.metadata.resourceVersion };
+      const metadata = { ...object.metadata, resourceVersion: stored.metadata.resourceVersion };
       return { conflict: false, value: { ...object, metadata } };
     } catch (err) {
       if (isConflict(err) || isNotFound(err)) return { conflict: true };

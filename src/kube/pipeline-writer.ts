@@ -2,7 +2,7 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { CustomStatusClient } from './custom-status.js';
 import type { KubeCalls } from './request-options.js';
 import { PIPELINE } from './resources.js';
-import type { EventRecord, KubeObject, PipelineWriter } from './ports.js';
+import type { EventRecord, KubeObject, PipelineWriter, StatusAnswer } from './ports.js';
 
 /** The component name on Events we record, as a Kubernetes EventSource. */
 export const EVENT_COMPONENT = 'promotion-gateway';
@@ -24,8 +24,9 @@ export class KubePipelineWriter implements PipelineWriter {
   /** PUT to the status subresource; a 409 (stale resourceVersion) is reported, not thrown. */
   replaceStatus(
     pipeline: KubeObject,
+    answer?: StatusAnswer,
   ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }> {
-    return this.pipelines.putStatus(pipeline);
+    return this.pipelines.putStatus(pipeline, answer);
   }
 
   /** A fresh GET from the API server (never a cache); undefined when it is gone. */

@@ -91,14 +91,24 @@ export interface EventRecord {
   annotations?: Record<string, string>;
 }
 
+/**
+ * What a status write resolves to: 'version', the object sent with the new resourceVersion
+ * (the answer scanned, not parsed: most writes); 'stored', the answer parsed, which shows what
+ * the installed CRD kept (for writes whose loss would matter, such as a claim).
+ */
+export type StatusAnswer = 'version' | 'stored';
+
 /** Conflict-aware writes to Pipelines in the management cluster. */
 export interface PipelineWriter {
   /**
    * Replace the status subresource; `resourceVersion` in metadata is the precondition.
-   * Resolves to the stored object, or `{ conflict: true }` on a 409.
+   * Resolves to the stored object (`answer` 'version': the object sent with the answer's
+   * resourceVersion; 'stored': the API server's answer itself, as its CRD kept it), or
+   * `{ conflict: true }` on a 409.
    */
   replaceStatus(
     pipeline: KubeObject,
+    answer?: StatusAnswer,
   ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }>;
   /** Fresh GET of a Pipeline (never a cache), or undefined when it no longer exists. */
   get(namespace: string, name: string): Promise<KubeObject | undefined>;

@@ -15,7 +15,7 @@ import {
   type ConditionalWriterOptions,
 } from './conditional-write.js';
 import { asPipeline } from './pipeline-check.js';
-import type { PipelineWriter } from './ports.js';
+import type { PipelineWriter, StatusAnswer } from './ports.js';
 
 /** What a change makes of the stored Pipeline: a status to write, or no write at all. */
 export type ChangeVerdict<V> = { write: PipelineStatus; verdict: V } | { keep: V };
@@ -56,20 +56,14 @@ export type StatusWriterOptions = ConditionalWriterOptions;
 
 /** The one writer of Pipeline statuses; see the module comment. */
 export class StatusWriter {
-  private readonly conditional: ConditionalPort<Pipeline, PipelineStatus>;
+  /** The conditional port per kind of answer (StatusAnswer). */
+  private readonly conditional: Record<StatusAnswer, ConditionalPort<Pipeline, PipelineStatus>>;
 
   constructor(
     private readonly port: PipelineWriter,
     private readonly options: StatusWriterOptions,
   ) {
-    this.conditional = {
-      kind: 'Pipeline',
-      read: (ref) => this.read(ref),
-      replace: async (stored, status) => {
-        const result = await this.port.replaceStatus({ ...stored, status });
-        return result.conflict ? result : { conflict: false, value: asPipeline(result.value) };
-      },
-    };
+    this.conditional = { version: this.portFor('version'), stored: this.portFor('stored') };
   }
 
   /** A fresh GET of the Pipeline from the API server (never a cache); undefined when gone. */
@@ -81,15 +75,32 @@ export class StatusWriter {
   /**
    * Applies `change` to `pipeline` (as last seen; its resourceVersion is the precondition) and
    * to every fresh read after a 409 (src/kube/conditional-write.ts). Rejects only on API errors
-   * other than 409 and 404.
+   * other than 409 and 404. A Written `pipeline` is the object sent with its new
+   * resourceVersion, or with `answer` 'stored' the API server's answer (what its CRD kept).
    */
-  async apply<V>(pipeline: Pipeline, change: StatusChange<V>): Promise<StatusWrite<V>> {
-    const result = await writeConditionally(this.conditional, this.options, pipeline, change);
+  async apply<V>(
+    pipeline: Pipeline,
+    change: StatusChange<V>,
+    answer: StatusAnswer = 'version',
+  ): Promise<StatusWrite<V>> {
+    const port = this.conditional[answer];
+    const result = await writeConditionally(port, this.options, pipeline, change);
     if (result.outcome === 'Written' || result.outcome === 'Kept') {
       const { object, ...rest } = result;
       return { ...rest, pipeline: object };
     }
     return result;
+  }
+
+  private portFor(answer: StatusAnswer): ConditionalPort<Pipeline, PipelineStatus> {
+    return {
+      kind: 'Pipeline',
+      read: (ref) => this.read(ref),
+      replace: async (stored, status) => {
+        const result = await this.port.replaceStatus({ ...stored, status }, answer);
+        return result.conflict ? result : { conflict: false, value: asPipeline(result.value) };
+      },
+    };
   }
 }
 

@@ -6,7 +6,8 @@
 import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { Pipeline, PromotionRecord } from '../pipeline/pipeline-resource.js';
-import { claimChange } from './claim.js';
+import { jsonEqual } from '../pipeline/json-equal.js';
+import { claimChange, claimRecord } from './claim.js';
 import { outcomeChange } from './outcome.js';
 import type { PromotionStrategy, StrategyResult } from './strategies/strategy.js';
 
@@ -30,12 +31,15 @@ export interface ExecutePromotionArgs {
  * contended) and nothing ran. Gone: the Pipeline was deleted. Superseded: it ran, but another
  * replica has re-claimed since, so its record was left alone. Unrecorded: it ran, but the
  * outcome could not be written; the caller keeps it to write later (UnrecordedOutcomes), and
- * the claim timeout resolves it if this replica cannot.
+ * the claim timeout resolves it if this replica cannot. Unkept: the claim was written but the
+ * stored object does not hold it as written (the installed CRD pruned it), and nothing ran: a
+ * claim that is not kept would let the next check promote again.
  */
 export type PromotionOutcome =
   | { outcome: 'Promoted'; pipeline: Pipeline; record: PromotionRecord; result: StrategyResult }
   | { outcome: 'Failed'; pipeline: Pipeline; record: PromotionRecord; result: StrategyResult }
   | { outcome: 'Conflict'; pipeline?: Pipeline }
+  | { outcome: 'Unkept'; pipeline: Pipeline }
   | { outcome: 'Gone' }
   | { outcome: 'Superseded'; result: StrategyResult }
   | {
@@ -51,7 +55,8 @@ export type PromotionOutcome =
  * strategy has not run then); every failure after the strategy ran becomes a named outcome.
  */
 export async function executePromotion(args: ExecutePromotionArgs): Promise<PromotionOutcome> {
-  const claimed = await args.status.apply(args.pipeline, claimChange(args));
+  // The API server's own answer: the claim counts only if the installed CRD kept it whole.
+  const claimed = await args.status.apply(args.pipeline, claimChange(args), 'stored');
   if (claimed.outcome === 'Gone') return claimed;
   if (claimed.outcome === 'Contended') return { outcome: 'Conflict' };
   if (claimed.outcome === 'Kept' || claimed.verdict !== 'Claimed') {
@@ -59,7 +64,8 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
   }
   const pipeline = claimed.pipeline;
   const record = pipeline.status?.environments?.[args.decision.environment]?.promotion;
-  if (record === undefined) return { outcome: 'Conflict', pipeline };
+  if (record === undefined || !jsonEqual(record, claimRecord(args)))
+    return { outcome: 'Unkept', pipeline };
   const { environment } = args.decision;
   const result = await runOnce(args.strategy, {
     pipeline,

@@ -51,6 +51,8 @@ export interface PromotionDeps {
   unrecorded?: Pick<UnrecordedOutcomes, 'remember'>;
   /** Reports each promotion outcome (metrics). */
   onOutcome?: (outcome: PromotionOutcome['outcome']) => void;
+  /** Told when a claim was written but not kept (the installed CRD pruned it): check the CRD. */
+  onUnkeptClaim?: () => void;
   /** The marks of the pass's confirmation round; absent = every confirmation reads itself. */
   confirmations?: ConfirmationMarks;
 }
@@ -117,10 +119,11 @@ export async function promoteAll(
         finishedAt,
       });
     }
+    if (outcome.outcome === 'Unkept') deps.onUnkeptClaim?.();
     if (outcome.outcome === 'Conflict') conflicts += 1;
     if (outcome.outcome === 'Gone') return { evaluation, conflicts, retry: false };
     if ('pipeline' in outcome && outcome.pipeline !== undefined) current = outcome.pipeline;
-    if (outcome.outcome === 'Conflict') break;
+    if (outcome.outcome === 'Conflict' || outcome.outcome === 'Unkept') break;
   }
   const final = evaluateOn(deps, current, statusesFor(deps.verified, current, targets));
   return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 };
@@ -213,6 +216,11 @@ function logOutcome(
   if (outcome.outcome === 'Promoted') logger.info(fields, 'promotion succeeded');
   else if (outcome.outcome === 'Conflict')
     logger.info(fields, 'promotion claimed by another replica');
+  else if (outcome.outcome === 'Unkept')
+    logger.error(
+      fields,
+      'the claim was not kept (the installed Pipeline CRD pruned it): nothing ran, and the CRD is checked now',
+    );
   else
     logger.warn(
       { ...fields, message: 'result' in outcome ? outcome.result.message : undefined },

@@ -4,21 +4,22 @@ import { wantedClusters } from '../catalog/wanted-clusters.js';
 import { LegacyKeyStore } from '../auth/legacy-keys.js';
 import { ClusterRegistry } from '../kube/clusters.js';
 import { KubePipelineWriter } from '../kube/pipeline-writer.js';
-import { StatusWriter, type StatusWritesHeld } from '../kube/status-writer.js';
+import { StatusWriter } from '../kube/status-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { secretKeyReader } from '../kube/secrets.js';
 import { Verifier } from '../verify/verifier.js';
 import { VerifiedTargets } from '../verify/verified-targets.js';
+import type { CrdGuard } from './crd-check.js';
 import type { Runtime } from './runtime.js';
 
 /**
  * [verify]'s side of Kubernetes: one reader per cluster, verified state, and status writes,
- * which reject with `held`'s error while it gives one (see CrdGuard).
+ * which reject with the CRD guard's error while it holds them (see CrdGuard).
  */
 export function clusterAccess(
   rt: Runtime,
   catalog: PipelineCatalog,
-  held: () => StatusWritesHeld | undefined,
+  crd: Pick<CrdGuard, 'held' | 'recheck'>,
 ) {
   const { config, calls, metrics, now } = rt;
   const clusters = new ClusterRegistry({
@@ -37,13 +38,14 @@ export function clusterAccess(
   const status = new StatusWriter(writer, {
     scheduler: rt.scheduler,
     random: rt.random,
-    held,
+    held: crd.held,
     onAttempt: (result) => {
       metrics.statusWrites.inc({ result });
     },
   });
   const legacyKeys = new LegacyKeyStore(secretKeyReader(rt.management, calls));
-  return { clusters, verified: new VerifiedTargets(verifier, now), writer, status, legacyKeys };
+  const verified = new VerifiedTargets(verifier, now);
+  return { clusters, verified, writer, status, legacyKeys, crd };
 }
 
 /** What clusterAccess builds. */

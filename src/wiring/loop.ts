@@ -87,6 +87,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });
     },
+    onUnkeptClaim: () => void access.crd.recheck(),
   });
   const pipelines = new PipelineQueue({
     ...common,

@@ -5,7 +5,8 @@
  * promotion records, every status write is held (nothing is written, nothing is promoted, the
  * replica is not ready and says why); once this project's CRD is back, the held promotion
  * happens at the next resync pass, exactly once; an approval meanwhile answers 503 StatusHeld
- * and records nothing, and counts once it is sent again.
+ * and records nothing, and counts once it is sent again. Before any re-check, the first claim
+ * whose answer lacks its record runs nothing and holds the writes at once.
  */
 import { fileURLToPath } from 'node:url';
 import { applyFiles } from 'kube-sim';
@@ -16,6 +17,7 @@ import {
   createApp,
   eventually,
   launchGateway,
+  metricSum,
   pipelineOf,
   PIPELINE_API,
   postSigned,
@@ -138,6 +140,36 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
     });
     for (const r of replicas) await r.gateway.idle();
     expect(record).toMatchObject({ revision: '6.6.0', attempt: 1, succeeded: true });
+    expect(promoteEvents(f, NS)).toHaveLength(1);
+  });
+
+  it('runs nothing on a claim the CRD did not keep, and holds the writes at once', async () => {
+    const f = await replicasOn(count, false);
+    // weave's CRD, and no re-check: the replicas learn it from their first claim's answer.
+    await applyFiles(f.management, [UPSTREAM_CRD]);
+    const body = upgradeBody(rollOut(f.dev, NS, '6.6.0'));
+    await Promise.all(replicas.map((r) => postSigned(r.url, '/v1/events/dev', body, f.key('dev'))));
+    await eventually(() => {
+      for (const r of replicas)
+        expect(r.gateway.status().reasons.join(' ')).toMatch(/status writes are held/);
+    });
+    for (const r of replicas) await r.gateway.idle();
+    expect(promoteEvents(f, NS)).toHaveLength(0);
+    const unkept = await Promise.all(
+      replicas.map((r) =>
+        metricSum(r.url, 'promotion_gateway_promotions_total', { outcome: 'Unkept' }),
+      ),
+    );
+    expect(unkept.every((n) => n >= 1)).toBe(true);
+
+    await restoreOurCrd(f);
+    await Promise.all(replicas.map((r) => r.gateway.resync()));
+    const record = await eventually(() => {
+      const r = recordOf(f, NS, 'staging');
+      if (r?.phase !== 'Succeeded') throw new Error(`staging's record is ${JSON.stringify(r)}`);
+      return r;
+    });
+    expect(record).toMatchObject({ revision: '6.6.0', attempt: 1 });
     expect(promoteEvents(f, NS)).toHaveLength(1);
   });
 

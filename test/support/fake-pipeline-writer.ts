@@ -30,6 +30,8 @@ export class FakePipelineWriter implements PipelineWriter {
   readonly events: EventRecord[] = [];
   /** When set, emitEvent rejects with this error. */
   eventError: Error | undefined;
+  /** When set, what the stored status keeps of a write (a CRD that prunes fields). */
+  prune: ((status: Pipeline['status']) => Pipeline['status']) | undefined;
   private readonly objects = new Map<string, KubeObject>();
   private nextVersion = 1;
   private readonly beforeWriteHooks: (() => void | Promise<void>)[] = [];
@@ -75,7 +77,11 @@ export class FakePipelineWriter implements PipelineWriter {
       this.conflicts++;
       return { conflict: true };
     }
-    const next: KubeObject = clone({ ...stored, status: object.status });
+    const status =
+      this.prune === undefined
+        ? object.status
+        : this.prune(clone(object.status) as Pipeline['status']);
+    const next: KubeObject = clone({ ...stored, status });
     if (object.status === undefined) delete next.status;
     next.metadata.resourceVersion = String(this.nextVersion++);
     this.objects.set(key, next);

@@ -50,6 +50,42 @@ describe('executePromotion', () => {
     expect(writer.writes).toBe(2);
   });
 
+  it('runs nothing when the stored object does not keep the claim (a CRD that prunes it)', async () => {
+    const writer = new FakePipelineWriter();
+    // weave-gitops' own CRD keeps targets but drops the promotion records.
+    writer.prune = (status) => {
+      const environments = Object.fromEntries(
+        Object.entries(status?.environments ?? {}).map(([name, env]) => {
+          const { promotion: _dropped, ...kept } = env;
+          return [name, kept];
+        }),
+      );
+      return { ...status, environments };
+    };
+    const { strategy, calls } = counting(() => Promise.resolve({ ok: true, message: 'done' }));
+    const result = await executePromotion({ ...base(writer), strategy });
+    expect(result.outcome).toBe('Unkept');
+    expect(calls()).toBe(0);
+    expect(writer.writes).toBe(1);
+    // A CRD that keeps the record but drops some of its fields does not keep it either.
+    const partial = new FakePipelineWriter();
+    partial.prune = (status) => {
+      const staging = status?.environments?.staging;
+      const { claimedBy: _dropped, ...promotion } = staging?.promotion ?? {
+        revision: '',
+        lastAttemptedTime: '',
+        succeeded: false,
+      };
+      return {
+        ...status,
+        environments: { ...status?.environments, staging: { ...staging, promotion } },
+      };
+    };
+    const again = await executePromotion({ ...base(partial), strategy });
+    expect(again.outcome).toBe('Unkept');
+    expect(calls()).toBe(0);
+  });
+
   it('records a failed strategy as Failed', async () => {
     const writer = new FakePipelineWriter();
     const { strategy, calls } = counting(() =>
