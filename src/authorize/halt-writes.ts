@@ -5,11 +5,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { PipelineWriter } from '../kube/ports.js';
-import type { StatusWriter } from '../kube/status-writer.js';
+import { StatusWritesHeld, type StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import type { HaltRecord, Pipeline } from '../pipeline/pipeline-resource.js';
 import { recordedJti } from '../pipeline/bounded-id.js';
+import { jsonEqual } from '../pipeline/json-equal.js';
 import { rfc3339 } from '../pipeline/time.js';
 import { hasEnvironment, type HaltCaller } from './halt-access.js';
 import { haltEvent } from './halt-events.js';
@@ -21,6 +22,8 @@ export interface HaltWriteDeps {
   events: Pick<PipelineWriter, 'emitEvent'>;
   logger: GatewayLogger;
   recheck: (id: PipelineId) => void;
+  /** Told when a halt was written but not kept (the installed CRD pruned it): check the CRD. */
+  onUnkept?: () => void;
 }
 
 /** What a halt asks for (the validated body, or a verified statement's claims). */
@@ -90,7 +93,8 @@ export async function writeHalt(
   now: number,
 ): Promise<HaltWrite> {
   const change = haltChange(halt, now, (stored) => hasEnvironment(stored, halt.environment));
-  const result = await deps.status.apply(pipeline, change);
+  // The API server's own answer: a halt answered as recorded must be in force.
+  const result = await deps.status.apply(pipeline, change, 'stored');
   if (result.outcome === 'Gone' || result.outcome === 'Contended')
     return { outcome: result.outcome, halt };
   const { verdict } = result;
@@ -100,6 +104,11 @@ export async function writeHalt(
   }
   if (result.outcome === 'Kept')
     return { outcome: verdict === 'Recorded' ? 'Contended' : verdict, halt };
+  if (!jsonEqual(result.pipeline.status?.halts?.find((h) => h.id === halt.id), halt)) {
+    // Not in force: the caller must not be told otherwise (answered 503 StatusHeld).
+    deps.onUnkept?.();
+    throw new StatusWritesHeld(['status.halts']);
+  }
   await announce(deps, result.pipeline, halt, 'recorded', halt.principal);
   return { outcome: 'Recorded', halt };
 }

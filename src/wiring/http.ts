@@ -65,6 +65,7 @@ function haltDoors(
     recheck: (id: PipelineId) => {
       loop.pipelines.requestPipeline(id, 'authorization');
     },
+    onUnkept: () => void access.crd.recheck(),
     onOutcome: (kind: string, outcome: string) => {
       metrics.authorizations.inc({ kind, outcome });
     },

@@ -6,12 +6,21 @@
  * replica is not ready and says why); once this project's CRD is back, the held promotion
  * happens at the next resync pass, exactly once; an approval meanwhile answers 503 StatusHeld
  * and records nothing, and counts once it is sent again. Before any re-check, the first claim
- * whose answer lacks its record runs nothing and holds the writes at once.
+ * whose answer lacks its record runs nothing and holds the writes at once, and a halt whose
+ * answer lacks it is answered 503 StatusHeld, never as in force.
  */
 import { fileURLToPath } from 'node:url';
 import { applyFiles } from 'kube-sim';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startIssuer, type TestIssuer } from '../support/authorizations.js';
+import { randomUUID } from 'node:crypto';
+import { signHaltStatement } from '../../src/auth/halt-statement.js';
+import {
+  approver,
+  approverConfig,
+  startIssuer,
+  type TestApprover,
+  type TestIssuer,
+} from '../support/authorizations.js';
 import {
   APP_NAME,
   createApp,
@@ -42,9 +51,10 @@ const NS = 'swap';
 let fleet: TestFleet | undefined;
 let replicas: RunningGateway[] = [];
 let sso: TestIssuer;
+let carol: TestApprover;
 
 beforeAll(async () => {
-  sso = await startIssuer('https://sso.example.com');
+  [sso, carol] = await Promise.all([startIssuer('https://sso.example.com'), approver('carol')]);
 });
 afterAll(async () => {
   await sso.close();
@@ -62,7 +72,10 @@ async function replicasOn(count: number, prodGated: boolean): Promise<TestFleet>
   fleet = f;
   createApp(f, NS, prodGated ? { prodPromotion: { approval: { approvers: ['bob'] } } } : {});
   const approvals = {
-    approvers: [{ name: 'bob', oidcSubjects: [`${sso.issuer}#bob-sub`], groups: [] }],
+    approvers: [
+      { name: 'bob', oidcSubjects: [`${sso.issuer}#bob-sub`], groups: [] },
+      ...approverConfig([carol]),
+    ],
     oidc: { issuer: sso.issuer, audience: 'promotion-gateway', jwksUrl: sso.jwksUrl },
   };
   replicas = await Promise.all(
@@ -171,6 +184,37 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
     });
     expect(record).toMatchObject({ revision: '6.6.0', attempt: 1 });
     expect(promoteEvents(f, NS)).toHaveLength(1);
+  });
+
+  it('answers a halt the CRD did not keep 503 StatusHeld, never as in force', async () => {
+    const f = await replicasOn(count, false);
+    await applyFiles(f.management, [UPSTREAM_CRD]);
+    const last = replicas[replicas.length - 1];
+    if (last === undefined) throw new Error('no replica');
+    const iat = Math.floor(Date.now() / 1000);
+    const claims = {
+      sub: 'carol',
+      iat,
+      exp: iat + 300,
+      jti: randomUUID(),
+      action: 'halt' as const,
+    };
+    const statement = await signHaltStatement(
+      { ...claims, pipeline: `${NS}/${APP_NAME}`, reason: 'incident 42' },
+      carol.privateKey,
+      'EdDSA',
+    );
+    const answer = await fetch(`${last.url}/v1/halts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/jose' },
+      body: statement,
+    });
+    expect(answer.status).toBe(503);
+    expect(((await answer.json()) as { code: string }).code).toBe('StatusHeld');
+    await eventually(() => {
+      expect(last.gateway.status().reasons.join(' ')).toMatch(/status writes are held/);
+    });
+    expect(pipelineOf(f, NS).status?.halts ?? []).toEqual([]);
   });
 
   it('answers an approval 503 StatusHeld and records nothing, then records it once', async () => {
