@@ -104,7 +104,12 @@ export async function writeHalt(
   }
   if (result.outcome === 'Kept')
     return { outcome: verdict === 'Recorded' ? 'Contended' : verdict, halt };
-  if (!jsonEqual(result.pipeline.status?.halts?.find((h) => h.id === halt.id), halt)) {
+  if (
+    !jsonEqual(
+      result.pipeline.status?.halts?.find((h) => h.id === halt.id),
+      halt,
+    )
+  ) {
     // Not in force: the caller must not be told otherwise (answered 503 StatusHeld).
     deps.onUnkept?.();
     throw new StatusWritesHeld(['status.halts']);
