@@ -104,12 +104,8 @@ export async function writeHalt(
   }
   if (result.outcome === 'Kept')
     return { outcome: verdict === 'Recorded' ? 'Contended' : verdict, halt };
-  if (
-    !jsonEqual(
-      result.pipeline.status?.halts?.find((h) => h.id === halt.id),
-      halt,
-    )
-  ) {
+  const kept = result.pipeline.status?.halts?.find((h) => h.id === halt.id);
+  if (!jsonEqual(kept, halt)) {
     // Not in force: the caller must not be told otherwise (answered 503 StatusHeld).
     deps.onUnkept?.();
     throw new StatusWritesHeld(['status.halts']);
