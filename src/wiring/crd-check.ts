@@ -6,7 +6,7 @@
  * kept again.
  */
 import { StatusWritesHeld } from '../kube/status-writer.js';
-import { readPipelineSchema } from '../kube/pipeline-crd.js';
+import { readPipelineSchema, type InstalledSchema } from '../kube/pipeline-crd.js';
 import { readSchema } from '../schemas.js';
 import { prunedStatusFields } from '../status/kept-fields.js';
 import type { Runtime } from './runtime.js';
@@ -33,9 +33,15 @@ type GuardRuntime = Pick<Runtime, 'management' | 'calls' | 'logger' | 'scheduler
 export class CrdGuard {
   private holding: StatusWritesHeld | undefined;
   private cancel: (() => void) | undefined;
+  private running: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(private readonly rt: GuardRuntime) {}
+  /** `readInstalled` reads the installed CRD's schema (one GET; a fake in unit tests). */
+  constructor(
+    private readonly rt: GuardRuntime,
+    private readonly readInstalled: () => Promise<InstalledSchema> = () =>
+      readPipelineSchema(rt.management, rt.calls),
+  ) {}
 
   /** The error status writes reject with while the CRD prunes; undefined while it keeps. */
   readonly held = (): StatusWritesHeld | undefined => this.holding;
@@ -57,10 +63,18 @@ export class CrdGuard {
   }
 
   /**
-   * One check now (the timer's; tests call it): holds status writes when the CRD prunes, lets
-   * them go when it keeps. A CRD that cannot be read changes nothing.
+   * One check now (the timer's, an unkept write's; tests call it): holds status writes when the
+   * CRD prunes, lets them go when it keeps. A CRD that cannot be read changes nothing. Calls
+   * while one runs share it: a wave's claims that all find the CRD pruning make one GET.
    */
-  async recheck(): Promise<void> {
+  recheck(): Promise<void> {
+    this.running ??= this.check().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async check(): Promise<void> {
     const found = await this.read();
     const { logger } = this.rt;
     if (found.kind === 'Unreadable') {
@@ -91,7 +105,7 @@ export class CrdGuard {
   }
 
   private async read(): Promise<CrdFinding> {
-    const installed = await readPipelineSchema(this.rt.management, this.rt.calls);
+    const installed = await this.readInstalled();
     if (!installed.ok)
       return { kind: 'Unreadable', reason: installed.reason, message: installed.message };
     const lost = prunedStatusFields(readSchema('pipeline.schema.json'), installed.schema);
