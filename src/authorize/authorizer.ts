@@ -13,10 +13,11 @@ import type { AuthorizationClaim, Principal } from '../auth/identity.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { allows, gateOf } from '../evaluate/gate.js';
 import type { EnvironmentDecision } from '../evaluate/decisions.js';
-import type { StatusWriter } from '../kube/status-writer.js';
+import { StatusWritesHeld, type StatusWriter } from '../kube/status-writer.js';
 import type { PipelineWriter } from '../kube/ports.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineId, type PipelineId, type PipelineRef } from '../pipeline/id.js';
+import { jsonEqual } from '../pipeline/json-equal.js';
 import type { AuthorizationRecord, Pipeline } from '../pipeline/pipeline-resource.js';
 import { evaluatePipeline, statusesFor, type EvaluationSettings } from '../reconcile/inputs.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
@@ -52,6 +53,8 @@ export interface AuthorizerDeps extends EvaluationSettings {
   recheck: (id: PipelineId) => void;
   /** Counts each answer by door and outcome (metrics). */
   onOutcome?: (kind: Principal['kind'], outcome: string) => void;
+  /** Told when a record was written but not kept (the installed CRD pruned it): check the CRD. */
+  onUnkept?: () => void;
 }
 
 /** Records authorizations; see the module comment. */
@@ -197,9 +200,11 @@ export class Authorizer {
       stored.metadata.generation === pipeline.metadata.generation &&
       judge(this.decide(stored, id, environment), record.revision, environment) === undefined;
     const change = authorizationChange(environment, record, this.deps.now(), stillWaiting);
-    const result = await this.deps.status.apply(pipeline, change);
+    // The API server's own answer: an authorization answered as recorded must count.
+    const result = await this.deps.status.apply(pipeline, change, 'stored');
     switch (result.outcome) {
       case 'Written':
+        this.requireKept(result.pipeline, environment, record);
         return { ok: true, pipeline: result.pipeline };
       case 'Gone':
         return refuse('NotFound');
@@ -214,6 +219,17 @@ export class Authorizer {
         }
         return refuse(result.verdict === 'Recorded' ? 'Contended' : result.verdict);
     }
+  }
+
+  /**
+   * Throws StatusWritesHeld (answered 503 StatusHeld) when the stored Pipeline does not hold
+   * `record` as written: the installed CRD pruned it, so it would not count.
+   */
+  private requireKept(stored: Pipeline, environment: string, record: AuthorizationRecord): void {
+    const kept = stored.status?.environments?.[environment]?.approvals ?? [];
+    if (kept.some((r) => jsonEqual(r, record))) return;
+    this.deps.onUnkept?.();
+    throw new StatusWritesHeld([`status.environments.${environment}.approvals`]);
   }
 
   /**

@@ -43,6 +43,7 @@ function authorizations(
     onOutcome: (kind, outcome) => {
       metrics.authorizations.inc({ kind, outcome });
     },
+    onUnkept: () => void access.crd.recheck(),
   });
   const { halter, fleetHalts } = haltDoors(rt, catalog, access, loop);
   const principals = new Principals(config.authorizations);

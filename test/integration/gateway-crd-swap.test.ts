@@ -5,7 +5,8 @@
  * promotion records, every status write is held (nothing is written, nothing is promoted, the
  * replica is not ready and says why); once this project's CRD is back, the held promotion
  * happens at the next resync pass, exactly once; an approval meanwhile answers 503 StatusHeld
- * and records nothing, and counts once it is sent again. Before any re-check, the first claim
+ * and records nothing, and counts once it is sent again; one whose own answer shows the CRD
+ * did not keep it is answered 503 StatusHeld too. Before any re-check, the first claim
  * whose answer lacks its record runs nothing and holds the writes at once, and a halt whose
  * answer lacks it is answered 503 StatusHeld, never as in force.
  */
@@ -248,5 +249,26 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
     expect(record).toMatchObject({ revision: '6.6.0', attempt: 1 });
     const approvals = pipelineOf(f, NS).status?.environments?.prod?.approvals ?? [];
     expect(approvals.map((a) => a.principal)).toEqual(['bob']);
+  });
+
+  it('answers an approval the CRD did not keep 503 StatusHeld, and holds the writes', async () => {
+    const f = await replicasOn(count, true);
+    rollOut(f.dev, NS, '6.6.0');
+    rollOut(f.staging, NS, '6.6.0');
+    await Promise.all(replicas.map((r) => r.gateway.resync()));
+    for (const r of replicas) await r.gateway.idle();
+    // weave's CRD, unannounced: the approval's own answer shows it was not kept.
+    await applyFiles(f.management, [UPSTREAM_CRD]);
+    const last = replicas[replicas.length - 1];
+    if (last === undefined) throw new Error('no replica');
+    const unkept = await approve(last, await sso.token({ sub: 'bob-sub' }));
+    expect([unkept.status, ((await unkept.json()) as { code: string }).code]).toEqual([
+      503,
+      'StatusHeld',
+    ]);
+    await eventually(() => {
+      expect(last.gateway.status().reasons.join(' ')).toMatch(/status writes are held/);
+    });
+    expect(recordOf(f, NS, 'prod')).toBeUndefined();
   });
 });
