@@ -27,7 +27,7 @@ export type { GatewayOptions } from './wiring/runtime.js';
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const rt = runtimeOf(options);
   const catalog = new PipelineCatalog(rt.config);
-  const crd = new CrdGuard(rt);
+  const crd = new CrdGuard(rt, undefined, options.crdFreshMs);
   const access = clusterAccess(rt, catalog, crd);
   const loop = promotionLoop(rt, catalog, access);
   const recover = recoveryRechecks(rt, loop);

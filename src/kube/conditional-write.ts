@@ -36,7 +36,7 @@ export interface ConditionalWriterOptions {
    * While it returns an error, a change that would write rejects with it instead (nothing is
    * put); changes that keep the status as stored still resolve. See StatusWritesHeld.
    */
-  held?: () => Error | undefined;
+  held?: () => Error | undefined | Promise<Error | undefined>;
 }
 
 /** An object with a status subresource, as the loop needs it. */
@@ -81,7 +81,7 @@ export async function writeConditionally<O extends StatusObject<S>, S, V>(
     const verdict = change(stored);
     if ('keep' in verdict) return kept(stored, verdict.keep);
     if (jsonEqual(verdict.write, stored.status ?? {})) return kept(stored, verdict.verdict);
-    const held = options.held?.();
+    const held = await options.held?.();
     if (held !== undefined) throw held;
     const written = await put(port, stored, verdict.write);
     if (written === 'Gone') return { outcome: 'Gone' };

@@ -19,7 +19,7 @@ import type { Runtime } from './runtime.js';
 export function clusterAccess(
   rt: Runtime,
   catalog: PipelineCatalog,
-  crd: Pick<CrdGuard, 'held' | 'recheck'>,
+  crd: Pick<CrdGuard, 'beforeWrite' | 'recheck'>,
 ) {
   const { config, calls, metrics, now } = rt;
   const clusters = new ClusterRegistry({
@@ -38,7 +38,7 @@ export function clusterAccess(
   const status = new StatusWriter(writer, {
     scheduler: rt.scheduler,
     random: rt.random,
-    held: crd.held,
+    held: crd.beforeWrite,
     onAttempt: (result) => {
       metrics.statusWrites.inc({ result });
     },

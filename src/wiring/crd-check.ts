@@ -29,22 +29,47 @@ type CrdFinding =
 
 type GuardRuntime = Pick<Runtime, 'management' | 'calls' | 'logger' | 'scheduler' | 'config'>;
 
-/** The CRD check of one gateway; its `held` is the status writer's (see StatusWritesHeld). */
+/**
+ * How old the last check may be when a status write is made. Why: a write under a CRD that
+ * prunes stores the pruned object whole (the spec's gates too, until the Pipeline is applied
+ * again), so a write checks first when the last check is older than this; one GET serves every
+ * write waiting for it.
+ */
+export const CRD_FRESH_MS = 2_000;
+
+/** The CRD check of one gateway; `beforeWrite` is the status writer's (see StatusWritesHeld). */
 export class CrdGuard {
   private holding: StatusWritesHeld | undefined;
   private cancel: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** When the last check read the CRD (monotonic ms); whether it can be read at all. */
+  private checkedAt = Number.NEGATIVE_INFINITY;
+  private readable = true;
 
-  /** `readInstalled` reads the installed CRD's schema (one GET; a fake in unit tests). */
+  /**
+   * `readInstalled` reads the installed CRD's schema (one GET; a fake in unit tests); `freshMs`
+   * is how old a check may be when a write is made (CRD_FRESH_MS; a seam for tests).
+   */
   constructor(
     private readonly rt: GuardRuntime,
     private readonly readInstalled: () => Promise<InstalledSchema> = () =>
       readPipelineSchema(rt.management, rt.calls),
+    private readonly freshMs = CRD_FRESH_MS,
   ) {}
 
   /** The error status writes reject with while the CRD prunes; undefined while it keeps. */
   readonly held = (): StatusWritesHeld | undefined => this.holding;
+
+  /**
+   * `held()` as of a check no older than `freshMs` (made now when the last is older, shared by
+   * the writes waiting for it); where the CRD cannot be read, as of the last check.
+   */
+  readonly beforeWrite = async (): Promise<StatusWritesHeld | undefined> => {
+    const age = this.rt.scheduler.monotonic() - this.checkedAt;
+    if (this.readable && age > this.freshMs) await this.recheck();
+    return this.holding;
+  };
 
   /**
    * The start-up check: rejects with InstalledCrdError on a CRD that prunes, warns and goes on
@@ -54,6 +79,8 @@ export class CrdGuard {
   async start(): Promise<void> {
     const found = await this.read();
     if (found.kind === 'Prunes') throw new InstalledCrdError(found.lost);
+    // Without the right to read it, a check before every write would only repeat the refusal.
+    this.readable = found.kind !== 'Unreadable';
     if (found.kind === 'Unreadable')
       this.rt.logger.warn(
         { reason: found.reason },
@@ -106,6 +133,7 @@ export class CrdGuard {
 
   private async read(): Promise<CrdFinding> {
     const installed = await this.readInstalled();
+    this.checkedAt = this.rt.scheduler.monotonic();
     if (!installed.ok)
       return { kind: 'Unreadable', reason: installed.reason, message: installed.message };
     const lost = prunedStatusFields(readSchema('pipeline.schema.json'), installed.schema);

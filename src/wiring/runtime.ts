@@ -25,6 +25,8 @@ export interface GatewayOptions {
   agentPool?: AgentPool;
   /** The most Pipelines one halt across Pipelines may change (default 1,000; tests lower it). */
   maxPipelinesPerHalt?: number;
+  /** How old the CRD's last check may be when a status write is made (CRD_FRESH_MS; tests). */
+  crdFreshMs?: number;
 }
 
 /** What every stage is built from: the options resolved once. */

@@ -48,6 +48,8 @@ const OUR_CRD = fileURLToPath(
   new URL('../../manifests/crd/pipelines.weave.works_pipelines.yaml', import.meta.url),
 );
 const NS = 'swap';
+/** No check before a write within this: the write's own answer is what finds the CRD. */
+const ANSWER_ONLY = 600_000;
 
 let fleet: TestFleet | undefined;
 let replicas: RunningGateway[] = [];
@@ -67,8 +69,15 @@ afterEach(async () => {
   await fleet?.close();
 });
 
-/** `count` replicas on a new fleet with ns/podinfo (prod gated on bob), steady at 6.5.0. */
-async function replicasOn(count: number, prodGated: boolean): Promise<TestFleet> {
+/**
+ * `count` replicas on a new fleet with ns/podinfo (prod gated on bob), steady at 6.5.0;
+ * `crdFreshMs`: how old the CRD's last check may be when a write is made (the gateway's 2 s).
+ */
+async function replicasOn(
+  count: number,
+  prodGated: boolean,
+  crdFreshMs?: number,
+): Promise<TestFleet> {
   const f = await startTestFleet();
   fleet = f;
   createApp(f, NS, prodGated ? { prodPromotion: { approval: { approvers: ['bob'] } } } : {});
@@ -80,9 +89,13 @@ async function replicasOn(count: number, prodGated: boolean): Promise<TestFleet>
     oidc: { issuer: sso.issuer, audience: 'promotion-gateway', jwksUrl: sso.jwksUrl },
   };
   replicas = await Promise.all(
-    ['replica-a', 'replica-b']
-      .slice(0, count)
-      .map((instanceId) => launchGateway(f, { instanceId, config: { approvals } })),
+    ['replica-a', 'replica-b'].slice(0, count).map((instanceId) =>
+      launchGateway(f, {
+        instanceId,
+        config: { approvals },
+        ...(crdFreshMs === undefined ? {} : { crdFreshMs }),
+      }),
+    ),
   );
   await waitSteady(f, replicas, NS);
   return f;
@@ -158,7 +171,7 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
   });
 
   it('runs nothing on a claim the CRD did not keep, and holds the writes at once', async () => {
-    const f = await replicasOn(count, false);
+    const f = await replicasOn(count, false, ANSWER_ONLY);
     // weave's CRD, and no re-check: the replicas learn it from their first claim's answer.
     await applyFiles(f.management, [UPSTREAM_CRD]);
     const body = upgradeBody(rollOut(f.dev, NS, '6.6.0'));
@@ -188,7 +201,7 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
   });
 
   it('answers a halt the CRD did not keep 503 StatusHeld, never as in force', async () => {
-    const f = await replicasOn(count, false);
+    const f = await replicasOn(count, false, ANSWER_ONLY);
     await applyFiles(f.management, [UPSTREAM_CRD]);
     const last = replicas[replicas.length - 1];
     if (last === undefined) throw new Error('no replica');
@@ -252,7 +265,7 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
   });
 
   it('answers an approval the CRD did not keep 503 StatusHeld, and holds the writes', async () => {
-    const f = await replicasOn(count, true);
+    const f = await replicasOn(count, true, ANSWER_ONLY);
     rollOut(f.dev, NS, '6.6.0');
     rollOut(f.staging, NS, '6.6.0');
     await Promise.all(replicas.map((r) => r.gateway.resync()));
@@ -270,5 +283,25 @@ describe.each([1, 2])('the Pipeline CRD replaced while %i replica(s) run', (coun
       expect(last.gateway.status().reasons.join(' ')).toMatch(/status writes are held/);
     });
     expect(recordOf(f, NS, 'prod')).toBeUndefined();
+  });
+
+  it('checks the CRD before a write: under a pruning CRD nothing is written, the gate survives', async () => {
+    const f = await replicasOn(count, true, 0);
+    const before = resourceVersion(f);
+    await applyFiles(f.management, [UPSTREAM_CRD]);
+    // dev and staging at 6.6.0: prod would wait for bob; staging would be written, and a write
+    // would store the Pipeline as weave's CRD reads it, without prod's gate.
+    const body = upgradeBody(rollOut(f.dev, NS, '6.6.0'));
+    await Promise.all(replicas.map((r) => postSigned(r.url, '/v1/events/dev', body, f.key('dev'))));
+    await eventually(() => {
+      for (const r of replicas)
+        expect(r.gateway.status().reasons.join(' ')).toMatch(/status writes are held/);
+    });
+    for (const r of replicas) await r.gateway.idle();
+    expect(resourceVersion(f)).toBe(before);
+    expect(promoteEvents(f, NS)).toHaveLength(0);
+    await restoreOurCrd(f);
+    const prod = pipelineOf(f, NS).spec.environments.find((e) => e.name === 'prod');
+    expect(prod?.promotion?.approval?.approvers).toEqual(['bob']);
   });
 });

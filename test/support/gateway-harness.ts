@@ -171,6 +171,8 @@ export async function launchGateway(
     logLevel?: 'info' | 'debug' | 'trace';
     /** The most Pipelines one halt across Pipelines may change (the gateway's default 1,000). */
     maxPipelinesPerHalt?: number;
+    /** How old the CRD's last check may be when a status write is made (the gateway's 2 s). */
+    crdFreshMs?: number;
   } = {},
 ): Promise<RunningGateway> {
   const overrides = options.config ?? {};
@@ -217,6 +219,7 @@ export async function launchGateway(
     ...(options.maxPipelinesPerHalt === undefined
       ? {}
       : { maxPipelinesPerHalt: options.maxPipelinesPerHalt }),
+    ...(options.crdFreshMs === undefined ? {} : { crdFreshMs: options.crdFreshMs }),
   });
   const url = await gateway.listen({ host: '127.0.0.1', port: 0 });
   if (options.start !== false) {

@@ -21,7 +21,7 @@ const WEAVE = openApiOf(
 const UNREADABLE: InstalledSchema = { ok: false, reason: 'Forbidden', message: 'forbidden' };
 
 /** A guard whose CRD reads answer `next` (settable), counted, each after a turn of the loop. */
-function guardOver(first: InstalledSchema) {
+function guardOver(first: InstalledSchema, freshMs?: number) {
   const lines: { level: number; msg: string }[] = [];
   const logger = createLogger('debug', {
     write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }),
@@ -35,11 +35,12 @@ function guardOver(first: InstalledSchema) {
     scheduler,
   };
   const reads = { count: 0, next: first };
-  const guard = new CrdGuard(rt, async () => {
+  const read = async () => {
     reads.count++;
     await Promise.resolve();
     return reads.next;
-  });
+  };
+  const guard = new CrdGuard(rt, read, freshMs);
   return { guard, reads, lines, scheduler };
 }
 
@@ -97,5 +98,22 @@ describe('CrdGuard', () => {
     scheduler.advance(600_000);
     await flush();
     expect(guard.held()).toBeDefined();
+  });
+
+  it('checks before a write when the last check is older than freshMs, and not where unreadable', async () => {
+    const { guard, reads, scheduler } = guardOver(keeps(OURS), 2_000);
+    await guard.start();
+    reads.next = keeps(WEAVE);
+    expect(await guard.beforeWrite()).toBeUndefined();
+    expect(reads.count).toBe(1);
+    scheduler.advance(2_001);
+    const [a, b] = await Promise.all([guard.beforeWrite(), guard.beforeWrite()]);
+    expect(reads.count).toBe(2);
+    expect(a?.lost).toContain('status.halts');
+    expect(b).toBe(a);
+    const forbidden = guardOver(UNREADABLE, 0);
+    await forbidden.guard.start();
+    expect(await forbidden.guard.beforeWrite()).toBeUndefined();
+    expect(forbidden.reads.count).toBe(1);
   });
 });
