@@ -12,6 +12,7 @@ import { signStatement } from '../auth/statement.js';
 import type { AuthorizationDecision } from '../auth/identity.js';
 import {
   command,
+  commandGroup,
   flagOptions,
   required,
   UsageError,
@@ -44,23 +45,6 @@ export const APPROVALS_USAGE = `Usage: promotion-gateway approvals keygen|sign|v
 ${KEYGEN_USAGE}
 ${SIGN_USAGE}
 ${VERIFY_USAGE}`;
-
-/** Runs `approvals <command> ...`; resolves to the exit status. */
-export function runApprovals(
-  args: string[],
-  env: Readonly<Record<string, string | undefined>>,
-  out: NodeJS.WritableStream,
-): Promise<number> {
-  const [name, ...rest] = args;
-  const subcommand = name === undefined ? undefined : SUBCOMMANDS.get(name);
-  if (subcommand !== undefined) return subcommand(rest, { env, out });
-  if (name === undefined || name === '--help' || name === '-h') {
-    out.write(APPROVALS_USAGE);
-    return Promise.resolve(name === undefined ? 2 : 0);
-  }
-  out.write(`unknown approvals command: ${name}\n\n${APPROVALS_USAGE}`);
-  return Promise.resolve(2);
-}
 
 const KEYGEN_OPTIONS = valueOptions('name', 'out', 'alg');
 
@@ -143,3 +127,6 @@ const SUBCOMMANDS = new Map<string, CommandRunner>([
   ['sign', command({ usage: SIGN_USAGE, options: SIGN_OPTIONS, run: sign })],
   ['verify', verifyCommand],
 ]);
+
+/** Runs `approvals <command> ...`; resolves to the exit status. */
+export const runApprovals = commandGroup('approvals', APPROVALS_USAGE, SUBCOMMANDS);

@@ -147,3 +147,29 @@ export async function runCommand(
     return 1;
   }
 }
+
+/**
+ * The command `promotion-gateway <group> <subcommand> ...`: runs the subcommand `args` names,
+ * else writes `usage` (exit 0 for --help, 2 for none or an unknown one, named).
+ */
+export function commandGroup(
+  group: string,
+  usage: string,
+  subcommands: ReadonlyMap<string, CommandRunner>,
+): (
+  args: string[],
+  env: Readonly<Record<string, string | undefined>>,
+  out: NodeJS.WritableStream,
+) => Promise<number> {
+  return (args, env, out) => {
+    const [name, ...rest] = args;
+    const subcommand = name === undefined ? undefined : subcommands.get(name);
+    if (subcommand !== undefined) return subcommand(rest, { env, out });
+    if (name === undefined || name === '--help' || name === '-h') {
+      out.write(usage);
+      return Promise.resolve(name === undefined ? 2 : 0);
+    }
+    out.write(`unknown ${group} command: ${name}\n\n${usage}`);
+    return Promise.resolve(2);
+  };
+}

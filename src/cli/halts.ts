@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { signHaltStatement, type HaltStatementClaims } from '../auth/halt-statement.js';
 import {
   command,
+  commandGroup,
   repeatedOptions,
   required,
   UsageError,
@@ -54,23 +55,6 @@ const LIFT_OPTIONS = {
   ...valueOptions('name', 'key', 'halt-id', 'pipeline', 'ttl'),
   ...repeatedOptions('send'),
 };
-
-/** Runs `halts <command> ...`; resolves to the exit status. */
-export function runHalts(
-  args: string[],
-  env: Readonly<Record<string, string | undefined>>,
-  out: NodeJS.WritableStream,
-): Promise<number> {
-  const [name, ...rest] = args;
-  const subcommand = name === undefined ? undefined : SUBCOMMANDS.get(name);
-  if (subcommand !== undefined) return subcommand(rest, { env, out });
-  if (name === undefined || name === '--help' || name === '-h') {
-    out.write(HALTS_USAGE);
-    return Promise.resolve(name === undefined ? 2 : 0);
-  }
-  out.write(`unknown halts command: ${name}\n\n${HALTS_USAGE}`);
-  return Promise.resolve(2);
-}
 
 /** What a halt names: one Pipeline, or a selector (and the namespace narrowing it). */
 function haltTarget(values: CommandValues<typeof HALT_OPTIONS>): Partial<HaltStatementClaims> {
@@ -148,3 +132,6 @@ const SUBCOMMANDS = new Map<string, CommandRunner>([
   ['sign', command({ usage: HALT_USAGE, options: HALT_OPTIONS, run: halt })],
   ['lift', command({ usage: LIFT_USAGE, options: LIFT_OPTIONS, run: lift })],
 ]);
+
+/** Runs `halts <command> ...`; resolves to the exit status. */
+export const runHalts = commandGroup('halts', HALTS_USAGE, SUBCOMMANDS);
