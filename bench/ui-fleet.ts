@@ -114,6 +114,10 @@ export class SyntheticFleet implements FleetSource {
     return this.pipelines.get(id);
   }
 
+  head(id: PipelineId): Pipeline | undefined {
+    return this.pipelines.get(id);
+  }
+
   view(id: PipelineId): PipelineView | undefined {
     return this.views.get(id);
   }

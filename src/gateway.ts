@@ -33,11 +33,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
-  const notifications = notifier(
-    rt,
-    () => catalog.all(),
-    () => leadership.isLeader(),
-  );
+  const notifications = notifier(rt, catalog, () => leadership.isLeader());
   const readiness = () =>
     readinessOf({
       pipelinesLoaded: watcher.synced(),
@@ -50,7 +46,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     hintQueueDepth: () => hints.stats().depth,
     pipelines: () => catalog.size,
     referencedObjects: () => catalog.referencedObjects,
-    halts: () => haltsByScope(catalog.all(), rt.now()),
+    halts: () => haltsByScope(catalog.haltLists(), rt.now()),
   });
   const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
   const ui = uiListener(rt, catalog, reconciler);

@@ -13,7 +13,7 @@ import { pipelineIdOf } from '../pipeline/id.js';
 import type { HaltRecord, Pipeline } from '../pipeline/pipeline-resource.js';
 import { Limiter } from '../queue/limiter.js';
 import { hasEnvironment, mayHalt, type HaltCaller, type HaltPolicy } from './halt-access.js';
-import { replayedIn } from './halt-record.js';
+import { inForce, replayedIn } from './halt-record.js';
 import {
   haltInForce,
   haltRecordOf,
@@ -31,7 +31,7 @@ const WRITES_IN_FLIGHT = 8;
 
 /** What halts across Pipelines need. */
 export interface FleetHalterDeps extends HaltWriteDeps, HaltPolicy {
-  catalog: Pick<PipelineCatalog, 'all'>;
+  catalog: Pick<PipelineCatalog, 'heads' | 'halts' | 'get'>;
   now: () => number;
   /** Counts each call by principal kind and outcome (metrics). */
   onOutcome?: (kind: Principal['kind'], outcome: string) => void;
@@ -109,10 +109,12 @@ export class FleetHalter {
     const expiresAt = expiryOf(request.expiresAt, now);
     if (expiresAt === 'Expired') return { ok: false, refusal: 'Expired' };
     const { namespace, environment, selector } = request;
-    const matched = this.deps.catalog
-      .all()
+    const { catalog } = this.deps;
+    const matched = catalog
+      .heads()
       .filter((p) => namespace === undefined || p.metadata.namespace === namespace)
-      .filter((p) => selectorMatches(selector, p.metadata.labels));
+      .filter((p) => selectorMatches(selector, p.metadata.labels))
+      .flatMap((p) => catalog.get(pipelineIdOf(p)) ?? []);
     const targets = matched.filter((p) => hasEnvironment(p, environment));
     const skipped = matched.length - targets.length;
     const refusal = await this.judge(targets, caller, () => environment);
@@ -135,9 +137,13 @@ export class FleetHalter {
     only?: string,
   ): Promise<FleetResult> {
     const now = this.deps.now();
-    const holders = this.deps.catalog
-      .all()
-      .filter((p) => (only === undefined || nameOf(p) === only) && haltInForce(p, id, now));
+    const { catalog } = this.deps;
+    // Only the holders' statuses are unpacked: the catalog keeps each Pipeline's halts apart.
+    const holders = catalog
+      .heads()
+      .map(pipelineIdOf)
+      .filter((p) => (only === undefined || p === only) && inForceIn(catalog.halts(p), id, now))
+      .flatMap((p) => catalog.get(p) ?? []);
     const held = (p: Pipeline) => haltInForce(p, id, now);
     const refusal = await this.judge(holders, caller, (p) => held(p)?.environment);
     if (refusal !== undefined) return refusal;
@@ -194,6 +200,10 @@ export class FleetHalter {
       ),
     );
   }
+}
+
+function inForceIn(halts: readonly HaltRecord[] | undefined, id: string, now: number): boolean {
+  return halts?.some((h) => h.id === id && inForce(h, now)) === true;
 }
 
 function nameOf(pipeline: Pipeline): string {

@@ -117,14 +117,17 @@ export function liftChange(
   };
 }
 
-/** Halts in force across `pipelines` at `now`, by scope: one environment, or a whole Pipeline. */
+/**
+ * Halts in force at `now` across `haltLists` (each a Pipeline's status.halts), by scope: one
+ * environment, or a whole Pipeline.
+ */
 export function haltsByScope(
-  pipelines: Iterable<Pipeline>,
+  haltLists: Iterable<readonly HaltRecord[] | undefined>,
   now: number,
 ): { environment: number; pipeline: number } {
   const counts = { environment: 0, pipeline: 0 };
-  for (const p of pipelines)
-    for (const h of liveHalts(p.status?.halts, now))
+  for (const halts of haltLists)
+    for (const h of liveHalts(halts, now))
       counts[h.environment === undefined ? 'pipeline' : 'environment']++;
   return counts;
 }

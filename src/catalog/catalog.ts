@@ -6,8 +6,9 @@
 import { sortApiVersions } from '../pipeline/api-version.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
-import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { HaltRecord, Pipeline, PipelineHead } from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
+import { packStatus, RecentStatuses, type PackedStatus } from './packed-status.js';
 import { dropServerBookkeeping } from './server-bookkeeping.js';
 import { ShapeTable } from './share-shapes.js';
 import { StringTable } from './share-strings.js';
@@ -20,7 +21,12 @@ import {
 } from './targets.js';
 
 interface Entry {
-  pipeline: Pipeline;
+  /** The Pipeline without its status: a new object per upsert, so its identity is its version. */
+  head: PipelineHead;
+  /** Its status, packed (see packed-status.ts); undefined when it has none. */
+  status: PackedStatus | undefined;
+  /** Its status.halts as upserted: the metrics count halts at every scrape. */
+  halts: readonly HaltRecord[] | undefined;
   targets: readonly CatalogTarget[];
 }
 
@@ -38,6 +44,7 @@ export class PipelineCatalog {
   private readonly strings = new StringTable();
   private readonly shapes = new ShapeTable();
   private readonly locations = new LocationTable();
+  private readonly unpacked = new RecentStatuses<PipelineId>();
   private readonly listeners = new Set<(id: PipelineId) => void>();
 
   /** `config` decides cluster names (see clusterNameFor); it is read whenever a spec changes. */
@@ -55,12 +62,13 @@ export class PipelineCatalog {
 
   /**
    * Adds or replaces the Pipeline with this namespace/name. Returns true when the objects it
-   * references changed (always for a new Pipeline), false when only other fields did. Its
-   * short strings and small objects are replaced in place by equal shared ones (see
-   * share-strings.ts, share-shapes.ts: the small ones frozen), and the server's bookkeeping it
-   * never reads is dropped (see server-bookkeeping.ts). At an unchanged `metadata.generation`
-   * its spec is replaced by the one already held (trusted to be equal, as the API server's
-   * generation says), so the spec held is always the one its targets were derived from.
+   * references changed (always for a new Pipeline), false when only other fields did. The
+   * catalog keeps its metadata and spec (their short strings and small objects replaced in place
+   * by equal shared ones, see share-strings.ts, share-shapes.ts; the server's bookkeeping it
+   * never reads dropped, see server-bookkeeping.ts) and its status packed: it keeps no reference
+   * to `pipeline.status`. At an unchanged `metadata.generation` its spec is replaced, in
+   * `pipeline` too, by the one already held (trusted to be equal, as the API server's generation
+   * says), so the spec held is always the one its targets were derived from.
    */
   upsert(pipeline: Pipeline): boolean {
     dropServerBookkeeping(pipeline.metadata);
@@ -68,22 +76,25 @@ export class PipelineCatalog {
     const previous = this.entries.get(id);
     // Most updates are status writes. The API server moves the generation on every spec
     // change, so at the same generation the spec held stands (with its shared parts and its
-    // targets), and the update's copy of it is dropped unwalked.
+    // targets), and the update's copy of it is dropped unwalked (the watch's cache too).
     const sameSpec =
       previous !== undefined &&
       pipeline.metadata.generation !== undefined &&
-      previous.pipeline.metadata.generation === pipeline.metadata.generation;
-    if (sameSpec) pipeline.spec = previous.pipeline.spec;
-    this.strings.share(pipeline);
-    this.shapes.share(pipeline);
-    if (!sameSpec) this.shapes.shareTargetLists(pipeline.spec.environments);
+      previous.head.metadata.generation === pipeline.metadata.generation;
+    if (sameSpec) pipeline.spec = previous.head.spec;
+    const { apiVersion, kind, metadata, spec, status } = pipeline;
+    const head: PipelineHead = { apiVersion, kind, metadata, spec };
+    this.strings.share(head);
+    this.shapes.share(head);
+    if (!sameSpec) this.shapes.shareTargetLists(spec.environments);
     const derived = sameSpec
       ? previous.targets
-      : deriveTargets(pipeline, this.config, this.locations.locationOf);
+      : deriveTargets(head, this.config, this.locations.locationOf);
     const unchanged = previous !== undefined && sameTargets(previous.targets, derived);
     // Unchanged references keep the objects already indexed, so the new ones can be collected.
     const targets = unchanged ? previous.targets : derived;
-    this.entries.set(id, { pipeline, targets });
+    const packed = status === undefined ? undefined : packStatus(status);
+    this.entries.set(id, { head, status: packed, halts: status?.halts, targets });
     if (!unchanged) {
       if (previous !== undefined) this.unlink(id, previous.targets);
       this.link(id, targets);
@@ -97,6 +108,7 @@ export class PipelineCatalog {
     const previous = this.entries.get(id);
     if (previous === undefined) return false;
     this.entries.delete(id);
+    this.unpacked.forget(id);
     this.unlink(id, previous.targets);
     this.tell(id);
     return true;
@@ -119,9 +131,39 @@ export class PipelineCatalog {
     return this.entries.has(id);
   }
 
-  /** The stored Pipeline (the object last passed to upsert), or undefined. */
+  /**
+   * The Pipeline last upserted, or undefined: its head with its status unpacked (about 20
+   * microseconds for six targets, see packed-status.ts), shared with other readers and never to
+   * be changed. Readers of metadata and spec alone use head().
+   */
   get(id: PipelineId): Pipeline | undefined {
-    return this.entries.get(id)?.pipeline;
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    const { head, status } = entry;
+    return status === undefined
+      ? { ...head }
+      : { ...head, status: this.unpacked.unpack(id, status) };
+  }
+
+  /**
+   * The Pipeline last upserted without its status, or undefined; O(1). The same object until
+   * the next upsert of this Pipeline, so it also serves as its version (e.g. a cache key).
+   */
+  head(id: PipelineId): PipelineHead | undefined {
+    return this.entries.get(id)?.head;
+  }
+
+  /** Every Pipeline without its status (see head()), in id order. */
+  heads(): PipelineHead[] {
+    return this.ids().flatMap((id) => {
+      const entry = this.entries.get(id);
+      return entry === undefined ? [] : [entry.head];
+    });
+  }
+
+  /** The halts in the status last upserted (`status.halts`), without unpacking it; O(1). */
+  halts(id: PipelineId): readonly HaltRecord[] | undefined {
+    return this.entries.get(id)?.halts;
   }
 
   /** True when some Pipeline has a target on this object; O(1). */
@@ -151,11 +193,19 @@ export class PipelineCatalog {
     return [...this.entries.keys()].sort();
   }
 
-  /** Every indexed Pipeline, in id order. */
+  /** Each Pipeline's status.halts (see halts()), in no order. */
+  haltLists(): (readonly HaltRecord[] | undefined)[] {
+    return [...this.entries.values()].map((entry) => entry.halts);
+  }
+
+  /**
+   * Every indexed Pipeline whole, in id order: each status unpacked (see get()), about 0.2 s
+   * for 10,000 Pipelines, so for rare callers; heads() for metadata and spec.
+   */
   all(): Pipeline[] {
     return this.ids().flatMap((id) => {
-      const entry = this.entries.get(id);
-      return entry === undefined ? [] : [entry.pipeline];
+      const pipeline = this.get(id);
+      return pipeline === undefined ? [] : [pipeline];
     });
   }
 

@@ -5,7 +5,7 @@
 import type { TargetLocation } from '../evaluate/decisions.js';
 import { parseApiVersion } from '../pipeline/api-version.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
-import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { PipelineHead } from '../pipeline/pipeline-resource.js';
 import { flatten } from '../pipeline/text.js';
 import type { ObjectRef } from '../kube/ports.js';
 import { clusterNameFor, type ClusterNamingConfig } from './cluster-names.js';
@@ -114,7 +114,7 @@ const freshLocation: LocationOf = (cluster, namespace) => Object.freeze({ cluste
  * each target's location object (the catalog's shares one per cluster and namespace).
  */
 export function deriveTargets(
-  pipeline: Pipeline,
+  pipeline: PipelineHead,
   config: ClusterNamingConfig,
   locationOf: LocationOf = freshLocation,
 ): readonly CatalogTarget[] {

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type {
   EnvironmentStatus,
   Pipeline,
+  PipelineHead,
   PipelineEnvironment,
   PromotionHistoryEntry,
   TargetStatusRecord,
@@ -247,4 +248,23 @@ function targetsOf(
       ...(record?.revision === undefined ? {} : { revision: record.revision }),
     };
   });
+}
+
+/**
+ * Each Pipeline's facts, derived once per version of it: keyed by its catalog head, which is a
+ * new object whenever the Pipeline changes (and let go with it).
+ */
+export class FactsByVersion {
+  private readonly facts = new WeakMap<PipelineHead, NotificationFact[]>();
+
+  /** The facts of `head`'s Pipeline, which `whole` gives whole (none once it is gone). */
+  of(head: PipelineHead, whole: (head: PipelineHead) => Pipeline | undefined): NotificationFact[] {
+    const known = this.facts.get(head);
+    if (known !== undefined) return known;
+    const pipeline = whole(head);
+    if (pipeline === undefined) return [];
+    const facts = factsOf(pipeline);
+    this.facts.set(head, facts);
+    return facts;
+  }
 }

@@ -8,7 +8,7 @@
  * that a restart needs: the Pipelines' status and the alerts' status are the whole state.
  */
 import type { GatewayLogger } from '../log.js';
-import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { Pipeline, PipelineHead } from '../pipeline/pipeline-resource.js';
 import { alertTimeoutMs, type AlertCheck } from './alert-check.js';
 import { conditionOf } from './alert-conditions.js';
 import {
@@ -20,7 +20,7 @@ import {
 } from './alert-progress.js';
 import type { AlertStatus, PromotionAlert, UncheckedAlert } from './alert-resource.js';
 import { selects, wantsType, type SelectionPolicy } from './alert-selection.js';
-import { factsOf, type NotificationFact } from './facts.js';
+import { FactsByVersion, type NotificationFact } from './facts.js';
 import type { NotificationEvent } from './notification-event.js';
 
 /** The alert's status as a change of what is stored: undefined keeps it. */
@@ -53,7 +53,10 @@ export interface NotifierPorts {
 /** What the engine needs besides its ports. */
 export interface NotifierDeps {
   ports: NotifierPorts;
-  pipelines: () => readonly Pipeline[];
+  /** The catalog's heads: each the same object until its Pipeline changes (facts are kept). */
+  pipelines: () => readonly PipelineHead[];
+  /** The Pipeline of a head pipelines() gave, whole; undefined once it is gone. */
+  whole: (head: PipelineHead) => Pipeline | undefined;
   isLeader: () => boolean;
   clock: () => number;
   random: () => number;
@@ -83,7 +86,7 @@ export class Notifier {
   private leaderSince: number | undefined;
   private listFailing = false;
   private readonly running = new Map<string, Promise<void>>();
-  private readonly facts = new WeakMap<Pipeline, NotificationFact[]>();
+  private readonly facts = new FactsByVersion();
 
   constructor(private readonly deps: NotifierDeps) {}
 
@@ -245,13 +248,9 @@ export class Notifier {
   private factsFor(alert: PromotionAlert): NotificationFact[] {
     const policy = this.deps.settings.selection;
     const facts: NotificationFact[] = [];
-    for (const pipeline of this.deps.pipelines()) {
-      if (!selects(alert, pipeline, policy)) continue;
-      let all = this.facts.get(pipeline);
-      if (all === undefined) {
-        all = factsOf(pipeline);
-        this.facts.set(pipeline, all);
-      }
+    for (const head of this.deps.pipelines()) {
+      if (!selects(alert, head, policy)) continue;
+      const all = this.facts.of(head, this.deps.whole);
       facts.push(...all.filter((f) => wantsType(alert, f.type)));
     }
     return facts;

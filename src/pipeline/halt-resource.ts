@@ -3,7 +3,7 @@
  * halts"), as in schemas/pipeline.schema.json. Part of the Pipeline vocabulary
  * (pipeline-resource.ts re-exports it), kept apart only to keep that file short.
  */
-import type { AuthorizationKind } from './pipeline-resource.js';
+import type { AuthorizationKind } from './authorization-record.js';
 
 /**
  * One halt: no promotion of `environment` (of every environment when absent) until it is

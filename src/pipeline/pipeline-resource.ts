@@ -2,6 +2,7 @@
  * TypeScript view of `pipelines.weave.works/v1alpha1` Pipeline, as in schemas/pipeline.schema.json.
  * Fields marked "ours" are optional additions; existing Pipelines never need them.
  */
+import type { AuthorizationRecord } from './authorization-record.js';
 import type { HaltRecord } from './halt-resource.js';
 
 /** Reference to a GitopsCluster holding a remote cluster's kubeconfig. */
@@ -190,32 +191,8 @@ export interface TargetStatusRecord {
   unannounced?: boolean;
 }
 
-/** How a principal proved itself: a person, a CI job, or weave's shared legacy key. */
-export type AuthorizationKind = 'human' | 'ci' | 'legacy';
-
-/**
- * ours: status.environments[env].approvals[i], one authorization (approval, rejection, CI
- * trigger or break-glass) of one revision by one principal, recorded before it counts.
- */
-export interface AuthorizationRecord {
-  /** `alice` (configured approver), `oidc:<issuer>#<sub>`, `ci:<policy>` or `legacy-hmac`. */
-  principal: string;
-  kind: AuthorizationKind;
-  /** `break-glass`: the glass of a halt or window holding the revision (docs/policy.md). */
-  decision: 'approve' | 'reject' | 'break-glass';
-  revision: string;
-  /** When the gateway recorded it (RFC 3339). */
-  time: string;
-  /** The credential's unique id; a second use of it is refused until it expires. */
-  jti?: string;
-  /** When the credential expires (RFC 3339); the record is kept at least until then. */
-  expiresAt?: string;
-  /** The principal's groups when it authorized (for `group:<name>` gates). */
-  groups?: string[];
-  comment?: string;
-  /** The signed statement itself (compact JWS), so the audit trail can be re-verified offline. */
-  statement?: string;
-}
+/** ours: status.environments[env].approvals[i] (src/pipeline/authorization-record.ts). */
+export type { AuthorizationKind, AuthorizationRecord } from './authorization-record.js';
 
 /**
  * ours: status.environments[env].healthySince, kept while a downstream environment soaks: since
@@ -283,8 +260,8 @@ export interface PipelineStatus {
 /** ours: status.halts[i], one stop-the-line halt (src/pipeline/halt-resource.ts). */
 export type { HaltRecord } from './halt-resource.js';
 
-/** A whole Pipeline object. */
-export interface Pipeline {
+/** A Pipeline without its status: what readers of its metadata and spec alone are given. */
+export interface PipelineHead {
   apiVersion: 'pipelines.weave.works/v1alpha1';
   kind: 'Pipeline';
   metadata: {
@@ -296,5 +273,9 @@ export interface Pipeline {
     [field: string]: unknown;
   };
   spec: PipelineSpec;
+}
+
+/** A whole Pipeline object. */
+export interface Pipeline extends PipelineHead {
   status?: PipelineStatus;
 }

@@ -6,7 +6,7 @@
  * rendered once per change for every viewer; who may see which is the stream's business.
  */
 import type { PipelineId } from '../pipeline/id.js';
-import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { Pipeline, PipelineHead } from '../pipeline/pipeline-resource.js';
 import type { PipelineView } from '../reconcile/view.js';
 import { columnPlan, type ColumnPlan } from './columns.js';
 import { fleetRow } from './fleet-page.js';
@@ -17,7 +17,10 @@ import { summarize, type PipelineSummary } from './model.js';
 export interface FleetSource {
   /** Every Pipeline's id, sorted. */
   ids(): readonly PipelineId[];
+  /** The Pipeline whole (its status unpacked: once per row rendered). */
   pipeline(id: PipelineId): Pipeline | undefined;
+  /** The Pipeline's metadata and spec alone; cheap enough to ask for every row per refresh. */
+  head(id: PipelineId): PipelineHead | undefined;
   view(id: PipelineId): PipelineView | undefined;
   /** Calls `listener` with the id of a Pipeline whose object or view changed; returns an unsubscribe. */
   subscribe(listener: (id: PipelineId) => void): () => void;
@@ -83,7 +86,7 @@ export class FleetRows {
   ): { changed: PipelineId[]; planChanged: boolean } {
     const ids = this.source.ids();
     const plan = columnPlan(
-      ids.map((id) => this.source.pipeline(id)?.spec.environments.map((e) => e.name) ?? []),
+      ids.map((id) => this.source.head(id)?.spec.environments.map((e) => e.name) ?? []),
     );
     const planChanged = plan.key !== this.current.key;
     this.current = plan;

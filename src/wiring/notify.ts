@@ -8,7 +8,8 @@ import { AlertStatusWriter } from '../kube/alert-status-writer.js';
 import { KubeAlertWriter } from '../kube/alert-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { kubeSecretReader } from '../kube/secrets.js';
-import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import { pipelineIdOf } from '../pipeline/id.js';
 import { addressProblem } from '../notify/alert-address.js';
 import { alertTimeoutMs, type AlertCheck } from '../notify/alert-check.js';
 import { AlertCredentialsReader } from '../notify/alert-credentials.js';
@@ -24,7 +25,7 @@ import type { Runtime } from './runtime.js';
 /** Builds the notifier of this gateway; it does nothing until start() and while not leading. */
 export function notifier(
   rt: Runtime,
-  pipelines: () => readonly Pipeline[],
+  catalog: Pick<PipelineCatalog, 'heads' | 'get'>,
   isLeader: () => boolean,
 ): Notifier {
   const { config } = rt;
@@ -32,7 +33,8 @@ export function notifier(
   const metrics = notifyMetrics(rt.metrics.registry, rt.now);
   return new Notifier({
     ports: alertPorts(rt),
-    pipelines,
+    pipelines: () => catalog.heads(),
+    whole: (head) => catalog.get(pipelineIdOf(head)),
     isLeader: () => settings.enabled && isLeader(),
     clock: rt.now,
     random: rt.random,

@@ -166,6 +166,10 @@ export class FakeFleetSource implements FleetSource {
     return this.pipelines.get(id);
   }
 
+  head(id: PipelineId): Pipeline | undefined {
+    return this.pipelines.get(id);
+  }
+
   view(id: PipelineId): PipelineView | undefined {
     return this.views.get(id);
   }

@@ -11,6 +11,7 @@ import type { Principal } from '../../../src/auth/identity.js';
 import { FleetHalter } from '../../../src/authorize/fleet-halter.js';
 import type { HaltCaller } from '../../../src/authorize/halt-access.js';
 import { haltsByScope } from '../../../src/authorize/halt-record.js';
+import { pipelineIdOf } from '../../../src/pipeline/id.js';
 import { parseSelectorText, type LabelSelector } from '../../../src/pipeline/label-selector.js';
 import { createLogger } from '../../../src/log.js';
 import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
@@ -54,7 +55,11 @@ function rig(pipelines: Pipeline[] = fleet(), maxPipelines?: number) {
   const outcomes: string[] = [];
   const rechecks: string[] = [];
   const halter = new FleetHalter({
-    catalog: { all },
+    catalog: {
+      heads: all,
+      halts: (id: string) => all().find((p) => pipelineIdOf(p) === id)?.status?.halts,
+      get: (id: string) => all().find((p) => pipelineIdOf(p) === id),
+    },
     status: statusWriterOver(port, [], { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 }),
     events: port,
     logger: createLogger(
@@ -111,7 +116,12 @@ describe('FleetHalter.halt', () => {
     expect(r.port.events.map((e) => e.reason)).toEqual(['PromotionsHalted', 'PromotionsHalted']);
     expect(r.port.events[0]?.annotations).toMatchObject({ selector: 'team=payments' });
     expect(r.rechecks).toEqual(['flux-system/p1', 'flux-system/p2']);
-    expect(haltsByScope(r.all(), T0)).toEqual({ environment: 2, pipeline: 0 });
+    expect(
+      haltsByScope(
+        r.all().map((p) => p.status?.halts),
+        T0,
+      ),
+    ).toEqual({ environment: 2, pipeline: 0 });
     expect(r.outcomes).toEqual(['human:halted']);
   });
 
@@ -224,7 +234,12 @@ describe('FleetHalter.lift', () => {
     expect(lifted.ok && lifted.pipelines.map((p) => p.outcome)).toEqual(['lifted', 'lifted']);
     for (const name of ['p1', 'p2'])
       expect(r.haltsOf(name)).toMatchObject([{ id: halted.halt.id, liftedBy: 'bob' }]);
-    expect(haltsByScope(r.all(), T0)).toEqual({ environment: 0, pipeline: 0 });
+    expect(
+      haltsByScope(
+        r.all().map((p) => p.status?.halts),
+        T0,
+      ),
+    ).toEqual({ environment: 0, pipeline: 0 });
     expect(await r.halter.lift(person('bob', 'j3'), halted.halt.id)).toEqual({
       ok: false,
       refusal: 'NotFound',
@@ -241,6 +256,11 @@ describe('FleetHalter.lift', () => {
     });
     const one = await r.halter.lift(person('bob', 'j2'), halted.halt.id, 'flux-system/p2');
     expect(one.ok && one.pipelines).toEqual([{ pipeline: 'flux-system/p2', outcome: 'lifted' }]);
-    expect(haltsByScope(r.all(), T0)).toEqual({ environment: 1, pipeline: 0 });
+    expect(
+      haltsByScope(
+        r.all().map((p) => p.status?.halts),
+        T0,
+      ),
+    ).toEqual({ environment: 1, pipeline: 0 });
   });
 });

@@ -251,7 +251,7 @@ describe('PipelineCatalog updates', () => {
     const withStrategy = pipeline('ns', 'a', [dev, prod]);
     withStrategy.spec.promotion = { strategy: { notification: {} } };
     expect(index.upsert(withStrategy)).toBe(false);
-    expect(index.get(pipelineId({ namespace: 'ns', name: 'a' }))).toBe(withStrategy);
+    expect(index.get(pipelineId({ namespace: 'ns', name: 'a' }))).toEqual(withStrategy);
     expect(
       index.upsert(pipeline('ns', 'a', [dev, { name: 'prod', targets: [{ namespace: 'live' }] }])),
     ).toBe(true);
@@ -397,7 +397,7 @@ describe('PipelineCatalog updates', () => {
     expect(index.references(helm('mgmt', 'prod'))).toBe(true);
     // The spec held is the one the targets come from.
     expect(index.get(id('ns/a'))?.spec.environments.map((e) => e.name)).toEqual(['dev', 'prod']);
-    expect(index.get(id('ns/a'))).toBe(statusWrite);
+    expect(index.get(id('ns/a'))).toEqual(statusWrite);
     // A spec change moves the generation: its targets are derived and indexed again.
     expect(index.upsert(at(2, [dev, { name: 'prod', targets: [{ namespace: 'live' }] }]))).toBe(
       true,

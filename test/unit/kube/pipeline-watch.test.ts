@@ -98,3 +98,36 @@ describe('PipelineWatcher restarts', () => {
     await watcher.stop();
   });
 });
+
+describe('PipelineWatcher and the informer cache', () => {
+  it('hands the handler the status, then drops it from the object the informer keeps', async () => {
+    const listed = {
+      apiVersion: 'pipelines.weave.works/v1alpha1',
+      metadata: { namespace: 'apps', name: 'a', resourceVersion: '7' },
+      status: { observedGeneration: 1 },
+    };
+    const { made, factory } = fakeInformers();
+    const { kubeConfig, calls } = fakeManagement(() => [listed]);
+    const statuses: unknown[] = [];
+    const handler: PipelineEventHandler = {
+      upsert: (pipeline) => statuses.push((pipeline as { status?: unknown }).status),
+      remove: () => undefined,
+      error: () => undefined,
+      resumed: () => undefined,
+    };
+    const watcher = new PipelineWatcher(kubeConfig, [], handler, calls, {
+      scheduler: new FakeScheduler(),
+      informers: factory,
+    });
+    await watcher.start();
+    expect(made).toHaveLength(1);
+    expect(statuses).toEqual([{ observedGeneration: 1 }]);
+    // What the informer compares is left: kind, names and resourceVersion.
+    expect(listed).toEqual({
+      apiVersion: 'pipelines.weave.works/v1alpha1',
+      kind: 'Pipeline',
+      metadata: { namespace: 'apps', name: 'a', resourceVersion: '7' },
+    });
+    await watcher.stop();
+  });
+});

@@ -92,6 +92,7 @@ function rig(
   const notifier = new Notifier({
     ports,
     pipelines: () => pipelines,
+    whole: (head) => head,
     isLeader: options.leader ?? (() => true),
     clock: () => now,
     random: () => 1,
