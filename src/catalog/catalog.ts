@@ -86,7 +86,7 @@ export class PipelineCatalog {
     const head: PipelineHead = { apiVersion, kind, metadata, spec };
     this.strings.share(head);
     this.shapes.share(head);
-    if (!sameSpec) this.shapes.shareTargetLists(spec.environments);
+    if (!sameSpec) this.shapes.shareSpecParts(spec);
     const derived = sameSpec
       ? previous.targets
       : deriveTargets(head, this.config, this.locations.locationOf);

@@ -12,13 +12,15 @@
  * gateway writes into a held Pipeline).
  */
 
+import { FrozenPool } from '../pipeline/frozen-pool.js';
+
 /** The field names whose objects are shared. */
 const SHARED_FIELDS: ReadonlySet<string> = new Set(['clusterRef', 'appRef']);
 /** Objects whose JSON is longer than this are left alone. */
 const MAX_SHARED_JSON = 256;
-/** Target lists whose JSON is longer than this are left alone (a few dozen targets). */
-const MAX_SHARED_LIST_JSON = 4096;
-/** Distinct objects (and target lists) remembered; past it, further ones are left as they are. */
+/** Spec parts whose JSON is longer than this are left alone (a few dozen targets). */
+const MAX_SHARED_PART_JSON = 4096;
+/** Distinct objects (and spec parts) remembered; past it, further ones are left as they are. */
 const MAX_TABLE_SIZE = 8192;
 
 type Plain = Record<string, unknown>;
@@ -26,10 +28,12 @@ type Plain = Record<string, unknown>;
 /** A table of shared small objects; the catalog keeps one for the Pipelines it holds. */
 export class ShapeTable {
   private readonly table = new Map<string, Readonly<Plain>>();
-  /** Target lists by textHash of their JSON (the first list of each hash). */
-  private readonly lists = new Map<number, readonly unknown[]>();
+  /** Spec parts: target lists, environments, promotion. */
+  private readonly parts: FrozenPool;
 
-  constructor(private readonly maxSize = MAX_TABLE_SIZE) {}
+  constructor(private readonly maxSize = MAX_TABLE_SIZE) {
+    this.parts = new FrozenPool(maxSize, MAX_SHARED_PART_JSON);
+  }
 
   /** Number of distinct objects remembered. */
   get size(): number {
@@ -49,29 +53,23 @@ export class ShapeTable {
 
   /**
    * Replaces, in place, each environment's `targets` list (after share(): its clusterRefs are
-   * shared) by the table's equal frozen list of frozen targets. Why: where apps share their
-   * environments' namespaces and clusters (a namespace per environment), thousands of Pipelines
-   * list the very same targets; each list then costs a pointer instead of about 70 bytes per
-   * target. Lists already frozen are left as they are.
+   * shared), then the environments list itself and the Pipeline-wide `promotion`, by the table's
+   * equal deep-frozen instances. Why: where apps share their environments' namespaces and
+   * clusters (a namespace per environment), thousands of Pipelines list the very same targets
+   * and say the same of each environment; each then costs a pointer instead of about 120 bytes
+   * per target. Where the environments differ (a namespace per app), the target lists of
+   * environments alike (same clusters, names) are still shared. Parts already frozen are left.
    */
-  shareTargetLists(environments: readonly { targets: readonly unknown[] }[]): void {
-    for (const env of environments) {
-      if (Object.isFrozen(env) || Object.isFrozen(env.targets)) continue;
-      const list = env.targets as unknown[];
-      const json = JSON.stringify(list);
-      if (json.length > MAX_SHARED_LIST_JSON) continue;
-      // Keyed by a hash of the text, not the text: a fleet whose lists are all distinct (a
-      // namespace per app) would otherwise keep a few hundred bytes of key per list.
-      const hash = textHash(json);
-      const known = this.lists.get(hash);
-      if (known !== undefined) {
-        if (JSON.stringify(known) === json) env.targets = known;
-        continue;
-      }
-      if (this.lists.size >= this.maxSize) continue;
-      for (const target of list) Object.freeze(target);
-      this.lists.set(hash, Object.freeze(list));
+  shareSpecParts(spec: {
+    environments: { targets: readonly unknown[] }[];
+    promotion?: unknown;
+  }): void {
+    if (Object.isFrozen(spec.environments)) return;
+    for (const env of spec.environments) {
+      if (!Object.isFrozen(env)) env.targets = this.parts.one(env.targets);
     }
+    spec.environments = this.parts.one(spec.environments);
+    if (spec.promotion !== undefined) spec.promotion = this.parts.one(spec.promotion);
   }
 
   /** Replaces, in place, each shareable object below `fields` by its shared instance. */
@@ -102,14 +100,4 @@ export class ShapeTable {
 function isFlat(value: Plain): boolean {
   if (Array.isArray(value)) return false;
   return Object.values(value).every((v) => typeof v !== 'object' || v === null);
-}
-
-/** FNV-1a of `text`'s UTF-16 units, as a non-negative 31-bit integer (a small integer in V8). */
-function textHash(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 1;
 }

@@ -102,7 +102,7 @@ describe('ShapeTable', () => {
     const before = structuredClone([a, b, other]);
     for (const p of [a, b, other]) {
       table.share(p);
-      table.shareTargetLists(p.spec.environments);
+      table.shareSpecParts(p.spec);
     }
     expect([a, b, other]).toStrictEqual(before);
     const [aDev, aProd] = a.spec.environments;
@@ -113,7 +113,25 @@ describe('ShapeTable', () => {
     expect(other.spec.environments[1]?.targets).not.toBe(aProd?.targets);
     expect(Object.isFrozen(aDev?.targets)).toBe(true);
     expect(Object.isFrozen(aDev?.targets[0])).toBe(true);
-    // The environments themselves stay each Pipeline's own.
-    expect(bDev).not.toBe(aDev);
+    // Equal environments are one list; differing ones stay each Pipeline's own.
+    expect(b.spec.environments).toBe(a.spec.environments);
+    expect(Object.isFrozen(a.spec.environments[0])).toBe(true);
+    expect(other.spec.environments).not.toBe(a.spec.environments);
+  });
+
+  it('shares the Pipeline-wide promotion, deep-frozen, and leaves parts past the bound alone', () => {
+    const table = new ShapeTable();
+    const spec = (endpoint: string) => ({
+      environments: [{ name: 'dev', targets: [{ namespace: 'apps' }] }],
+      promotion: { strategy: { webhook: { endpoint } } },
+    });
+    const [a, b, huge] = [spec('deploy'), spec('deploy'), spec('x'.repeat(5000))];
+    for (const s of [a, b, huge]) table.shareSpecParts(s);
+    expect(b.promotion).toBe(a.promotion);
+    expect(Object.isFrozen(a.promotion.strategy.webhook)).toBe(true);
+    expect(huge.promotion).not.toBe(a.promotion);
+    expect(Object.isFrozen(huge.promotion)).toBe(false);
+    // Its environments are alike: shared all the same.
+    expect(huge.environments).toBe(a.environments);
   });
 });

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pipelineId } from '../../../src/pipeline/id.js';
-import { MGMT, reconcileRig } from '../../support/reconcile-rig.js';
+import { MGMT, reconcileRig, rigPipeline } from '../../support/reconcile-rig.js';
 
 describe('Reconciler.reconcile', () => {
   it('forgets a Pipeline that is no longer loaded and reads nothing', async () => {
@@ -35,6 +35,20 @@ describe('Reconciler.reconcile', () => {
     await run;
     expect(rig.reconciler.view(rig.id)).toBeUndefined();
     expect(rig.reconciler.evaluated).toBe(0);
+  });
+
+  it('keeps one frozen list of decisions for Pipelines that decide alike', async () => {
+    const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
+    const twin = rigPipeline();
+    twin.metadata.name = 'twin';
+    rig.catalog.upsert(rig.writer.put(twin));
+    const twinId = pipelineId({ namespace: 'apps', name: 'twin' });
+    await rig.reconciler.reconcile(rig.id);
+    await rig.reconciler.reconcile(twinId);
+    const decisions = rig.reconciler.view(rig.id)?.decisions;
+    expect(decisions).toHaveLength(3);
+    expect(rig.reconciler.view(twinId)?.decisions).toBe(decisions);
+    expect(Object.isFrozen(decisions?.[0])).toBe(true);
   });
 
   it('reads each target once, writes status, and is done when every environment is up to date', async () => {
