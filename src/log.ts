@@ -182,7 +182,7 @@ const DEBUG_LEVEL = pino.levels.values.debug ?? 20;
  */
 export function logFailure(
   logger: GatewayLogger,
-  level: 'warn' | 'error',
+  level: 'debug' | 'warn' | 'error',
   message: string,
   fields: Record<string, unknown>,
   failure: { summary: { reason: string; message: string; status?: number }; err: unknown },

@@ -2,13 +2,10 @@
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { HintQueue } from '../hints/hint-queue.js';
 import { PipelineQueue } from '../hints/pipeline-queue.js';
-import { failureSummary } from '../kube/errors.js';
 import { secretKeyReader } from '../kube/secrets.js';
-import { logFailure, type GatewayLogger } from '../log.js';
 import { pullRequestPorts, pullRequestState } from '../promote/strategies/pull-request/ports.js';
 import { strategyFor } from '../promote/strategies/select.js';
 import { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
-import type { WorkQueueEvent } from '../queue/queue-model.js';
 import { announces } from '../verify/announcements.js';
 import { hintReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
@@ -23,6 +20,7 @@ import type { PipelineId } from '../pipeline/id.js';
 import { plainKey } from '../pipeline/object-key.js';
 import type { ClusterAccess } from './access.js';
 import { checkBook } from './checks.js';
+import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
@@ -112,22 +110,3 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
 
 /** What promotionLoop builds. */
 export type PromotionLoop = ReturnType<typeof promotionLoop>;
-
-/**
- * Logs a queue run that threw (a failed status write, say) in one line, and a key dropped
- * after its last retry; runs that asked for a retry without an error are not failures.
- */
-function queueFailures<K>(logger: GatewayLogger, message: string, field: string) {
-  return (event: WorkQueueEvent<K>): void => {
-    if ((event.type !== 'retry' && event.type !== 'dropped') || event.error === undefined) return;
-    const fields =
-      event.type === 'retry'
-        ? { [field]: event.key, retry: event.retry, retryInMs: event.delayMs }
-        : { [field]: event.key, attempts: event.attempts, droppedAfterRetries: true };
-    const level = event.type === 'retry' ? 'warn' : 'error';
-    logFailure(logger, level, message, fields, {
-      summary: failureSummary(event.error),
-      err: event.error,
-    });
-  };
-}
