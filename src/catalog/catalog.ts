@@ -65,8 +65,8 @@ export class PipelineCatalog {
    * references changed (always for a new Pipeline), false when only other fields did. The
    * catalog keeps its metadata and spec (their short strings and small objects replaced in place
    * by equal shared ones, see share-strings.ts, share-shapes.ts; the server's bookkeeping it
-   * never reads dropped, see server-bookkeeping.ts) and its status packed: it keeps no reference
-   * to `pipeline.status`. At an unchanged `metadata.generation` its spec is replaced, in
+   * never reads dropped, see server-bookkeeping.ts) and its status packed: of `pipeline.status`
+   * it keeps only the `halts` list (usually absent). At an unchanged `metadata.generation` its spec is replaced, in
    * `pipeline` too, by the one already held (trusted to be equal, as the API server's generation
    * says), so the spec held is always the one its targets were derived from.
    */

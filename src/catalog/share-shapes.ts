@@ -7,9 +7,10 @@
  * clusters but parsed JSON gives each mention its own copy, about 90 bytes per target at fleet
  * scale; `appRef` recurs in the same way where Pipelines deploy the same app. Only objects held
  * under those field names are shared (records with times or messages are nearly all distinct,
- * and would fill the table for nothing). Shared instances are frozen: a write to one would
- * change every Pipeline holding it, and in strict code it throws instead (nothing in the
- * gateway writes into a held Pipeline).
+ * and would fill the table for nothing). Larger parts of the spec that Pipelines repeat whole
+ * (target lists, environments, the promotion settings) are shared too (shareSpecParts). Shared
+ * instances are frozen: a write to one would change every Pipeline holding it, and in strict
+ * code it throws instead (nothing in the gateway writes into a held Pipeline).
  */
 
 import { FrozenPool } from '../pipeline/frozen-pool.js';
@@ -64,7 +65,6 @@ export class ShapeTable {
     environments: { targets: readonly unknown[] }[];
     promotion?: unknown;
   }): void {
-    if (Object.isFrozen(spec.environments)) return;
     for (const env of spec.environments) {
       if (!Object.isFrozen(env)) env.targets = this.parts.one(env.targets);
     }
