@@ -21,24 +21,29 @@ const SHARED_FIELDS: ReadonlySet<string> = new Set(['clusterRef', 'appRef']);
 const MAX_SHARED_JSON = 256;
 /** Spec parts whose JSON is longer than this are left alone (a few dozen targets). */
 const MAX_SHARED_PART_JSON = 4096;
-/** Distinct objects (and spec parts) remembered; past it, further ones are left as they are. */
+/** Distinct references (and spec parts) remembered; past it, the table starts afresh. */
 const MAX_TABLE_SIZE = 8192;
 
 type Plain = Record<string, unknown>;
 
 /** A table of shared small objects; the catalog keeps one for the Pipelines it holds. */
 export class ShapeTable {
-  private readonly table = new Map<string, Readonly<Plain>>();
+  /**
+   * The cluster and app references. Keyed by a hash, not by their JSON: where every app is
+   * named apart, 8,192 appRefs' JSON keys cost about 15 bytes per target at 10,000 x 50.
+   */
+  private readonly refs: FrozenPool;
   /** Spec parts: target lists, environments, promotion. */
   private readonly parts: FrozenPool;
 
-  constructor(private readonly maxSize = MAX_TABLE_SIZE) {
+  constructor(maxSize = MAX_TABLE_SIZE) {
+    this.refs = new FrozenPool(maxSize, MAX_SHARED_JSON);
     this.parts = new FrozenPool(maxSize, MAX_SHARED_PART_JSON);
   }
 
-  /** Number of distinct objects remembered. */
+  /** Number of distinct references remembered. */
   get size(): number {
-    return this.table.size;
+    return this.refs.size;
   }
 
   /**
@@ -77,22 +82,9 @@ export class ShapeTable {
     for (const key of Object.keys(fields)) {
       const field = fields[key];
       if (typeof field !== 'object' || field === null || Object.isFrozen(field)) continue;
-      if (SHARED_FIELDS.has(key) && isFlat(field as Plain)) {
-        const instance = this.instance(field as Plain);
-        if (instance !== undefined) fields[key] = instance;
-      } else this.shareFields(field as Plain);
+      if (SHARED_FIELDS.has(key) && isFlat(field as Plain)) fields[key] = this.refs.one(field);
+      else this.shareFields(field as Plain);
     }
-  }
-
-  private instance(value: Plain): Readonly<Plain> | undefined {
-    const json = JSON.stringify(value);
-    if (json.length > MAX_SHARED_JSON) return undefined;
-    const known = this.table.get(json);
-    if (known !== undefined) return known;
-    if (this.table.size >= this.maxSize) return undefined;
-    const frozen = Object.freeze(value);
-    this.table.set(json, frozen);
-    return frozen;
   }
 }
 

