@@ -102,6 +102,24 @@ export class FleetHalter {
         ? { halt: 'halted', lift: 'lifted' }[action]
         : `${action}-Partial`;
     this.deps.onOutcome?.(caller.principal.kind, outcome);
+    if (result.ok && result.halt.selector !== undefined) this.summarize(caller, action, result);
+  }
+
+  /** The one info line of a halt across Pipelines: each Pipeline's own line is debug. */
+  private summarize(
+    caller: HaltCaller,
+    action: 'halt' | 'lift',
+    result: Extract<FleetResult, { ok: true }>,
+  ): void {
+    const { halt, pipelines, skipped, complete } = result;
+    const outcomes: Record<string, number> = {};
+    for (const p of pipelines) outcomes[p.outcome] = (outcomes[p.outcome] ?? 0) + 1;
+    const fields = { haltId: halt.id, environment: halt.environment, selector: halt.selector };
+    const by = caller.principal.name;
+    const counts = { pipelines: pipelines.length, outcomes, skipped, complete };
+    const message =
+      action === 'halt' ? 'halt recorded across Pipelines' : 'halt lifted across Pipelines';
+    this.deps.logger.info({ ...fields, by, ...counts }, message);
   }
 
   private async haltMatching(caller: HaltCaller, request: FleetHaltRequest): Promise<FleetResult> {

@@ -144,7 +144,11 @@ export function haltInForce(pipeline: Pipeline, id: string, now: number): HaltRe
   return pipeline.status?.halts?.find((h) => h.id === id && inForce(h, now));
 }
 
-/** One info log line, one Event on the Pipeline, and a re-check, per halt or lift. */
+/**
+ * One Event on the Pipeline, a re-check and a log line per halt or lift: info for one
+ * Pipeline's halt, debug for a halt across Pipelines (its call logs one info line for all of
+ * them, see FleetHalter: a fleet-wide halt would otherwise log a line per Pipeline).
+ */
 async function announce(
   deps: HaltWriteDeps,
   pipeline: Pipeline,
@@ -155,7 +159,8 @@ async function announce(
   const id = pipelineIdOf(pipeline);
   const fields = { pipeline: id, haltId: halt.id, environment: halt.environment, by };
   const extra = { expiresAt: halt.expiresAt, selector: halt.selector };
-  deps.logger.info({ ...fields, ...extra }, `halt ${action}`);
+  const level = halt.selector === undefined ? 'info' : 'debug';
+  deps.logger[level]({ ...fields, ...extra }, `halt ${action}`);
   try {
     await deps.events.emitEvent(haltEvent(pipeline, halt, action, by));
   } catch {

@@ -54,6 +54,7 @@ function rig(pipelines: Pipeline[] = fleet(), maxPipelines?: number) {
   const all = () => names().flatMap(([ns, n]) => port.peek(ns, n) ?? []);
   const outcomes: string[] = [];
   const rechecks: string[] = [];
+  const lines: Record<string, unknown>[] = [];
   const halter = new FleetHalter({
     catalog: {
       heads: all,
@@ -65,7 +66,8 @@ function rig(pipelines: Pipeline[] = fleet(), maxPipelines?: number) {
     logger: createLogger(
       'info',
       new Writable({
-        write(_c, _e, done) {
+        write(chunk: Buffer, _e, done) {
+          lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
           done();
         },
       }),
@@ -78,7 +80,7 @@ function rig(pipelines: Pipeline[] = fleet(), maxPipelines?: number) {
     ...(maxPipelines === undefined ? {} : { maxPipelines }),
   });
   const haltsOf = (name: string, ns = NS) => port.peek(ns, name)?.status?.halts;
-  return { halter, port, all, outcomes, rechecks, haltsOf };
+  return { halter, port, all, outcomes, rechecks, haltsOf, lines };
 }
 
 function selector(text: string): LabelSelector {
@@ -93,6 +95,38 @@ const PAYMENTS_PROD = {
   environment: 'prod',
   reason: 'incident 42',
 };
+
+describe('FleetHalter logs', () => {
+  it('one info line per halt and per lift across Pipelines, not one per Pipeline', async () => {
+    const r = rig();
+    const result = await r.halter.halt(person('alice', 'j1'), PAYMENTS_PROD);
+    if (!result.ok) throw new Error(result.refusal);
+    const lifted = await r.halter.lift(person('bob', 'j2'), result.halt.id);
+    expect(lifted.ok).toBe(true);
+    expect(r.lines.map((l) => l.msg)).toEqual([
+      'halt recorded across Pipelines',
+      'halt lifted across Pipelines',
+    ]);
+    expect(r.lines[0]).toMatchObject({
+      haltId: result.halt.id,
+      selector: 'team=payments',
+      environment: 'prod',
+      by: 'alice',
+      pipelines: 2,
+      outcomes: { halted: 2 },
+      skipped: 1,
+      complete: true,
+    });
+    expect(r.lines[1]).toMatchObject({ by: 'bob', pipelines: 2, outcomes: { lifted: 2 } });
+    // Each Pipeline still has its Events.
+    expect(r.port.events.map((e) => e.reason)).toEqual([
+      'PromotionsHalted',
+      'PromotionsHalted',
+      'HaltLifted',
+      'HaltLifted',
+    ]);
+  });
+});
 
 describe('FleetHalter.halt', () => {
   it('records one halt on every matching Pipeline that has the environment, and no other', async () => {
