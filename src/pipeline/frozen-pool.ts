@@ -1,7 +1,7 @@
 /**
  * One deep-frozen instance per distinct JSON value among values kept for a long time and often
- * equal: a fleet's spec parts (the catalog) and its Pipelines' latest decisions (the
- * reconciler's views). Why: parsed or built anew, each equal copy costs its whole size again,
+ * equal: a fleet's cluster references and spec parts (the catalog's shape table) and its
+ * Pipelines' latest decisions (the reconciler's views). Why: parsed or built anew, each equal copy costs its whole size again,
  * and a fleet of thousands of Pipelines repeats the same few (every app promoted alike: the
  * same environments, the same "dev is healthy at 1.4.2 on 2 targets").
  */
