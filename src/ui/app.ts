@@ -19,6 +19,7 @@ import { installHeaders } from './headers.js';
 import { errorPage } from './layout.js';
 import { bodyRenderer, sendPage } from './page-routes.js';
 import { LIVE_DEFAULTS, LiveHub, type LiveOptions } from './live-hub.js';
+import type { UiMetrics } from './ui-metrics.js';
 import { liveRoutes } from './live-routes.js';
 import { pageRoutes } from './page-routes.js';
 import { staticRoute } from './static-route.js';
@@ -35,6 +36,8 @@ export interface UiDeps {
   assets?: AssetTable;
   /** Live-update pacing, for tests; LIVE_DEFAULTS otherwise. */
   live?: Partial<Omit<LiveOptions, 'scheduler' | 'logger' | 'maxStreams' | 'renderBody'>>;
+  /** Where the view counts its requests and streams; none when absent. */
+  metrics?: UiMetrics;
 }
 
 /** The view's app and its live-update hub (the bench reads its flushes). */
@@ -82,7 +85,9 @@ export async function buildUi(deps: UiDeps): Promise<UiApp> {
     logger,
     maxStreams: config.ui.maxStreams,
     renderBody: bodyRenderer(deps.source, now),
+    onClosed: (cause) => deps.metrics?.streamClosed(cause),
   });
+  if (deps.metrics !== undefined) countRequests(app, hub, deps.metrics);
   installSchemas(app);
   installHeaders(app);
   app.setErrorHandler((error, request, reply) => {
@@ -112,4 +117,14 @@ export async function buildUi(deps: UiDeps): Promise<UiApp> {
     done();
   });
   return { app, hub };
+}
+
+/** Counts every answer of `app` and reads `hub`'s open streams at scrape time. */
+function countRequests(app: FastifyInstance, hub: LiveHub, metrics: UiMetrics): void {
+  metrics.bindStreams(() => hub.openStreams);
+  // Callback style: an async hook costs a promise per request. The route pattern, never the URL.
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.request(request.routeOptions.url ?? '_unmatched', reply.statusCode);
+    done();
+  });
 }

@@ -16,7 +16,12 @@ import type { PipelineId } from '../pipeline/id.js';
 import type { Viewer } from './access.js';
 import { FleetRows, type FleetSource } from './fleet-rows.js';
 import { fleetFrame, pipelineFrame, visibleFleet, type VisibleFleet } from './live-frames.js';
-import { StreamRegistry, type LiveStream, type StreamLimits } from './live-stream.js';
+import {
+  StreamRegistry,
+  type CloseCause,
+  type LiveStream,
+  type StreamLimits,
+} from './live-stream.js';
 import { sseFrame } from './sse.js';
 
 /** How the hub paces and bounds its streams. */
@@ -30,6 +35,8 @@ export interface LiveOptions extends StreamLimits {
   renderBody: Render;
   /** Told after each flush that sent frames, for the benchmark. */
   observe?: (report: FlushReport) => void;
+  /** Told of each stream that ended, and why (the view's metrics). */
+  onClosed?: (cause: CloseCause) => void;
 }
 
 /** One flush, for the benchmark: from the first change it carries to its frames written. */
@@ -83,6 +90,7 @@ export class LiveHub {
     this.streams = new StreamRegistry(options, (stream, cause) => {
       const level = cause === 'slow' ? 'info' : 'debug';
       options.logger[level]({ subject: stream.viewer.subject, cause }, 'live stream closed');
+      options.onClosed?.(cause);
     });
   }
 

@@ -7,6 +7,7 @@ import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import { buildUi, type UiApp } from '../ui/app.js';
 import type { FleetSource } from '../ui/fleet-rows.js';
+import { uiMetrics } from '../ui/ui-metrics.js';
 import type { Runtime } from './runtime.js';
 
 /** The view as the gateway runs it: listen on `ui.port` (on `host`), its address, close. */
@@ -42,6 +43,7 @@ export function uiListener(
 ): UiListener {
   const { config } = rt;
   const ui = config.ui;
+  const metrics = ui === undefined ? undefined : uiMetrics(rt.metrics.registry);
   let built: UiApp | undefined;
   let address: string | undefined;
   return {
@@ -53,6 +55,7 @@ export function uiListener(
         logger: rt.logger,
         source,
         scheduler: rt.scheduler,
+        ...(metrics === undefined ? {} : { metrics }),
       });
       address = await built.app.listen({ host, port: ui.port });
       return address;

@@ -161,6 +161,15 @@ describe.each([2, 1])('the web view with %i replica(s)', (count) => {
     expect(verified?.staging?.verified?.map((v) => v.revision)).toContain('6.6.0');
     expect(page?.pipeline).toMatch(/data-testid="lead-time"[\s\S]*6\.6\.0/);
 
+    // Each replica's /metrics counts its own view: the two streams open on it, its pages.
+    for (const g of gateways) {
+      const metrics = await (await fetch(`${g.url}/metrics`)).text();
+      expect(metrics).toMatch(/^promotion_gateway_ui_live_streams 2$/m);
+      expect(metrics).toMatch(
+        /^promotion_gateway_ui_requests_total\{route="\/",status="200"\} [1-9]/m,
+      );
+    }
+
     // The stranger saw its own Pipeline only, on every replica, page and stream alike.
     for (const [i, s] of strangers.entries()) {
       expect(s.messages.length).toBeGreaterThan(0);
