@@ -51,7 +51,7 @@ export interface ReconcilerDeps extends PromotionDeps {
 
 /** The reconciler: pipeline re-checks, and the read side for the API. */
 export class Reconciler {
-  private readonly views = new Map<PipelineId, KeptView>();
+  private readonly views = new Map<PipelineId, KeptView<CatalogTarget>>();
   private readonly fullReads = new Set<PipelineId>();
   private readonly viewListeners = new Set<(id: PipelineId) => void>();
   /** Decision texts kept in the views: Pipelines at one revision often say the same. */
@@ -84,7 +84,7 @@ export class Reconciler {
     this.logDecisions(id, evaluation);
     const promoted = await promoteAll(this.deps, pipeline, targets, evaluation);
     const statuses = this.statusesOf(pipeline, targets);
-    this.remember(id, pipeline, targets, statuses, promoted.evaluation);
+    this.remember(id, pipeline, targets, promoted.evaluation);
     // A check the decision waits for is read in the background; its result re-checks us.
     this.deps.checks?.request(promoted.pipeline ?? pipeline, promoted.evaluation);
     const latest = promoted.pipeline ?? pipeline;
@@ -126,7 +126,7 @@ export class Reconciler {
   /** The latest verified state and decisions of a pipeline, for GET /v1/pipelines. */
   view(id: PipelineId): PipelineView | undefined {
     const kept = this.views.get(id);
-    return kept === undefined ? undefined : viewOf(id, kept);
+    return kept === undefined ? undefined : viewOf(id, kept, (t) => this.deps.verified.status(t));
   }
 
   /**
@@ -179,7 +179,6 @@ export class Reconciler {
     id: PipelineId,
     pipeline: Pipeline,
     targets: readonly CatalogTarget[],
-    statuses: Readonly<Record<string, readonly TargetStatus[]>>,
     evaluation: PipelineEvaluation,
   ): void {
     // A check that was in flight when the Pipeline went leaves nothing behind.
@@ -189,7 +188,6 @@ export class Reconciler {
     this.views.set(id, {
       environments: pipeline.spec.environments,
       targets,
-      statuses: targets.map((t) => statuses[t.environment]?.[t.index]),
       // Kept until the next check of every Pipeline: flat strings, not the trees they were built
       // as, one string per distinct text, and one frozen list per distinct list of decisions
       // (most Pipelines of a fleet decide alike: about 40 bytes per target less).

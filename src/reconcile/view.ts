@@ -26,33 +26,43 @@ export interface PipelineView {
   [extra: string]: unknown;
 }
 
+/** Where a target sits in its Pipeline's spec. */
+type Placed = Pick<CatalogTarget, 'environment' | 'index'>;
+
 /**
- * What the reconciler keeps of a view between checks: the statuses flat, in the order of the
- * catalog's targets (which it shares), and the time as a number; viewOf builds the view from
- * it when asked. Why: a view is kept for every Pipeline, and a record of per-environment arrays
- * plus an RFC 3339 string cost about 40 bytes per target more than this.
+ * What the reconciler keeps of a view between checks: the decisions and the time as a number,
+ * and no statuses: viewOf builds the view when asked, its statuses from the verify stage's
+ * latest reads (which a check follows at once when they change). Why: a view is kept for every
+ * Pipeline, and a record of per-environment arrays plus an RFC 3339 string cost about 40 bytes
+ * per target more than this, the statuses as objects another 75.
  */
-export interface KeptView {
+export interface KeptView<T extends Placed = Placed> {
   /** The spec's environments the view was made for (the catalog's array, shared). */
   readonly environments: readonly { readonly name: string }[];
-  /** The catalog's targets of the Pipeline (shared), aligned with `statuses`. */
-  readonly targets: readonly Pick<CatalogTarget, 'environment' | 'index'>[];
-  readonly statuses: readonly (TargetStatus | undefined)[];
+  /** The catalog's targets of the Pipeline (shared). */
+  readonly targets: readonly T[];
   readonly decisions: readonly EnvironmentDecision[];
   readonly policy?: Readonly<Record<string, PolicyView>> | undefined;
   /** Milliseconds since the epoch. */
   readonly evaluatedAt: number;
 }
 
-/** The view of Pipeline `id` that `kept` holds, as GET /v1/pipelines serves it. */
-export function viewOf(id: PipelineId, kept: KeptView): PipelineView {
+/**
+ * The view of Pipeline `id` that `kept` holds, as GET /v1/pipelines serves it, each target's
+ * status from `statusOf` (undefined: not read yet, left out).
+ */
+export function viewOf<T extends Placed>(
+  id: PipelineId,
+  kept: KeptView<T>,
+  statusOf: (target: T) => TargetStatus | undefined,
+): PipelineView {
   const { namespace, name } = pipelineRef(id);
   const targets: Record<string, TargetStatus[]> = {};
   for (const env of kept.environments) targets[env.name] = [];
-  kept.targets.forEach((t, i) => {
-    const status = kept.statuses[i];
+  for (const t of kept.targets) {
+    const status = statusOf(t);
     if (status !== undefined) (targets[t.environment] ??= [])[t.index] = status;
-  });
+  }
   return {
     namespace,
     name,

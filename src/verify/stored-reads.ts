@@ -3,11 +3,12 @@
  * and flags in one array of doubles and its references in another, each `slot * width` on.
  * Why: kept as an entry, a streak and boxed numbers, an object cost about 190 bytes of heap
  * besides its map entry and status (measured at 1,000 x 20); in columns about 95, and a fleet
- * of 60,000 targets keeps one per target. The columns
- * are plain arrays, not typed ones, so that they count in the heap like everything else (an
- * array of doubles holds them unboxed, 8 bytes each).
+ * of 60,000 targets keeps one per target. The status too is kept as its fields (its health a
+ * flag), not as an object of 64 bytes: status() builds one when asked. The columns are plain
+ * arrays, not typed ones, so that they count in the heap like everything else (an array of
+ * doubles holds them unboxed, 8 bytes each).
  */
-import type { TargetStatus } from '../evaluate/decisions.js';
+import type { TargetHealth, TargetLocation, TargetStatus } from '../evaluate/decisions.js';
 import type { ReadStreak } from '../evaluate/healthy-since.js';
 import type { Observations } from './announcements.js';
 
@@ -29,17 +30,26 @@ const BROKEN_AT = 4;
 const FLAGS = 5;
 const NUMBERS = 6;
 
-/** Flag bits per slot: whether `unannounced` and a streak are present, and their values. */
+/**
+ * Flag bits per slot: whether `unannounced` and a streak are present, and their values;
+ * whether the settled status is the status itself; the status's health (HEALTHS, two bits).
+ */
 const UNANNOUNCED_SET = 1;
 const UNANNOUNCED = 2;
 const HAS_STREAK = 4;
+const SETTLED_IS_STATUS = 8;
+const HEALTH_SHIFT = 4;
+const HEALTHS: readonly TargetHealth[] = ['Healthy', 'Unhealthy', 'Unknown'];
 
-/** References kept per slot, in this order. */
-const STATUS = 0;
-const SETTLED = 1;
-const SCOPE = 2;
-const HEALTHY_REVISION = 3;
-const REFS = 4;
+/** References kept per slot, in this order: the status's fields, then the rest. */
+const LOCATION = 0;
+const REASON = 1;
+const MESSAGE = 2;
+const REVISION = 3;
+const SETTLED = 4;
+const SCOPE = 5;
+const HEALTHY_REVISION = 6;
+const REFS = 7;
 
 const FIRST_CAPACITY = 64;
 
@@ -60,7 +70,7 @@ export class StoredReads<Scope> {
   private capacity = FIRST_CAPACITY;
   /** NUMBERS doubles per slot: its times (NaN for absent) and flags. */
   private numbers: number[] = doubles(FIRST_CAPACITY * NUMBERS);
-  /** REFS references per slot: status, settled status, scope, streak's healthy revision. */
+  /** REFS references per slot: the status's fields, settled status, scope, healthy revision. */
   private refs: unknown[] = new Array<unknown>(FIRST_CAPACITY * REFS).fill(undefined);
 
   /** Number of objects held. */
@@ -78,7 +88,7 @@ export class StoredReads<Scope> {
     return this.slots.has(id);
   }
 
-  /** The latest verified status of the object, if read. */
+  /** The latest verified status of the object (a new object each call), if read. */
   status(id: string): TargetStatus | undefined {
     const slot = this.slots.get(id);
     return slot === undefined ? undefined : this.statusAt(slot);
@@ -114,7 +124,7 @@ export class StoredReads<Scope> {
       readAt: this.numbers[base + READ_AT] ?? Number.NaN,
       scope: this.refs[slot * REFS + SCOPE] as Scope | undefined,
       streak: this.streakAt(slot),
-      settled: this.refs[slot * REFS + SETTLED] as TargetStatus | undefined,
+      settled: this.settledAt(slot, status),
       seenAt: present(this.numbers[base + SEEN_AT]),
       since: present(this.numbers[base + SINCE]),
       unannounced: (flags & UNANNOUNCED_SET) === 0 ? undefined : (flags & UNANNOUNCED) !== 0,
@@ -127,8 +137,13 @@ export class StoredReads<Scope> {
     const base = slot * NUMBERS;
     const { streak, unannounced } = read;
     const at = slot * REFS;
-    this.refs[at + STATUS] = read.status;
-    this.refs[at + SETTLED] = read.settled;
+    const { status, settled } = read;
+    const settledIsStatus = settled !== undefined && sameStatus(settled, status);
+    this.refs[at + LOCATION] = status.location;
+    this.refs[at + REASON] = status.reason;
+    this.refs[at + MESSAGE] = status.message;
+    this.refs[at + REVISION] = status.revision;
+    this.refs[at + SETTLED] = settledIsStatus ? undefined : settled;
     this.refs[at + SCOPE] = read.scope;
     this.refs[at + HEALTHY_REVISION] = streak?.healthyRevision;
     this.numbers[base + READ_AT] = read.readAt;
@@ -139,7 +154,9 @@ export class StoredReads<Scope> {
     this.numbers[base + FLAGS] =
       (unannounced === undefined ? 0 : UNANNOUNCED_SET) |
       (unannounced === true ? UNANNOUNCED : 0) |
-      (streak === undefined ? 0 : HAS_STREAK);
+      (streak === undefined ? 0 : HAS_STREAK) |
+      (settledIsStatus ? SETTLED_IS_STATUS : 0) |
+      (HEALTHS.indexOf(status.health) << HEALTH_SHIFT);
   }
 
   /** Forgets the object; its slot is reused by the next one stored. */
@@ -152,8 +169,25 @@ export class StoredReads<Scope> {
     this.free.push(slot);
   }
 
+  /** The status of a slot in use, built in one literal (the key order of target-status.ts). */
   private statusAt(slot: number): TargetStatus | undefined {
-    return this.refs[slot * REFS + STATUS] as TargetStatus | undefined;
+    const at = slot * REFS;
+    const location = this.refs[at + LOCATION] as TargetLocation | undefined;
+    if (location === undefined) return undefined;
+    const flags = this.numbers[slot * NUMBERS + FLAGS] ?? 0;
+    const health = HEALTHS[(flags >> HEALTH_SHIFT) & 3] ?? 'Unknown';
+    const reason = this.refs[at + REASON] as string;
+    const message = this.refs[at + MESSAGE] as string;
+    const revision = this.refs[at + REVISION] as string | undefined;
+    return revision === undefined
+      ? { location, health, reason, message }
+      : { location, health, reason, message, revision };
+  }
+
+  private settledAt(slot: number, status: TargetStatus): TargetStatus | undefined {
+    const flags = this.numbers[slot * NUMBERS + FLAGS] ?? 0;
+    if ((flags & SETTLED_IS_STATUS) !== 0) return status;
+    return this.refs[slot * REFS + SETTLED] as TargetStatus | undefined;
   }
 
   private streakAt(slot: number): ReadStreak | undefined {
@@ -193,6 +227,18 @@ export class StoredReads<Scope> {
 /** An array of `length` NaNs, which V8 keeps as unboxed doubles. */
 function doubles(length: number): number[] {
   return new Array<number>(length).fill(Number.NaN);
+}
+
+/** Whether two statuses say the same in every field. */
+function sameStatus(a: TargetStatus, b: TargetStatus): boolean {
+  return (
+    a.health === b.health &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    a.revision === b.revision &&
+    a.location.cluster === b.location.cluster &&
+    a.location.namespace === b.location.namespace
+  );
 }
 
 function present(n: number | undefined): number | undefined {

@@ -263,9 +263,8 @@ export class VerifiedTargets {
 
 /**
  * The stored status when `read` says the same, else `read` with its message from `texts`. Why:
- * every pass reads every target again; keeping the object already stored (and shared with the
- * views) means an unchanged fleet holds one status object per target, not one per pass still
- * referenced somewhere, and equal messages one string.
+ * every pass reads every target again; keeping the stored fields means an unchanged fleet holds
+ * one message string per target, not one per pass, and equal messages one string.
  */
 function unchanged(
   previous: StoredStatus | undefined,

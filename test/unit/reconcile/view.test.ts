@@ -21,19 +21,26 @@ const decision = (environment: string): EnvironmentDecision => ({
 });
 
 describe('viewOf', () => {
-  it('serves the kept statuses per environment in spec order, every environment listed', () => {
-    const kept: KeptView = {
+  it('serves the statuses per environment in spec order, every environment listed', () => {
+    const statuses = new Map([
+      ['a', healthy('a', '2')],
+      ['b', healthy('b', '1')],
+      ['c', healthy('c', '1')],
+    ]);
+    const kept: KeptView<{ environment: string; index: number; id: string }> = {
       environments: [{ name: 'dev' }, { name: 'empty' }, { name: 'prod' }],
       targets: [
-        { environment: 'dev', index: 0 },
-        { environment: 'prod', index: 0 },
-        { environment: 'prod', index: 1 },
+        { environment: 'dev', index: 0, id: 'a' },
+        { environment: 'prod', index: 0, id: 'b' },
+        { environment: 'prod', index: 1, id: 'c' },
+        { environment: 'prod', index: 2, id: 'not read yet' },
       ],
-      statuses: [healthy('a', '2'), healthy('b', '1'), healthy('c', '1')],
       decisions: [decision('dev'), decision('empty'), decision('prod')],
       evaluatedAt: Date.parse('2026-11-26T10:00:00.250Z'),
     };
-    const view = viewOf(pipelineId({ namespace: 'team', name: 'app' }), kept);
+    const view = viewOf(pipelineId({ namespace: 'team', name: 'app' }), kept, (t) =>
+      statuses.get(t.id),
+    );
     expect(view).toStrictEqual({
       namespace: 'team',
       name: 'app',
@@ -52,14 +59,17 @@ describe('viewOf', () => {
 
   it('carries the policy views when the evaluation had some', () => {
     const policy = { prod: { gates: [] } } as unknown as KeptView['policy'];
-    const view = viewOf(pipelineId({ namespace: 'team', name: 'app' }), {
-      environments: [{ name: 'prod' }],
-      targets: [],
-      statuses: [],
-      decisions: [decision('prod')],
-      policy,
-      evaluatedAt: 0,
-    });
+    const view = viewOf(
+      pipelineId({ namespace: 'team', name: 'app' }),
+      {
+        environments: [{ name: 'prod' }],
+        targets: [],
+        decisions: [decision('prod')],
+        policy,
+        evaluatedAt: 0,
+      },
+      () => undefined,
+    );
     expect(Object.keys(view)).toEqual([
       'namespace',
       'name',

@@ -30,7 +30,8 @@ describe('StoredReads', () => {
     reads.set('b', read(2, { unannounced: false, streak: { brokenAt: 5 } }));
     reads.set('c', read(3));
     expect(reads.get('a')).toEqual(full);
-    expect(reads.get('a')?.status).toBe(full.status);
+    // The status is kept as its fields: an equal one comes back.
+    expect(reads.get('a')?.status).toEqual(full.status);
     expect(reads.get('b')).toMatchObject({ unannounced: false, streak: { brokenAt: 5 } });
     expect(reads.get('b')?.streak).toEqual({ brokenAt: 5 });
     const c = reads.get('c');
@@ -64,6 +65,39 @@ describe('StoredReads', () => {
       expect(got?.status.revision).toBe(`1.0.${String(n)}`);
     }
     expect([...reads.ids()].length).toBe(3_500);
+  });
+
+  it('keeps a status as its fields: every health, a missing revision, a settled one apart', () => {
+    const reads = new StoredReads<string>();
+    const healths = ['Healthy', 'Unhealthy', 'Unknown'] as const;
+    healths.forEach((health, i) => {
+      const s: TargetStatus = { ...status('2.0.0'), health, reason: `R${String(i)}` };
+      reads.set(health, { status: s, readAt: i, settled: { ...s } });
+    });
+    for (const health of healths) {
+      const got = reads.get(health);
+      expect(got?.status.health).toBe(health);
+      expect(got?.settled).toEqual(got?.status);
+    }
+    const { revision: _, ...unrevised } = status('x');
+    reads.set('none', { status: unrevised, readAt: 1 });
+    expect(reads.status('none')).toEqual(unrevised);
+    expect(Object.keys(reads.status('none') ?? {})).toEqual([
+      'location',
+      'health',
+      'reason',
+      'message',
+    ]);
+    expect(reads.get('none')?.settled).toBeUndefined();
+    // In progress after a settled state: the settled one is kept as it was.
+    const progressing: TargetStatus = {
+      ...status('2.1.0'),
+      health: 'Unknown',
+      reason: 'Progressing',
+    };
+    reads.set('moving', { status: progressing, readAt: 2, settled: status('2.0.0') });
+    expect(reads.get('moving')?.status).toEqual(progressing);
+    expect(reads.get('moving')?.settled).toEqual(status('2.0.0'));
   });
 
   it('replaces a stored read whole', () => {
