@@ -134,7 +134,9 @@ export function deriveTargets(
       out.push(new ResolvedTarget(env.name, index, location, id, app));
     });
   }
-  return Object.freeze(out);
+  // A copy of exactly its length: a list grown by push keeps room for more (6 targets in 17
+  // slots), and this one is kept for the life of the Pipeline.
+  return Object.freeze(out.slice());
 }
 
 /** Distinct locations remembered; past it, further ones are each target's own. */

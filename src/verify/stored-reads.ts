@@ -32,24 +32,25 @@ const NUMBERS = 6;
 
 /**
  * Flag bits per slot: whether `unannounced` and a streak are present, and their values;
- * whether the settled status is the status itself; the status's health (HEALTHS, two bits).
+ * whether the settled status is the status itself, and the streak's healthy revision the
+ * status's revision (nearly always: else each is kept apart); the status's health (HEALTHS, two
+ * bits at HEALTH_SHIFT).
  */
 const UNANNOUNCED_SET = 1;
 const UNANNOUNCED = 2;
 const HAS_STREAK = 4;
 const SETTLED_IS_STATUS = 8;
+const HEALTHY_AT_REVISION = 64;
 const HEALTH_SHIFT = 4;
 const HEALTHS: readonly TargetHealth[] = ['Healthy', 'Unhealthy', 'Unknown'];
 
-/** References kept per slot, in this order: the status's fields, then the rest. */
+/** References kept per slot, in this order: the status's fields, then its LIST's scope. */
 const LOCATION = 0;
 const REASON = 1;
 const MESSAGE = 2;
 const REVISION = 3;
-const SETTLED = 4;
-const SCOPE = 5;
-const HEALTHY_REVISION = 6;
-const REFS = 7;
+const SCOPE = 4;
+const REFS = 5;
 
 const FIRST_CAPACITY = 64;
 
@@ -70,8 +71,15 @@ export class StoredReads<Scope> {
   private capacity = FIRST_CAPACITY;
   /** NUMBERS doubles per slot: its times (NaN for absent) and flags. */
   private numbers: number[] = doubles(FIRST_CAPACITY * NUMBERS);
-  /** REFS references per slot: the status's fields, settled status, scope, healthy revision. */
+  /** REFS references per slot: the status's fields and the scope. */
   private refs: unknown[] = new Array<unknown>(FIRST_CAPACITY * REFS).fill(undefined);
+  /**
+   * By slot, the few values that differ from what the columns hold: a settled status other
+   * than the status (a target in progress after a settled state), a healthy revision other
+   * than the status's. A column each would cost 10 bytes per object for a rare value.
+   */
+  private readonly settledApart = new Map<number, TargetStatus>();
+  private readonly healthyApart = new Map<number, string>();
 
   /** Number of objects held. */
   get size(): number {
@@ -139,13 +147,18 @@ export class StoredReads<Scope> {
     const at = slot * REFS;
     const { status, settled } = read;
     const settledIsStatus = settled !== undefined && sameStatus(settled, status);
+    const healthy = streak?.healthyRevision;
+    const healthyAtRevision = healthy !== undefined && healthy === status.revision;
     this.refs[at + LOCATION] = status.location;
     this.refs[at + REASON] = status.reason;
     this.refs[at + MESSAGE] = status.message;
     this.refs[at + REVISION] = status.revision;
-    this.refs[at + SETTLED] = settledIsStatus ? undefined : settled;
     this.refs[at + SCOPE] = read.scope;
-    this.refs[at + HEALTHY_REVISION] = streak?.healthyRevision;
+    this.apart(
+      slot,
+      settledIsStatus ? undefined : settled,
+      healthyAtRevision ? undefined : healthy,
+    );
     this.numbers[base + READ_AT] = read.readAt;
     this.numbers[base + SEEN_AT] = read.seenAt ?? Number.NaN;
     this.numbers[base + SINCE] = read.since ?? Number.NaN;
@@ -156,7 +169,20 @@ export class StoredReads<Scope> {
       (unannounced === true ? UNANNOUNCED : 0) |
       (streak === undefined ? 0 : HAS_STREAK) |
       (settledIsStatus ? SETTLED_IS_STATUS : 0) |
+      (healthyAtRevision ? HEALTHY_AT_REVISION : 0) |
       (HEALTHS.indexOf(status.health) << HEALTH_SHIFT);
+  }
+
+  /** Keeps a slot's values apart (see settledApart), or forgets them when undefined. */
+  private apart(
+    slot: number,
+    settled: TargetStatus | undefined,
+    healthy: string | undefined,
+  ): void {
+    if (settled === undefined) this.settledApart.delete(slot);
+    else this.settledApart.set(slot, settled);
+    if (healthy === undefined) this.healthyApart.delete(slot);
+    else this.healthyApart.set(slot, healthy);
   }
 
   /** Forgets the object; its slot is reused by the next one stored. */
@@ -166,6 +192,7 @@ export class StoredReads<Scope> {
     this.slots.delete(id);
     // The references go now, so nothing they hold waits for the slot's next use.
     this.refs.fill(undefined, slot * REFS, (slot + 1) * REFS);
+    this.apart(slot, undefined, undefined);
     this.free.push(slot);
   }
 
@@ -187,13 +214,17 @@ export class StoredReads<Scope> {
   private settledAt(slot: number, status: TargetStatus): TargetStatus | undefined {
     const flags = this.numbers[slot * NUMBERS + FLAGS] ?? 0;
     if ((flags & SETTLED_IS_STATUS) !== 0) return status;
-    return this.refs[slot * REFS + SETTLED] as TargetStatus | undefined;
+    return this.settledApart.get(slot);
   }
 
   private streakAt(slot: number): ReadStreak | undefined {
     const base = slot * NUMBERS;
-    if (((this.numbers[base + FLAGS] ?? 0) & HAS_STREAK) === 0) return undefined;
-    const healthyRevision = this.refs[slot * REFS + HEALTHY_REVISION] as string | undefined;
+    const flags = this.numbers[base + FLAGS] ?? 0;
+    if ((flags & HAS_STREAK) === 0) return undefined;
+    const healthyRevision =
+      (flags & HEALTHY_AT_REVISION) !== 0
+        ? (this.refs[slot * REFS + REVISION] as string | undefined)
+        : this.healthyApart.get(slot);
     const healthySince = present(this.numbers[base + HEALTHY_SINCE]);
     const brokenAt = present(this.numbers[base + BROKEN_AT]);
     return {

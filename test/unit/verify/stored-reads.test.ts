@@ -98,6 +98,23 @@ describe('StoredReads', () => {
     reads.set('moving', { status: progressing, readAt: 2, settled: status('2.0.0') });
     expect(reads.get('moving')?.status).toEqual(progressing);
     expect(reads.get('moving')?.settled).toEqual(status('2.0.0'));
+    // A streak healthy at an older revision than the one read now keeps that revision.
+    const streak = { healthyRevision: '2.0.0', healthySince: 10 };
+    reads.set('moving', { status: progressing, readAt: 3, streak });
+    expect(reads.streak('moving')).toEqual(streak);
+    expect(reads.get('moving')?.settled).toBeUndefined();
+    reads.set('moving', {
+      status: status('2.1.0'),
+      readAt: 4,
+      streak: { healthyRevision: '2.1.0' },
+    });
+    expect(reads.streak('moving')).toEqual({ healthyRevision: '2.1.0' });
+    // A freed slot reused by another object shows nothing of what was kept apart for it.
+    reads.set('moving', { status: progressing, readAt: 5, settled: status('1.0.0'), streak });
+    reads.delete('moving');
+    reads.set('next', { status: status('3.0.0'), readAt: 6, streak: {} });
+    expect(reads.get('next')?.settled).toBeUndefined();
+    expect(reads.streak('next')).toEqual({});
   });
 
   it('replaces a stored read whole', () => {
