@@ -63,12 +63,13 @@ export class PipelineCatalog {
   /**
    * Adds or replaces the Pipeline with this namespace/name. Returns true when the objects it
    * references changed (always for a new Pipeline), false when only other fields did. The
-   * catalog keeps its metadata and spec (their short strings and small objects replaced in place
-   * by equal shared ones, see share-strings.ts, share-shapes.ts; the server's bookkeeping it
-   * never reads dropped, see server-bookkeeping.ts) and its status packed: of `pipeline.status`
-   * it keeps only the `halts` list (usually absent). At an unchanged `metadata.generation` its spec is replaced, in
-   * `pipeline` too, by the one already held (trusted to be equal, as the API server's generation
-   * says), so the spec held is always the one its targets were derived from.
+   * catalog takes `pipeline` as its own: it keeps the object as the Pipeline's head, its short
+   * strings and small objects replaced in place by equal shared ones (see share-strings.ts,
+   * share-shapes.ts), the server's bookkeeping it never reads dropped (server-bookkeeping.ts),
+   * and its status packed and set to undefined in it (of the status only the `halts` list,
+   * usually absent, stays as it was). At an unchanged `metadata.generation` its spec is
+   * replaced by the one already held (trusted to be equal, as the API server's generation says),
+   * so the spec held is always the one its targets were derived from.
    */
   upsert(pipeline: Pipeline): boolean {
     dropServerBookkeeping(pipeline.metadata);
@@ -82,8 +83,12 @@ export class PipelineCatalog {
       pipeline.metadata.generation !== undefined &&
       previous.head.metadata.generation === pipeline.metadata.generation;
     if (sameSpec) pipeline.spec = previous.head.spec;
-    const { apiVersion, kind, metadata, spec, status } = pipeline;
-    const head: PipelineHead = { apiVersion, kind, metadata, spec };
+    const { spec, status } = pipeline;
+    // The object itself becomes the head, without its status: the watch's cache holds it too
+    // (it compares only metadata), so the head costs nothing more, and nothing parsed of the
+    // status stays. Set to undefined, not deleted: a delete turns an object into a dictionary.
+    (pipeline as { status?: unknown }).status = undefined;
+    const head: PipelineHead = pipeline;
     this.strings.share(head);
     this.shapes.share(head);
     if (!sameSpec) this.shapes.shareSpecParts(spec);

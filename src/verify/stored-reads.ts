@@ -243,13 +243,28 @@ export class StoredReads<Scope> {
     return slot;
   }
 
+  /**
+   * Gives back the room the columns grew ahead (up to a fifth of them): for once a pass's reads
+   * are in, when the fleet is as large as it will be for a while. Free slots below `used` stay.
+   */
+  trim(): void {
+    const capacity = Math.max(this.used, FIRST_CAPACITY);
+    if (capacity < this.capacity) this.resize(capacity);
+  }
+
   private grow(): void {
-    const capacity = grown(this.capacity);
+    this.resize(grown(this.capacity));
+  }
+
+  /** Copies the columns into ones of `capacity` slots (at least `used`). */
+  private resize(capacity: number): void {
     const refs = new Array<unknown>(capacity * REFS).fill(undefined);
-    for (let i = 0; i < this.refs.length; i++) refs[i] = this.refs[i];
+    const keptRefs = Math.min(this.refs.length, refs.length);
+    for (let i = 0; i < keptRefs; i++) refs[i] = this.refs[i];
     this.refs = refs;
     const numbers = doubles(capacity * NUMBERS);
-    for (let i = 0; i < this.numbers.length; i++) numbers[i] = this.numbers[i] ?? Number.NaN;
+    const keptNumbers = Math.min(this.numbers.length, numbers.length);
+    for (let i = 0; i < keptNumbers; i++) numbers[i] = this.numbers[i] ?? Number.NaN;
     this.numbers = numbers;
     this.capacity = capacity;
   }

@@ -254,10 +254,11 @@ export class VerifiedTargets {
     return status;
   }
 
-  /** Forgets objects no Pipeline references any more (`isReferenced` takes objectKeyId). */
+  /** Forgets what no Pipeline references (`isReferenced` takes objectKeyId); trims the columns. */
   retain(isReferenced: (id: string) => boolean): void {
     for (const id of this.entries.ids()) if (!isReferenced(id)) this.entries.delete(id);
     for (const id of this.eventAt.keys()) if (!isReferenced(id)) this.eventAt.delete(id);
+    this.entries.trim();
   }
 }
 

@@ -117,6 +117,20 @@ describe('StoredReads', () => {
     expect(reads.streak('next')).toEqual({});
   });
 
+  it('gives back the room grown ahead, keeping every read, and grows again after', () => {
+    const reads = new StoredReads<string>();
+    for (let n = 0; n < 1_000; n++) reads.set(`id-${String(n)}`, read(n, { seenAt: n }));
+    reads.trim();
+    for (let n = 0; n < 1_000; n++) {
+      expect(reads.get(`id-${String(n)}`)).toMatchObject({ readAt: 1_000 + n, seenAt: n });
+    }
+    for (let n = 1_000; n < 1_100; n++) reads.set(`id-${String(n)}`, read(n));
+    reads.trim();
+    expect(reads.get('id-1099')?.status.revision).toBe('1.0.1099');
+    expect(reads.get('id-0')?.seenAt).toBe(0);
+    expect(reads.size).toBe(1_100);
+  });
+
   it('replaces a stored read whole', () => {
     const reads = new StoredReads<string>();
     reads.set('a', read(1, { seenAt: 5, unannounced: true, streak: { brokenAt: 1 } }));

@@ -75,7 +75,8 @@ function world() {
       named(n),
     ),
   ];
-  for (const p of pipelines) catalog.upsert(p);
+  // A copy: the catalog takes what it is given as its own (the watch's objects, in production).
+  for (const p of pipelines) catalog.upsert(structuredClone(p));
   const views = new Map([
     [id('promoting'), decided('promoting', 'Promote')],
     [id('idle'), decided('idle', 'UpToDate')],
