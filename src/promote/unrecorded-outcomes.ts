@@ -33,7 +33,15 @@ export interface ReplayResult {
 export class UnrecordedOutcomes {
   private readonly pending = new Map<PipelineId, PendingOutcome[]>();
 
-  constructor(private readonly status: Pick<StatusWriter, 'apply' | 'read'>) {}
+  /**
+   * `onRecorded` is told of each outcome this writes, as the promotion's outcome (`Promoted` or
+   * `Failed`): the attempt was counted `Unrecorded` when its first write failed, and without
+   * this the promotion would never be counted at all (the metrics).
+   */
+  constructor(
+    private readonly status: Pick<StatusWriter, 'apply' | 'read'>,
+    private readonly onRecorded?: (outcome: 'Promoted' | 'Failed') => void,
+  ) {}
 
   /** Keeps an outcome whose write failed, replacing an older one of the same environment. */
   remember(id: PipelineId, outcome: PendingOutcome): void {
@@ -79,7 +87,10 @@ export class UnrecordedOutcomes {
         else if (result.outcome === 'Gone') current = undefined;
         else {
           current = result.pipeline;
-          if (result.outcome === 'Written') written++;
+          if (result.outcome === 'Written') {
+            written++;
+            this.onRecorded?.(outcome.result.ok ? 'Promoted' : 'Failed');
+          }
         }
       } catch {
         kept.push(outcome);

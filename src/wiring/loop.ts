@@ -80,7 +80,9 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     history,
     windows,
     ...(breakGlass === undefined ? {} : { breakGlass }),
-    unrecorded: new UnrecordedOutcomes(status),
+    unrecorded: new UnrecordedOutcomes(status, (outcome) => {
+      metrics.promotions.inc({ outcome });
+    }),
     confirmations,
     onOutcome: (outcome) => {
       metrics.promotions.inc({ outcome });

@@ -45,7 +45,8 @@ describe('UnrecordedOutcomes', () => {
     const writer = new FakePipelineWriter();
     const { outcome, pipeline, runs } = await unrecorded(writer);
     expect(stored(writer)?.phase).toBe('Claimed');
-    const kept = new UnrecordedOutcomes(statusWriterOver(writer));
+    const recorded: string[] = [];
+    const kept = new UnrecordedOutcomes(statusWriterOver(writer), (o) => recorded.push(o));
     const id = pipelineIdOf(pipeline);
     kept.remember(id, {
       environment: 'staging',
@@ -59,11 +60,14 @@ describe('UnrecordedOutcomes', () => {
     });
     expect(await kept.replay(id, pipeline)).toMatchObject({ written: 0, waiting: 1 });
     expect(kept.has(id)).toBe(true);
+    expect(recorded).toEqual([]);
     // Back: written, forgotten, and the strategy ran once in all.
     expect(await kept.replay(id, pipeline)).toMatchObject({ written: 1, waiting: 0 });
     expect(kept.has(id)).toBe(false);
     expect(stored(writer)).toMatchObject({ phase: 'Succeeded', attempt: 1, claimedBy: 'gw-a' });
     expect(runs()).toBe(1);
+    // The promotion is counted once its outcome lands (its first write was counted Unrecorded).
+    expect(recorded).toEqual(['Promoted']);
   });
 
   it('forgets an outcome whose claim another replica has replaced', async () => {
