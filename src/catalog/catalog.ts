@@ -12,13 +12,7 @@ import { packStatus, RecentStatuses, type PackedStatus } from './packed-status.j
 import { dropServerBookkeeping } from './server-bookkeeping.js';
 import { ShapeTable } from './share-shapes.js';
 import { StringTable } from './share-strings.js';
-import {
-  deriveTargets,
-  LocationTable,
-  sameTargets,
-  type CatalogTarget,
-  type ListScope,
-} from './targets.js';
+import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';
 
 interface Entry {
   /** The Pipeline without its status: a new object per upsert, so its identity is its version. */
@@ -43,7 +37,6 @@ export class PipelineCatalog {
   private readonly reverse = new Map<string, Referrers>();
   private readonly strings = new StringTable();
   private readonly shapes = new ShapeTable();
-  private readonly locations = new LocationTable();
   private readonly unpacked = new RecentStatuses<PipelineId>();
   private readonly listeners = new Set<(id: PipelineId) => void>();
 
@@ -94,7 +87,7 @@ export class PipelineCatalog {
     if (!sameSpec) this.shapes.shareSpecParts(spec);
     const derived = sameSpec
       ? previous.targets
-      : deriveTargets(head, this.config, this.locations.locationOf);
+      : deriveTargets(head, this.config, this.shapes.part);
     const unchanged = previous !== undefined && sameTargets(previous.targets, derived);
     // Unchanged references keep the objects already indexed, so the new ones can be collected.
     const targets = unchanged ? previous.targets : derived;

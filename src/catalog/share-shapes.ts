@@ -77,6 +77,12 @@ export class ShapeTable {
     if (spec.promotion !== undefined) spec.promotion = this.parts.one(spec.promotion);
   }
 
+  /**
+   * The table's equal deep-frozen instance of a spec-sized value (e.g. a Pipeline's environment
+   * names, which most Pipelines share), or `value` itself when it is larger than a spec part.
+   */
+  readonly part = <T>(value: T): T => this.parts.one(value);
+
   /** Replaces, in place, each shareable object below `fields` by its shared instance. */
   private shareFields(fields: Plain): void {
     for (const key of Object.keys(fields)) {

@@ -38,54 +38,81 @@ export interface ListScope {
   apiVersions: string[];
 }
 
-/** What every target of one Pipeline shares: the app object's group, kind, name and apiVersion. */
+/**
+ * What every target of one Pipeline shares: the app object's group, kind, name and apiVersion,
+ * and the names of the Pipeline's environments (in spec order).
+ */
 interface AppObject {
   readonly group: string;
   readonly kind: string;
   readonly name: string;
   readonly apiVersion: string;
+  readonly environments: readonly string[];
 }
 
 /**
- * A CatalogTarget that is its own key and ref (each type reads its own fields): one object per
- * target, holding only what is its own: its place, location, id and its Pipeline's app object
- * (shared by the Pipeline's targets); the key's and ref's fields are read through them. Why: at
- * 8 bytes a field (Node's V8 keeps full pointers) ten own fields cost 104 bytes per target,
- * these five 64. Frozen. Its JSON is every field, as if they were its own.
+ * A target's place in one number: its index within its environment times PLACES, plus its
+ * environment's position (a small integer for any real Pipeline, exact for any).
  */
-class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef {
+const PLACES = 2 ** 21;
+
+/**
+ * A CatalogTarget that is its own key, ref and location (each type reads its own fields): one
+ * object per target, holding only what is its own: its cluster and namespace (its only own
+ * enumerable fields, so as a location it is `{cluster, namespace}` to JSON, spreads and
+ * comparisons), its place, id and its Pipeline's app object (shared by the Pipeline's targets);
+ * the other fields are read through them. Why: at 8 bytes a field (Node's V8 keeps full
+ * pointers) a location object apart cost 40 bytes per target where every app has namespaces of
+ * its own, and ten own fields 104; these five cost 64. Frozen.
+ */
+class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef, TargetLocation {
+  readonly #place: number;
+  readonly #id: string;
+  readonly #app: AppObject;
+
   constructor(
-    readonly environment: string,
-    readonly index: number,
-    readonly location: TargetLocation,
-    readonly id: string,
-    private readonly app: AppObject,
+    readonly cluster: string,
+    readonly namespace: string,
+    place: number,
+    id: string,
+    app: AppObject,
   ) {
+    this.#place = place;
+    this.#id = id;
+    this.#app = app;
     Object.freeze(this);
   }
 
-  get cluster(): string {
-    return this.location.cluster;
+  get environment(): string {
+    return this.#app.environments[this.#place % PLACES] ?? '';
   }
 
-  get namespace(): string {
-    return this.location.namespace;
+  get index(): number {
+    return Math.floor(this.#place / PLACES);
+  }
+
+  get id(): string {
+    return this.#id;
+  }
+
+  get location(): TargetLocation {
+    return this;
   }
 
   get group(): string {
-    return this.app.group;
+    return this.#app.group;
   }
 
   get kind(): string {
-    return this.app.kind;
+    return this.#app.kind;
   }
 
   get name(): string {
-    return this.app.name;
+    return this.#app.name;
   }
 
   get apiVersion(): string {
-    return this.app.apiVersion;
+    return this.#app.apiVersion;
   }
 
   get key(): ObjectKey {
@@ -95,78 +122,40 @@ class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef {
   get ref(): ObjectRef {
     return this;
   }
-
-  toJSON(): Record<string, unknown> {
-    const { environment, index, location, id, cluster, namespace } = this;
-    const { group, kind, name, apiVersion } = this.app;
-    return { environment, index, location, id, cluster, group, kind, namespace, name, apiVersion };
-  }
 }
 
-/** Gives the shared location object of a cluster and namespace (see LocationTable). */
-export type LocationOf = (cluster: string, namespace: string) => TargetLocation;
-
-/** A new frozen location each call: for callers that keep no table. */
-const freshLocation: LocationOf = (cluster, namespace) => Object.freeze({ cluster, namespace });
+/** Gives the table's equal frozen instance of a small value (see ShapeTable.part). */
+export type ShareValue = <T>(value: T) => T;
 
 /**
- * Derives a Pipeline's targets, in spec order (environment, then target); `locationOf` gives
- * each target's location object (the catalog's shares one per cluster and namespace).
+ * Derives a Pipeline's targets, in spec order (environment, then target); `share` gives the
+ * shared instance of the environments' names (the catalog's shape table; by default, none).
  */
 export function deriveTargets(
   pipeline: PipelineHead,
   config: ClusterNamingConfig,
-  locationOf: LocationOf = freshLocation,
+  share: ShareValue = (value) => value,
 ): readonly CatalogTarget[] {
   const { kind, name, apiVersion } = pipeline.spec.appRef;
+  const { environments } = pipeline.spec;
   const app: AppObject = Object.freeze({
     group: parseApiVersion(apiVersion).group,
     kind,
     name,
     apiVersion,
+    environments: Object.freeze(share(environments.map((env) => env.name))),
   });
   const out: CatalogTarget[] = [];
-  for (const env of pipeline.spec.environments) {
+  environments.forEach((env, envAt) => {
     env.targets.forEach((target, index) => {
       const cluster = clusterNameFor(target, pipeline.metadata.namespace, config);
-      const location = locationOf(cluster, target.namespace);
       const id = flatten(objectKeyId({ ...app, cluster, namespace: target.namespace }));
-      out.push(new ResolvedTarget(env.name, index, location, id, app));
+      out.push(new ResolvedTarget(cluster, target.namespace, index * PLACES + envAt, id, app));
     });
-  }
+  });
   // A copy of exactly its length: a list grown by push keeps room for more (6 targets in 17
   // slots), and this one is kept for the life of the Pipeline.
   return Object.freeze(out.slice());
-}
-
-/** Distinct locations remembered; past it, further ones are each target's own. */
-const MAX_LOCATIONS = 8192;
-
-/**
- * One frozen location per cluster and namespace. Why: every target's verified status carries
- * its location, and where many apps share an environment's namespace (one per environment on
- * each cluster) a fleet of 60,000 targets has a few hundred distinct ones, not 60,000.
- */
-export class LocationTable {
-  /** cluster -> namespace -> location: keyed by the names themselves, no key text per entry. */
-  private readonly table = new Map<string, Map<string, TargetLocation>>();
-  private count = 0;
-
-  /** The shared location of `cluster` and `namespace`, a LocationOf. */
-  readonly locationOf: LocationOf = (cluster, namespace) => {
-    let namespaces = this.table.get(cluster);
-    const known = namespaces?.get(namespace);
-    if (known !== undefined) return known;
-    const location = freshLocation(cluster, namespace);
-    if (this.count >= MAX_LOCATIONS) return location;
-    if (namespaces === undefined) {
-      namespaces = new Map();
-      this.table.set(cluster, namespaces);
-    }
-    namespaces.set(namespace, location);
-    this.count += 1;
-    return location;
-  };
 }
 
 /** True when both lists reference the same objects the same way, in the same order. */

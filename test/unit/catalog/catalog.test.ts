@@ -212,7 +212,7 @@ describe('PipelineCatalog on a multi-cluster Pipeline', () => {
     ]);
   });
 
-  it("gives each target its object's key and ref, and all of them in its JSON", () => {
+  it("gives each target its object's key, ref and place, and its location as its JSON", () => {
     const index = new PipelineCatalog(config);
     index.upsert(multi);
     const prodUs = index.targetsOf(id('flux-system/shop'))[3];
@@ -230,14 +230,13 @@ describe('PipelineCatalog on a multi-cluster Pipeline', () => {
       kind: 'HelmRelease',
       namespace: 'shop',
     });
-    expect(JSON.parse(JSON.stringify(prodUs))).toEqual({
-      environment: 'prod',
-      index: 1,
-      location: { cluster: 'clusters/prod-us', namespace: 'shop' },
-      id: objectKeyId(object),
-      ...object,
-      apiVersion: multi.spec.appRef.apiVersion,
-    });
+    expect([prodUs?.environment, prodUs?.index]).toEqual(['prod', 1]);
+    // The target is its own location: as JSON, spread or compared, it is {cluster, namespace}.
+    expect(prodUs?.location).toBe(prodUs);
+    const location = { cluster: 'clusters/prod-us', namespace: 'shop' };
+    expect(JSON.parse(JSON.stringify(prodUs))).toEqual(location);
+    expect({ ...prodUs?.location }).toEqual(location);
+    expect(Object.keys(prodUs ?? {})).toEqual(['cluster', 'namespace']);
   });
 });
 
@@ -406,14 +405,18 @@ describe('PipelineCatalog updates', () => {
     expect(index.references(helm('mgmt', 'prod'))).toBe(false);
   });
 
-  it('shares one location object per cluster and namespace across Pipelines', () => {
+  it('gives each target its environment and its index within it', () => {
     const index = new PipelineCatalog(config);
-    index.upsert(pipeline('ns', 'a', [dev, prod]));
-    index.upsert(pipeline('ns', 'b', [dev, prod], { ...podinfo, name: 'other' }));
-    const [aDev, aProd] = index.targetsOf(id('ns/a'));
-    const [bDev] = index.targetsOf(id('ns/b'));
-    expect(bDev?.location).toBe(aDev?.location);
-    expect(aProd?.location).not.toBe(aDev?.location);
+    const many = { name: 'prod', targets: [{ namespace: 'p0' }, { namespace: 'p1' }] };
+    index.upsert(pipeline('ns', 'a', [dev, many]));
+    index.upsert(pipeline('ns', 'b', [dev, many], { ...podinfo, name: 'other' }));
+    const places = index.targetsOf(id('ns/b')).map((t) => [t.environment, t.index, t.namespace]);
+    expect(places).toEqual([
+      ['dev', 0, 'dev'],
+      ['prod', 0, 'p0'],
+      ['prod', 1, 'p1'],
+    ]);
+    const [aDev] = index.targetsOf(id('ns/a'));
     expect(aDev?.location).toEqual({ cluster: 'mgmt', namespace: 'dev' });
     expect(Object.isFrozen(aDev?.location)).toBe(true);
   });
