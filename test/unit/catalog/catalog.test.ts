@@ -410,7 +410,9 @@ describe('PipelineCatalog updates', () => {
     const many = { name: 'prod', targets: [{ namespace: 'p0' }, { namespace: 'p1' }] };
     index.upsert(pipeline('ns', 'a', [dev, many]));
     index.upsert(pipeline('ns', 'b', [dev, many], { ...podinfo, name: 'other' }));
-    const places = index.targetsOf(id('ns/b')).map((t) => [t.environment, t.index, t.namespace]);
+    const places = index
+      .targetsOf(id('ns/b'))
+      .map((t): unknown[] => [t.environment, t.index, t.location.namespace]);
     expect(places).toEqual([
       ['dev', 0, 'dev'],
       ['prod', 0, 'p0'],
