@@ -114,8 +114,8 @@ export class SyntheticFleet implements FleetSource {
     return this.pipelines.get(id);
   }
 
-  head(id: PipelineId): Pipeline | undefined {
-    return this.pipelines.get(id);
+  environments(id: PipelineId): readonly string[] | undefined {
+    return this.pipelines.get(id)?.spec.environments.map((env) => env.name);
   }
 
   view(id: PipelineId): PipelineView | undefined {

@@ -6,38 +6,52 @@
 import { sortApiVersions } from '../pipeline/api-version.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
-import type { HaltRecord, Pipeline, PipelineHead } from '../pipeline/pipeline-resource.js';
+import { FrozenPool } from '../pipeline/frozen-pool.js';
+import type {
+  HaltRecord,
+  Pipeline,
+  PipelineHead,
+  PipelineSpec,
+  PipelineStatus,
+} from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
-import { packStatus, RecentStatuses, type PackedStatus } from './packed-status.js';
+import { HeldHead } from './held-head.js';
+import { pack, RecentUnpacked, type Packed } from './packed.js';
+import { ReferrerIndex } from './referrers.js';
 import { dropServerBookkeeping } from './server-bookkeeping.js';
-import { ShapeTable } from './share-shapes.js';
 import { StringTable } from './share-strings.js';
 import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';
 
-interface Entry {
+/** What the catalog holds of a Pipeline's spec: its head, environment names and targets. */
+interface SpecParts {
   /** The Pipeline without its status: a new object per upsert, so its identity is its version. */
-  head: PipelineHead;
-  /** Its status, packed (see packed-status.ts); undefined when it has none. */
-  status: PackedStatus | undefined;
-  /** Its status.halts as upserted: the metrics count halts at every scrape. */
-  halts: readonly HaltRecord[] | undefined;
+  head: HeldHead;
+  /** Its environments' names in spec order: one shared list for Pipelines naming them alike. */
+  environments: readonly string[];
   targets: readonly CatalogTarget[];
 }
 
-/**
- * The Pipelines referencing one object: most objects have exactly one, so that case is the id
- * itself rather than a Set (which costs about 150 bytes more per object at fleet scale).
- */
-type Referrers = PipelineId | Set<PipelineId>;
+interface Entry extends SpecParts {
+  /** Its status, packed (see packed.ts); undefined when it has none. */
+  status: Packed<PipelineStatus> | undefined;
+  /** Its status.halts as upserted: the metrics count halts at every scrape. */
+  halts: readonly HaltRecord[] | undefined;
+}
+
+/** Distinct lists of environment names remembered; past it, the pool starts afresh. */
+const MAX_NAME_LISTS = 1024;
+/** Lists of environment names longer than this (as JSON) are each Pipeline's own. */
+const MAX_NAME_LIST_JSON = 1024;
 
 /** Pipelines by id, with a reverse index from object key to the Pipelines referencing it. */
 export class PipelineCatalog {
   private readonly entries = new Map<PipelineId, Entry>();
-  /** objectKeyId -> the Pipelines with a target on that object. Never holds an empty set. */
-  private readonly reverse = new Map<string, Referrers>();
+  /** objectKeyId -> the Pipelines with a target on that object. */
+  private readonly reverse = new ReferrerIndex();
   private readonly strings = new StringTable();
-  private readonly shapes = new ShapeTable();
-  private readonly unpacked = new RecentStatuses<PipelineId>();
+  private readonly names = new FrozenPool(MAX_NAME_LISTS, MAX_NAME_LIST_JSON);
+  private readonly specs = new RecentUnpacked<PipelineSpec>();
+  private readonly statuses = new RecentUnpacked<PipelineStatus>();
   private readonly listeners = new Set<(id: PipelineId) => void>();
 
   /** `config` decides cluster names (see clusterNameFor); it is read whenever a spec changes. */
@@ -56,46 +70,41 @@ export class PipelineCatalog {
   /**
    * Adds or replaces the Pipeline with this namespace/name. Returns true when the objects it
    * references changed (always for a new Pipeline), false when only other fields did. The
-   * catalog takes `pipeline` as its own: it keeps the object as the Pipeline's head, its short
-   * strings and small objects replaced in place by equal shared ones (see share-strings.ts,
-   * share-shapes.ts), the server's bookkeeping it never reads dropped (server-bookkeeping.ts),
-   * and its status packed and set to undefined in it (of the status only the `halts` list,
-   * usually absent, stays as it was). At an unchanged `metadata.generation` its spec is
-   * replaced by the one already held (trusted to be equal, as the API server's generation says),
-   * so the spec held is always the one its targets were derived from.
+   * catalog takes `pipeline` as its own: it keeps its metadata, its short strings replaced in
+   * place by equal shared ones (share-strings.ts) and the server's bookkeeping it never reads
+   * dropped (server-bookkeeping.ts); its spec and status are packed (packed.ts) and set to
+   * undefined in it. At an unchanged `metadata.generation` its spec is not read at all: the one
+   * already held stands (the API server moves the generation on every spec change), so the
+   * spec held is always the one its targets were derived from.
    */
   upsert(pipeline: Pipeline): boolean {
-    dropServerBookkeeping(pipeline.metadata);
+    const { metadata, spec, status } = pipeline;
+    dropServerBookkeeping(metadata);
+    this.strings.share(metadata);
+    // The watch's cache keeps the object (it compares only metadata): without its spec and
+    // status, nothing parsed of either stays. Set to undefined, not deleted: a delete turns an
+    // object into a dictionary.
+    (pipeline as { spec?: unknown; status?: unknown }).spec = undefined;
+    (pipeline as { status?: unknown }).status = undefined;
     const id = pipelineIdOf(pipeline);
     const previous = this.entries.get(id);
-    // Most updates are status writes. The API server moves the generation on every spec
-    // change, so at the same generation the spec held stands (with its shared parts and its
-    // targets), and the update's copy of it is dropped unwalked (the watch's cache too).
+    // Most updates are status writes: at the same generation, the spec parts held stand.
     const sameSpec =
       previous !== undefined &&
-      pipeline.metadata.generation !== undefined &&
-      previous.head.metadata.generation === pipeline.metadata.generation;
-    if (sameSpec) pipeline.spec = previous.head.spec;
-    const { spec, status } = pipeline;
-    // The object itself becomes the head, without its status: the watch's cache holds it too
-    // (it compares only metadata), so the head costs nothing more, and nothing parsed of the
-    // status stays. Set to undefined, not deleted: a delete turns an object into a dictionary.
-    (pipeline as { status?: unknown }).status = undefined;
-    const head: PipelineHead = pipeline;
-    this.strings.share(head);
-    this.shapes.share(head);
-    if (!sameSpec) this.shapes.shareSpecParts(spec);
-    const derived = sameSpec
-      ? previous.targets
-      : deriveTargets(head, this.config, this.shapes.part);
-    const unchanged = previous !== undefined && sameTargets(previous.targets, derived);
+      metadata.generation !== undefined &&
+      previous.head.metadata.generation === metadata.generation;
+    const parts = sameSpec
+      ? { ...previous, head: previous.head.withMetadata(metadata) }
+      : this.specParts(metadata, spec);
+    const unchanged = previous !== undefined && sameTargets(previous.targets, parts.targets);
     // Unchanged references keep the objects already indexed, so the new ones can be collected.
-    const targets = unchanged ? previous.targets : derived;
-    const packed = status === undefined ? undefined : packStatus(status);
-    this.entries.set(id, { head, status: packed, halts: status?.halts, targets });
+    const targets = unchanged ? previous.targets : parts.targets;
+    const { head, environments } = parts;
+    const packed = status === undefined ? undefined : pack(status);
+    this.entries.set(id, { head, environments, targets, status: packed, halts: status?.halts });
     if (!unchanged) {
-      if (previous !== undefined) this.unlink(id, previous.targets);
-      this.link(id, targets);
+      if (previous !== undefined) this.reverse.unlink(id, previous.targets);
+      this.reverse.link(id, targets);
     }
     this.tell(id);
     return !unchanged;
@@ -106,8 +115,7 @@ export class PipelineCatalog {
     const previous = this.entries.get(id);
     if (previous === undefined) return false;
     this.entries.delete(id);
-    this.unpacked.forget(id);
-    this.unlink(id, previous.targets);
+    this.reverse.unlink(id, previous.targets);
     this.tell(id);
     return true;
   }
@@ -130,25 +138,31 @@ export class PipelineCatalog {
   }
 
   /**
-   * The Pipeline last upserted, or undefined: its head with its status unpacked (about 20
-   * microseconds for six targets, see packed-status.ts), shared with other readers and never to
-   * be changed. Readers of metadata and spec alone use head().
+   * The Pipeline last upserted, or undefined: a new object of its metadata, spec and status,
+   * the last two unpacked (10 to 20 microseconds each for six targets, see packed.ts) and
+   * shared with other readers, never to be changed. Readers of metadata alone use head().
    */
   get(id: PipelineId): Pipeline | undefined {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
-    const { head, status } = entry;
-    return status === undefined
-      ? { ...head }
-      : { ...head, status: this.unpacked.unpack(id, status) };
+    const { apiVersion, kind, metadata, spec } = entry.head;
+    const pipeline: Pipeline = { apiVersion, kind, metadata, spec };
+    if (entry.status !== undefined) pipeline.status = this.statuses.unpack(entry.status);
+    return pipeline;
   }
 
   /**
    * The Pipeline last upserted without its status, or undefined; O(1). The same object until
-   * the next upsert of this Pipeline, so it also serves as its version (e.g. a cache key).
+   * the next upsert of this Pipeline, so it also serves as its version (e.g. a cache key). Its
+   * metadata is at hand; its spec is unpacked on each read of `spec` (see HeldHead).
    */
   head(id: PipelineId): PipelineHead | undefined {
     return this.entries.get(id)?.head;
+  }
+
+  /** The names of the Pipeline's environments, in spec order, without unpacking its spec. */
+  environments(id: PipelineId): readonly string[] | undefined {
+    return this.entries.get(id)?.environments;
   }
 
   /** Every Pipeline without its status (see head()), in id order. */
@@ -176,9 +190,7 @@ export class PipelineCatalog {
 
   /** Ids of the Pipelines with a target on this object, sorted; empty when none. */
   pipelinesFor(key: ObjectKey): PipelineId[] {
-    const ids = this.reverse.get(objectKeyId(key));
-    if (ids === undefined) return [];
-    return typeof ids === 'string' ? [ids] : [...ids].sort();
+    return this.reverse.of(objectKeyId(key));
   }
 
   /** A Pipeline's targets in spec order (environment, then target); empty when unknown. */
@@ -258,31 +270,16 @@ export class PipelineCatalog {
     return plan;
   }
 
+  /** A new spec's parts: its strings shared, its targets derived, then packed. */
+  private specParts(metadata: PipelineHead['metadata'], spec: PipelineSpec): SpecParts {
+    this.strings.share(spec);
+    const environments = this.names.one(spec.environments.map((env) => env.name));
+    const targets = deriveTargets({ metadata, spec }, this.config, environments);
+    return { head: new HeldHead(metadata, pack(spec), this.specs), environments, targets };
+  }
+
   private tell(id: PipelineId): void {
     for (const listener of this.listeners) listener(id);
-  }
-
-  private link(id: PipelineId, targets: readonly CatalogTarget[]): void {
-    for (const t of targets) {
-      const ids = this.reverse.get(t.id);
-      if (ids === undefined || ids === id) this.reverse.set(t.id, id);
-      else if (typeof ids === 'string') this.reverse.set(t.id, new Set([ids, id]));
-      else ids.add(id);
-    }
-  }
-
-  private unlink(id: PipelineId, targets: readonly CatalogTarget[]): void {
-    for (const t of targets) {
-      const ids = this.reverse.get(t.id);
-      if (ids === undefined || typeof ids === 'string') {
-        if (ids === id) this.reverse.delete(t.id);
-        continue;
-      }
-      ids.delete(id);
-      // Back to the single-referrer form when one is left (a Set never holds fewer than two).
-      const [last] = ids;
-      if (ids.size === 1 && last !== undefined) this.reverse.set(t.id, last);
-    }
   }
 }
 

@@ -124,17 +124,15 @@ class ResolvedTarget implements CatalogTarget, ObjectKey, ObjectRef, TargetLocat
   }
 }
 
-/** Gives the table's equal frozen instance of a small value (see ShapeTable.part). */
-export type ShareValue = <T>(value: T) => T;
-
 /**
- * Derives a Pipeline's targets, in spec order (environment, then target); `share` gives the
- * shared instance of the environments' names (the catalog's shape table; by default, none).
+ * Derives a Pipeline's targets, in spec order (environment, then target); `names` are its
+ * environments' names in spec order, which its targets share (the catalog passes one list for
+ * every Pipeline naming them alike).
  */
 export function deriveTargets(
-  pipeline: PipelineHead,
+  pipeline: Pick<PipelineHead, 'metadata' | 'spec'>,
   config: ClusterNamingConfig,
-  share: ShareValue = (value) => value,
+  names: readonly string[] = pipeline.spec.environments.map((env) => env.name),
 ): readonly CatalogTarget[] {
   const { kind, name, apiVersion } = pipeline.spec.appRef;
   const { environments } = pipeline.spec;
@@ -143,7 +141,7 @@ export function deriveTargets(
     kind,
     name,
     apiVersion,
-    environments: Object.freeze(share(environments.map((env) => env.name))),
+    environments: Object.isFrozen(names) ? names : Object.freeze([...names]),
   });
   const out: CatalogTarget[] = [];
   environments.forEach((env, envAt) => {

@@ -6,7 +6,7 @@
  * rendered once per change for every viewer; who may see which is the stream's business.
  */
 import type { PipelineId } from '../pipeline/id.js';
-import type { Pipeline, PipelineHead } from '../pipeline/pipeline-resource.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { PipelineView } from '../reconcile/view.js';
 import { columnPlan, type ColumnPlan } from './columns.js';
 import { fleetRow } from './fleet-page.js';
@@ -19,8 +19,8 @@ export interface FleetSource {
   ids(): readonly PipelineId[];
   /** The Pipeline whole (its status unpacked: once per row rendered). */
   pipeline(id: PipelineId): Pipeline | undefined;
-  /** The Pipeline's metadata and spec alone; cheap enough to ask for every row per refresh. */
-  head(id: PipelineId): PipelineHead | undefined;
+  /** The names of the Pipeline's environments, in spec order; cheap enough for every row. */
+  environments(id: PipelineId): readonly string[] | undefined;
   view(id: PipelineId): PipelineView | undefined;
   /** Calls `listener` with the id of a Pipeline whose object or view changed; returns an unsubscribe. */
   subscribe(listener: (id: PipelineId) => void): () => void;
@@ -85,9 +85,7 @@ export class FleetRows {
     all = false,
   ): { changed: PipelineId[]; planChanged: boolean } {
     const ids = this.source.ids();
-    const plan = columnPlan(
-      ids.map((id) => this.source.head(id)?.spec.environments.map((e) => e.name) ?? []),
-    );
+    const plan = columnPlan(ids.map((id) => this.source.environments(id) ?? []));
     const planChanged = plan.key !== this.current.key;
     this.current = plan;
     const next = this.seq + 1;

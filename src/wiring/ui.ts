@@ -22,7 +22,7 @@ export function fleetSource(catalog: PipelineCatalog, reconciler: Reconciler): F
   return {
     ids: () => catalog.ids(),
     pipeline: (id) => catalog.get(id),
-    head: (id) => catalog.head(id),
+    environments: (id) => catalog.environments(id),
     view: (id) => reconciler.view(id),
     subscribe: (listener) => {
       const stopCatalog = catalog.onChange(listener);

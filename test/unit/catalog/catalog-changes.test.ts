@@ -29,7 +29,7 @@ describe('PipelineCatalog.onChange', () => {
       [id, undefined],
     ]);
     stop();
-    catalog.upsert(first);
+    catalog.upsert(samplePipeline());
     expect(heard).toHaveLength(3);
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
 import { pipelineIdOf } from '../../../src/pipeline/id.js';
-import type { HaltRecord, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
+import type {
+  HaltRecord,
+  Pipeline,
+  PipelineStatus,
+} from '../../../src/pipeline/pipeline-resource.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
 const config = { management: { name: 'mgmt' }, clusters: [] };
@@ -37,18 +41,44 @@ function statusAt(revision: string, halts?: HaltRecord[]): PipelineStatus {
   };
 }
 
+function withGeneration(pipeline: Pipeline, generation: number): Pipeline {
+  pipeline.metadata.generation = generation;
+  return pipeline;
+}
+
 describe('PipelineCatalog: the status it holds', () => {
-  it('takes the object as its head: the status packed, and gone from the object', () => {
+  it('takes the object as its own: its metadata kept, its spec and status packed and gone from it', () => {
     const catalog = new PipelineCatalog(config);
     const given = samplePipeline(statusAt('1.0.0'));
     const id = pipelineIdOf(given);
-    const expected = structuredClone(given.status);
+    const expected = structuredClone(given);
     catalog.upsert(given);
-    // Nothing parsed of the status stays: the object (the watch's cache's) holds none.
+    // Nothing parsed of spec or status stays: the object (the watch's cache's) holds neither.
+    expect(given.spec).toBeUndefined();
     expect(given.status).toBeUndefined();
-    expect(catalog.head(id)).toBe(given);
-    expect(catalog.get(id)?.status).toEqual(expected);
-    expect(catalog.get(id)?.spec).toBe(given.spec);
+    const head = catalog.head(id);
+    expect(head?.metadata).toBe(given.metadata);
+    expect(catalog.get(id)).toEqual(expected);
+    // As JSON (the view's API, logs), the head is the Pipeline without its status.
+    const { status: _, ...withoutStatus } = expected;
+    expect(JSON.parse(JSON.stringify(head))).toEqual(withoutStatus);
+    expect(catalog.environments(id)).toEqual(expected.spec.environments.map((e) => e.name));
+  });
+
+  it('unpacks a spec once while it is recent, and shares it between heads of one generation', () => {
+    const catalog = new PipelineCatalog(config);
+    const id = pipelineIdOf(samplePipeline());
+    catalog.upsert(withGeneration(samplePipeline(statusAt('1.0.0')), 1));
+    const spec = catalog.head(id)?.spec;
+    expect(catalog.head(id)?.spec).toBe(spec);
+    expect(catalog.get(id)?.spec).toBe(spec);
+    catalog.upsert(withGeneration(samplePipeline(statusAt('1.1.0')), 1));
+    expect(catalog.head(id)?.spec).toBe(spec);
+    const changed = withGeneration(samplePipeline(statusAt('1.1.0')), 2);
+    changed.spec.environments.pop();
+    catalog.upsert(changed);
+    expect(catalog.head(id)?.spec).not.toBe(spec);
+    expect(catalog.environments(id)).toHaveLength((spec?.environments.length ?? 0) - 1);
   });
 
   it('shows the latest status after each upsert', () => {

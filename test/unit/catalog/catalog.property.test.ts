@@ -86,7 +86,8 @@ describe('PipelineCatalog reverse index', () => {
               namespace: c.pipeline.metadata.namespace,
               name: c.pipeline.metadata.name,
             });
-            const changed = index.upsert(c.pipeline);
+            // The catalog takes what it is given as its own: each upsert gets a copy.
+            const changed = index.upsert(structuredClone(c.pipeline));
             if (!model.has(id)) expect(changed).toBe(true);
             model.set(id, c.pipeline);
             for (const t of index.targetsOf(id)) everSeen.set(objectKeyId(t.key), t.key);
@@ -99,7 +100,7 @@ describe('PipelineCatalog reverse index', () => {
         }
 
         const rebuilt = new PipelineCatalog(config);
-        for (const p of model.values()) rebuilt.upsert(p);
+        for (const p of model.values()) rebuilt.upsert(structuredClone(p));
         expect(index.size).toBe(model.size);
         expect(index.ids()).toEqual(rebuilt.ids());
         expect(index.referencedObjects).toBe(rebuilt.referencedObjects);

@@ -188,7 +188,7 @@ describe('PipelineCatalog on a multi-cluster Pipeline', () => {
 
   it('resolves each target to its cluster name, in spec order', () => {
     const index = new PipelineCatalog(config);
-    expect(index.upsert(multi)).toBe(true);
+    expect(index.upsert(structuredClone(multi))).toBe(true);
     expect(
       index
         .targetsOf(id('flux-system/shop'))
@@ -214,7 +214,7 @@ describe('PipelineCatalog on a multi-cluster Pipeline', () => {
 
   it("gives each target its object's key, ref and place, and its location as its JSON", () => {
     const index = new PipelineCatalog(config);
-    index.upsert(multi);
+    index.upsert(structuredClone(multi));
     const prodUs = index.targetsOf(id('flux-system/shop'))[3];
     const object = {
       cluster: 'clusters/prod-us',
@@ -249,8 +249,9 @@ describe('PipelineCatalog updates', () => {
     expect(index.upsert(pipeline('ns', 'a', [dev, prod]))).toBe(true);
     const withStrategy = pipeline('ns', 'a', [dev, prod]);
     withStrategy.spec.promotion = { strategy: { notification: {} } };
+    const expected = structuredClone(withStrategy);
     expect(index.upsert(withStrategy)).toBe(false);
-    expect(index.get(pipelineId({ namespace: 'ns', name: 'a' }))).toEqual(withStrategy);
+    expect(index.get(pipelineId({ namespace: 'ns', name: 'a' }))).toEqual(expected);
     expect(
       index.upsert(pipeline('ns', 'a', [dev, { name: 'prod', targets: [{ namespace: 'live' }] }])),
     ).toBe(true);

@@ -1,13 +1,14 @@
 /**
- * The deflate dictionary packed statuses are compressed against (packed-status.ts): one status
- * in the gateway's own vocabulary (field names, Flux kinds and API versions, condition types,
- * reasons and message wording, timestamp shapes), so that even a single Pipeline's status
- * compresses well.
+ * The deflate dictionary packed specs and statuses are compressed against (packed.ts): one
+ * status and one spec in the gateway's own vocabulary (field names, Flux kinds and API
+ * versions, condition types, reasons and message wording, timestamp shapes, promotion
+ * settings), so that even a single Pipeline's spec or status compresses well.
  *
  * Why a fixed dictionary: a status is a few KB of JSON that repeats the same field names and
  * phrases in every Pipeline; deflate alone must spell each out once per status (about 720
- * bytes for six targets at fleet scale), against this dictionary about 220. Changing it makes
- * no stored data unreadable: packed statuses live only in memory, in the process that packed them.
+ * bytes for six targets at fleet scale), against this dictionary about 220; a spec of six
+ * targets, 230 bytes alone, is about 65. Changing it makes no stored data unreadable: packed
+ * values live only in memory, in the process that packed them.
  */
 import { Buffer } from 'node:buffer';
 
@@ -35,7 +36,7 @@ function condition(type: string, status: string, reason: string, message: string
   return { type, status, observedGeneration: 1, lastTransitionTime: TIME, reason, message };
 }
 
-const SAMPLE = {
+const STATUS_SAMPLE = {
   observedGeneration: 1,
   conditions: [
     condition('Ready', 'True', 'AllTargetsReady', 'All 2 targets are ready'),
@@ -86,5 +87,45 @@ const SAMPLE = {
   },
 };
 
-/** The dictionary's bytes (UTF-8 JSON of the sample status). */
-export const STATUS_DICTIONARY: Buffer = Buffer.from(JSON.stringify(SAMPLE));
+function specTarget(namespace: string, cluster: string) {
+  return {
+    namespace,
+    clusterRef: { kind: 'GitopsCluster', name: cluster, namespace: 'flux-system' },
+  };
+}
+
+const SPEC_SAMPLE = {
+  appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'app' },
+  promotion: {
+    strategy: { notification: {} },
+    checks: [
+      { name: 'check', http: { url: 'https://', expect: { status: 200 }, timeoutSeconds: 10 } },
+      { name: 'ci', commitStatus: { contexts: ['ci'], timeoutSeconds: 10, cacheSeconds: 60 } },
+    ],
+    soak: { duration: '10m' },
+  },
+  environments: [
+    { name: 'dev', targets: [specTarget('app-dev', 'a'), specTarget('dev', 'b')] },
+    { name: 'staging', targets: [specTarget('app-staging', 'a')] },
+    {
+      name: 'prod',
+      targets: [specTarget('app-prod', 'a')],
+      promotion: {
+        manual: true,
+        strategy: {
+          'pull-request': { type: 'github', url: 'https://', baseBranch: 'main' },
+          secretRef: { name: 'token' },
+        },
+        approval: { minApprovals: 1, approvers: ['group:'] },
+        windows: [
+          { name: 'window', type: 'Deny', cron: '0 0 * * *', timeZone: 'UTC', duration: '1h' },
+        ],
+      },
+    },
+  ],
+};
+
+/** The dictionary's bytes: UTF-8 JSON of the sample status, then of the sample spec. */
+export const PACKING_DICTIONARY: Buffer = Buffer.from(
+  JSON.stringify(STATUS_SAMPLE) + JSON.stringify(SPEC_SAMPLE),
+);
