@@ -36,8 +36,11 @@ export function unpack<T>(packed: Packed<T>): T {
   return JSON.parse(json) as T;
 }
 
-/** How many unpacked values a RecentUnpacked keeps. */
-const RECENT = 256;
+/**
+ * How many unpacked values a RecentUnpacked keeps: enough for the checks in flight at once
+ * (each reads its Pipeline a few times in a row), few enough to stay a small fixed cost.
+ */
+const RECENT = 64;
 
 /**
  * The values unpacked last, by their packed form: a check, the resync's first-observation test

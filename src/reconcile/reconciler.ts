@@ -186,7 +186,9 @@ export class Reconciler {
     // Explained from the input the decisions were made on: the two cannot disagree.
     const policy = policyViewsOf(evaluation.input);
     this.views.set(id, {
-      environments: pipeline.spec.environments,
+      // Names only, the catalog's shared list: the spec itself is unpacked per check.
+      environments:
+        this.deps.catalog.environments(id) ?? pipeline.spec.environments.map((env) => env.name),
       targets,
       // Kept until the next check of every Pipeline: flat strings, not the trees they were built
       // as, one string per distinct text, and one frozen list per distinct list of decisions

@@ -37,8 +37,8 @@ type Placed = Pick<CatalogTarget, 'environment' | 'index'>;
  * per target more than this, the statuses as objects another 75.
  */
 export interface KeptView<T extends Placed = Placed> {
-  /** The spec's environments the view was made for (the catalog's array, shared). */
-  readonly environments: readonly { readonly name: string }[];
+  /** The names of the spec's environments the view was made for (the catalog's list, shared). */
+  readonly environments: readonly string[];
   /** The catalog's targets of the Pipeline (shared). */
   readonly targets: readonly T[];
   readonly decisions: readonly EnvironmentDecision[];
@@ -58,7 +58,7 @@ export function viewOf<T extends Placed>(
 ): PipelineView {
   const { namespace, name } = pipelineRef(id);
   const targets: Record<string, TargetStatus[]> = {};
-  for (const env of kept.environments) targets[env.name] = [];
+  for (const name of kept.environments) targets[name] = [];
   for (const t of kept.targets) {
     const status = statusOf(t);
     if (status !== undefined) (targets[t.environment] ??= [])[t.index] = status;

@@ -28,7 +28,7 @@ describe('viewOf', () => {
       ['c', healthy('c', '1')],
     ]);
     const kept: KeptView<{ environment: string; index: number; id: string }> = {
-      environments: [{ name: 'dev' }, { name: 'empty' }, { name: 'prod' }],
+      environments: ['dev', 'empty', 'prod'],
       targets: [
         { environment: 'dev', index: 0, id: 'a' },
         { environment: 'prod', index: 0, id: 'b' },
@@ -62,7 +62,7 @@ describe('viewOf', () => {
     const view = viewOf(
       pipelineId({ namespace: 'team', name: 'app' }),
       {
-        environments: [{ name: 'prod' }],
+        environments: ['prod'],
         targets: [],
         decisions: [decision('prod')],
         policy,
