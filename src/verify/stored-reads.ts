@@ -11,6 +11,7 @@
 import type { TargetHealth, TargetLocation, TargetStatus } from '../evaluate/decisions.js';
 import type { ReadStreak } from '../evaluate/healthy-since.js';
 import type { Observations } from './announcements.js';
+import { SlotExtras } from './slot-extras.js';
 
 /** One read as the caller hands it in and gets it back (see VerifiedTargets' StoredStatus). */
 export interface StoredRead<Scope> extends Observations {
@@ -20,27 +21,30 @@ export interface StoredRead<Scope> extends Observations {
   streak?: ReadStreak | undefined;
 }
 
-/** The times kept per slot, in this order; NaN stands for absent. */
+/**
+ * The times kept per slot, in this order; NaN stands for absent. When the object was last seen
+ * (`seenAt`) is nearly always when it was last read: a flag says so (else it is kept apart).
+ */
 const READ_AT = 0;
-const SEEN_AT = 1;
-const SINCE = 2;
-const HEALTHY_SINCE = 3;
-const BROKEN_AT = 4;
+const SINCE = 1;
+const HEALTHY_SINCE = 2;
+const BROKEN_AT = 3;
 /** The flag bits below, as a double. */
-const FLAGS = 5;
-const NUMBERS = 6;
+const FLAGS = 4;
+const NUMBERS = 5;
 
 /**
  * Flag bits per slot: whether `unannounced` and a streak are present, and their values;
- * whether the settled status is the status itself, and the streak's healthy revision the
- * status's revision (nearly always: else each is kept apart); the status's health (HEALTHS, two
- * bits at HEALTH_SHIFT).
+ * whether the settled status is the status itself, the streak's healthy revision the status's
+ * revision, and the time last seen the time last read (nearly always: else each is kept
+ * apart); the status's health (HEALTHS, two bits at HEALTH_SHIFT).
  */
 const UNANNOUNCED_SET = 1;
 const UNANNOUNCED = 2;
 const HAS_STREAK = 4;
 const SETTLED_IS_STATUS = 8;
 const HEALTHY_AT_REVISION = 64;
+const SEEN_AT_READ = 128;
 const HEALTH_SHIFT = 4;
 const HEALTHS: readonly TargetHealth[] = ['Healthy', 'Unhealthy', 'Unknown'];
 
@@ -73,13 +77,8 @@ export class StoredReads<Scope> {
   private numbers: number[] = doubles(FIRST_CAPACITY * NUMBERS);
   /** REFS references per slot: the status's fields and the scope. */
   private refs: unknown[] = new Array<unknown>(FIRST_CAPACITY * REFS).fill(undefined);
-  /**
-   * By slot, the few values that differ from what the columns hold: a settled status other
-   * than the status (a target in progress after a settled state), a healthy revision other
-   * than the status's. A column each would cost 10 bytes per object for a rare value.
-   */
-  private readonly settledApart = new Map<number, TargetStatus>();
-  private readonly healthyApart = new Map<number, string>();
+  /** By slot, the few values that differ from what the columns hold (slot-extras.ts). */
+  private readonly extras = new SlotExtras();
 
   /** Number of objects held. */
   get size(): number {
@@ -133,7 +132,8 @@ export class StoredReads<Scope> {
       scope: this.refs[slot * REFS + SCOPE] as Scope | undefined,
       streak: this.streakAt(slot),
       settled: this.settledAt(slot, status),
-      seenAt: present(this.numbers[base + SEEN_AT]),
+      seenAt:
+        (flags & SEEN_AT_READ) !== 0 ? this.numbers[base + READ_AT] : this.extras.seenAt(slot),
       since: present(this.numbers[base + SINCE]),
       unannounced: (flags & UNANNOUNCED_SET) === 0 ? undefined : (flags & UNANNOUNCED) !== 0,
     };
@@ -154,13 +154,13 @@ export class StoredReads<Scope> {
     this.refs[at + MESSAGE] = status.message;
     this.refs[at + REVISION] = status.revision;
     this.refs[at + SCOPE] = read.scope;
-    this.apart(
-      slot,
-      settledIsStatus ? undefined : settled,
-      healthyAtRevision ? undefined : healthy,
-    );
+    const seenAtRead = read.seenAt === read.readAt;
+    this.extras.set(slot, {
+      settled: settledIsStatus ? undefined : settled,
+      healthy: healthyAtRevision ? undefined : healthy,
+      seenAt: seenAtRead ? undefined : read.seenAt,
+    });
     this.numbers[base + READ_AT] = read.readAt;
-    this.numbers[base + SEEN_AT] = read.seenAt ?? Number.NaN;
     this.numbers[base + SINCE] = read.since ?? Number.NaN;
     this.numbers[base + HEALTHY_SINCE] = streak?.healthySince ?? Number.NaN;
     this.numbers[base + BROKEN_AT] = streak?.brokenAt ?? Number.NaN;
@@ -170,19 +170,8 @@ export class StoredReads<Scope> {
       (streak === undefined ? 0 : HAS_STREAK) |
       (settledIsStatus ? SETTLED_IS_STATUS : 0) |
       (healthyAtRevision ? HEALTHY_AT_REVISION : 0) |
+      (seenAtRead ? SEEN_AT_READ : 0) |
       (HEALTHS.indexOf(status.health) << HEALTH_SHIFT);
-  }
-
-  /** Keeps a slot's values apart (see settledApart), or forgets them when undefined. */
-  private apart(
-    slot: number,
-    settled: TargetStatus | undefined,
-    healthy: string | undefined,
-  ): void {
-    if (settled === undefined) this.settledApart.delete(slot);
-    else this.settledApart.set(slot, settled);
-    if (healthy === undefined) this.healthyApart.delete(slot);
-    else this.healthyApart.set(slot, healthy);
   }
 
   /** Forgets the object; its slot is reused by the next one stored. */
@@ -192,7 +181,7 @@ export class StoredReads<Scope> {
     this.slots.delete(id);
     // The references go now, so nothing they hold waits for the slot's next use.
     this.refs.fill(undefined, slot * REFS, (slot + 1) * REFS);
-    this.apart(slot, undefined, undefined);
+    this.extras.set(slot, {});
     this.free.push(slot);
   }
 
@@ -214,7 +203,7 @@ export class StoredReads<Scope> {
   private settledAt(slot: number, status: TargetStatus): TargetStatus | undefined {
     const flags = this.numbers[slot * NUMBERS + FLAGS] ?? 0;
     if ((flags & SETTLED_IS_STATUS) !== 0) return status;
-    return this.settledApart.get(slot);
+    return this.extras.settled(slot);
   }
 
   private streakAt(slot: number): ReadStreak | undefined {
@@ -224,7 +213,7 @@ export class StoredReads<Scope> {
     const healthyRevision =
       (flags & HEALTHY_AT_REVISION) !== 0
         ? (this.refs[slot * REFS + REVISION] as string | undefined)
-        : this.healthyApart.get(slot);
+        : this.extras.healthy(slot);
     const healthySince = present(this.numbers[base + HEALTHY_SINCE]);
     const brokenAt = present(this.numbers[base + BROKEN_AT]);
     return {

@@ -47,6 +47,20 @@ describe('StoredReads', () => {
     expect(reads.readAt('missing')).toBeUndefined();
   });
 
+  it('gives back the time last seen, the time last read or apart from it, and none once unset', () => {
+    const reads = new StoredReads<string>();
+    reads.set('a', read(1, { seenAt: 1_001 }));
+    reads.set('b', read(2, { seenAt: 7 }));
+    expect([reads.get('a')?.seenAt, reads.get('b')?.seenAt]).toEqual([1_001, 7]);
+    // Read again: seen at that read (the common case), then an Unknown read keeps the old time.
+    reads.set('b', read(5, { seenAt: 1_005 }));
+    reads.set('a', read(9, { seenAt: 1_001 }));
+    expect([reads.get('a')?.seenAt, reads.get('b')?.seenAt]).toEqual([1_001, 1_005]);
+    reads.set('a', read(10));
+    reads.set('b', read(11));
+    expect([reads.get('a')?.seenAt, reads.get('b')?.seenAt]).toEqual([undefined, undefined]);
+  });
+
   it('keeps thousands apart through growth, deletes and reused slots', () => {
     const reads = new StoredReads<string>();
     for (let n = 0; n < 5_000; n++) reads.set(`id-${String(n)}`, read(n, { seenAt: n }));
