@@ -34,7 +34,7 @@ export function resyncLoop(
     },
     onUnannounced: (changes) => {
       for (const { target } of changes) {
-        metrics.observeUnannounced(target.key.cluster, target.key.namespace, target.key.kind);
+        metrics.observeUnannounced(target.key.cluster, target.key.kind);
       }
     },
   });

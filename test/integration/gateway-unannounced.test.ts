@@ -181,9 +181,7 @@ describe.concurrent.each([2, 1])('missing events with %i replica(s)', (count) =>
     const report = await first.gw.gateway.resync();
     await idle(all);
     expect(report.unannounced).toBe(2);
-    expect(
-      await metricSum(first.gw.url, METRIC, { cluster: 'dev', namespace: ns, kind: 'HelmRelease' }),
-    ).toBe(2);
+    expect(await metricSum(first.gw.url, METRIC, { cluster: 'dev', kind: 'HelmRelease' })).toBe(2);
     // One warning for (dev, ns), naming both objects; none from a replica that made no pass.
     expect(warnings(first).map((w) => [w.cluster, w.namespace, w.changes, w.objects])).toEqual([
       [
