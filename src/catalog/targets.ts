@@ -137,7 +137,7 @@ export function deriveTargets(
   const { kind, name, apiVersion } = pipeline.spec.appRef;
   const { environments } = pipeline.spec;
   const app: AppObject = Object.freeze({
-    group: parseApiVersion(apiVersion).group,
+    group: groupOf(apiVersion),
     kind,
     name,
     apiVersion,
@@ -154,6 +154,22 @@ export function deriveTargets(
   // A copy of exactly its length: a list grown by push keeps room for more (6 targets in 17
   // slots), and this one is kept for the life of the Pipeline.
   return Object.freeze(out.slice());
+}
+
+/** Distinct apiVersions whose group groupOf remembers; a fleet names a handful. */
+const MAX_GROUPS = 256;
+const groups = new Map<string, string>();
+
+/**
+ * The API group of `apiVersion`, one string per distinct apiVersion. Why: parsed apart, each
+ * Pipeline's group is a slice of its own apiVersion string, 32 bytes that also keep that string.
+ */
+function groupOf(apiVersion: string): string {
+  const known = groups.get(apiVersion);
+  if (known !== undefined) return known;
+  const group = parseApiVersion(apiVersion).group;
+  if (groups.size < MAX_GROUPS) groups.set(apiVersion, group);
+  return group;
 }
 
 /** True when both lists reference the same objects the same way, in the same order. */
