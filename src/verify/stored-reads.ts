@@ -48,13 +48,16 @@ const SEEN_AT_READ = 128;
 const HEALTH_SHIFT = 4;
 const HEALTHS: readonly TargetHealth[] = ['Healthy', 'Unhealthy', 'Unknown'];
 
-/** References kept per slot, in this order: the status's fields, then its LIST's scope. */
-const LOCATION = 0;
-const REASON = 1;
-const MESSAGE = 2;
-const REVISION = 3;
-const SCOPE = 4;
-const REFS = 5;
+/**
+ * References kept per slot, in this order: the status's fields, then its LIST's scope. Not its
+ * location: that follows from the object (its cluster and namespace), so the caller, who names
+ * the object, gives it (a catalog target is its own location: nothing is built).
+ */
+const REASON = 0;
+const MESSAGE = 1;
+const REVISION = 2;
+const SCOPE = 3;
+const REFS = 4;
 
 const FIRST_CAPACITY = 64;
 
@@ -95,10 +98,10 @@ export class StoredReads<Scope> {
     return this.slots.has(id);
   }
 
-  /** The latest verified status of the object (a new object each call), if read. */
-  status(id: string): TargetStatus | undefined {
+  /** The latest verified status of the object at `location` (a new object), if read. */
+  status(id: string, location: TargetLocation): TargetStatus | undefined {
     const slot = this.slots.get(id);
-    return slot === undefined ? undefined : this.statusAt(slot);
+    return slot === undefined ? undefined : this.statusAt(slot, location);
   }
 
   /** When the object was last read (ms), if ever. */
@@ -119,10 +122,13 @@ export class StoredReads<Scope> {
     return slot === undefined ? undefined : this.streakAt(slot);
   }
 
-  /** Everything stored of the object, as one new object; undefined when never read. */
-  get(id: string): StoredRead<Scope> | undefined {
+  /**
+   * Everything stored of the object at `location`, as one new object; undefined when never
+   * read.
+   */
+  get(id: string, location: TargetLocation): StoredRead<Scope> | undefined {
     const slot = this.slots.get(id);
-    const status = slot === undefined ? undefined : this.statusAt(slot);
+    const status = slot === undefined ? undefined : this.statusAt(slot, location);
     if (slot === undefined || status === undefined) return undefined;
     const base = slot * NUMBERS;
     const flags = this.numbers[base + FLAGS] ?? 0;
@@ -149,7 +155,6 @@ export class StoredReads<Scope> {
     const settledIsStatus = settled !== undefined && sameStatus(settled, status);
     const healthy = streak?.healthyRevision;
     const healthyAtRevision = healthy !== undefined && healthy === status.revision;
-    this.refs[at + LOCATION] = status.location;
     this.refs[at + REASON] = status.reason;
     this.refs[at + MESSAGE] = status.message;
     this.refs[at + REVISION] = status.revision;
@@ -186,10 +191,10 @@ export class StoredReads<Scope> {
   }
 
   /** The status of a slot in use, built in one literal (the key order of target-status.ts). */
-  private statusAt(slot: number): TargetStatus | undefined {
+  private statusAt(slot: number, location: TargetLocation): TargetStatus | undefined {
     const at = slot * REFS;
-    const location = this.refs[at + LOCATION] as TargetLocation | undefined;
-    if (location === undefined) return undefined;
+    // Every status has a reason: none means the slot holds no read.
+    if (this.refs[at + REASON] === undefined) return undefined;
     const flags = this.numbers[slot * NUMBERS + FLAGS] ?? 0;
     const health = HEALTHS[(flags >> HEALTH_SHIFT) & 3] ?? 'Unknown';
     const reason = this.refs[at + REASON] as string;

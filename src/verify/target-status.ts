@@ -15,6 +15,11 @@ const REASON = /^[A-Za-z]([A-Za-z0-9_,:]{0,62}[A-Za-z0-9_])?$/;
 
 type Fields = Record<string, unknown>;
 
+/** The location of the object `key` names: a new `{cluster, namespace}`, nothing more. */
+export function locationOfKey(key: { cluster: string; namespace: string }): TargetLocation {
+  return { cluster: key.cluster, namespace: key.namespace };
+}
+
 /**
  * The verified status of one app object. Healthy = Ready=True, observedGeneration equal to
  * metadata.generation, and neither Stalled nor Reconciling; anything else is Unhealthy with

@@ -14,6 +14,7 @@ import { Limiter } from '../queue/limiter.js';
 import { announcementOf, observe, type Announcement } from './announcements.js';
 import { isClusterWide, widenScopes } from './scope-plan.js';
 import { StoredReads, type StoredRead } from './stored-reads.js';
+import { locationOfKey } from './target-status.js';
 import type { Verifier } from './verifier.js';
 
 /**
@@ -30,9 +31,8 @@ export const LISTS_IN_FLIGHT = 16;
 
 /**
  * Stale targets of one scope at or above this many, and confirming them re-LISTs the scope
- * (one request refreshes all its targets for every confirmation that follows) instead of
- * GETting each: after a pass, its promotion wave then costs a LIST per scope, not a GET per
- * target.
+ * (one request refreshes all its targets for every confirmation that follows) instead of GETting
+ * each: after a pass, its promotion wave then costs a LIST per scope, not a GET per target.
  */
 export const RELIST_FROM = 4;
 
@@ -51,8 +51,8 @@ export interface ScopeRead {
  */
 export type StoredStatus = StoredRead<ScopeRead>;
 
-/** A target as the accessors take it: its objectKeyId, computed once by the catalog. */
-export type TargetId = Pick<CatalogTarget, 'id'>;
+/** A target as the accessors take it: its objectKeyId (computed once) and location. */
+export type TargetId = Pick<CatalogTarget, 'id' | 'location'>;
 
 /** A settled change a detection pass found, with no event about the object since it was seen. */
 export interface FoundChange {
@@ -89,12 +89,12 @@ export class VerifiedTargets {
 
   /** The last read of an object, if any, as one new object (see status and readAt). */
   get(key: ObjectKey): StoredStatus | undefined {
-    return this.entries.get(objectKeyId(key));
+    return this.entries.get(objectKeyId(key), locationOfKey(key));
   }
 
   /** The target's latest verified status, if it was read. */
   status(target: TargetId): TargetStatus | undefined {
-    return this.entries.status(target.id);
+    return this.entries.status(target.id, target.location);
   }
 
   /** When the target was last read (ms), if ever. */
@@ -120,7 +120,7 @@ export class VerifiedTargets {
   /** This replica's word on whether the object's current state was announced by an event. */
   announcement(key: ObjectKey): Announcement | undefined {
     const id = objectKeyId(key);
-    return announcementOf(this.entries.get(id), this.eventAt.get(id));
+    return announcementOf(this.entries.get(id, locationOfKey(key)), this.eventAt.get(id));
   }
 
   /** One GET of the target's object; the status is stored and returned. */
@@ -231,7 +231,7 @@ export class VerifiedTargets {
     scope: ScopeRead | undefined,
     detect?: ChangeDetection,
   ): TargetStatus {
-    const previous = this.entries.get(target.id);
+    const previous = this.entries.get(target.id, target.location);
     const status = unchanged(previous, read, this.texts);
     const { observations, replaced } = observe(previous, status, readAt);
     const streak = advanceStreak(previous?.streak, status, readAt, previous?.readAt);
