@@ -15,27 +15,18 @@ import type {
   PipelineStatus,
 } from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
-import { HeldHead } from './held-head.js';
-import { pack, RecentUnpacked, type Packed } from './packed.js';
+import { HeldPipeline, type HeldSpec } from './held-pipeline.js';
+import { pack, RecentUnpacked } from './packed.js';
 import { ReferrerIndex } from './referrers.js';
 import { dropServerBookkeeping } from './server-bookkeeping.js';
 import { StringTable } from './share-strings.js';
 import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';
 
-/** What the catalog holds of a Pipeline's spec: its head, environment names and targets. */
+/** What the catalog derives from a spec: the spec packed, its environment names and targets. */
 interface SpecParts {
-  /** The Pipeline without its status: a new object per upsert, so its identity is its version. */
-  head: HeldHead;
-  /** Its environments' names in spec order: one shared list for Pipelines naming them alike. */
+  spec: HeldSpec;
   environments: readonly string[];
   targets: readonly CatalogTarget[];
-}
-
-interface Entry extends SpecParts {
-  /** Its status, packed (see packed.ts); undefined when it has none. */
-  status: Packed<PipelineStatus> | undefined;
-  /** Its status.halts as upserted: the metrics count halts at every scrape. */
-  halts: readonly HaltRecord[] | undefined;
 }
 
 /** Distinct lists of environment names remembered; past it, the pool starts afresh. */
@@ -45,7 +36,8 @@ const MAX_NAME_LIST_JSON = 1024;
 
 /** Pipelines by id, with a reverse index from object key to the Pipelines referencing it. */
 export class PipelineCatalog {
-  private readonly entries = new Map<PipelineId, Entry>();
+  /** A new object per upsert: its identity is the Pipeline's version (see head()). */
+  private readonly entries = new Map<PipelineId, HeldPipeline>();
   /** objectKeyId -> the Pipelines with a target on that object. */
   private readonly reverse = new ReferrerIndex();
   private readonly strings = new StringTable();
@@ -92,16 +84,20 @@ export class PipelineCatalog {
     const sameSpec =
       previous !== undefined &&
       metadata.generation !== undefined &&
-      previous.head.metadata.generation === metadata.generation;
-    const parts = sameSpec
-      ? { ...previous, head: previous.head.withMetadata(metadata) }
+      previous.metadata.generation === metadata.generation;
+    const parts: SpecParts = sameSpec
+      ? { spec: previous.heldSpec, environments: previous.environments, targets: previous.targets }
       : this.specParts(metadata, spec);
     const unchanged = previous !== undefined && sameTargets(previous.targets, parts.targets);
     // Unchanged references keep the objects already indexed, so the new ones can be collected.
     const targets = unchanged ? previous.targets : parts.targets;
-    const { head, environments } = parts;
-    const packed = status === undefined ? undefined : pack(status);
-    this.entries.set(id, { head, environments, targets, status: packed, halts: status?.halts });
+    const held = new HeldPipeline(metadata, parts.spec, {
+      environments: parts.environments,
+      targets,
+      status: status === undefined ? undefined : pack(status),
+      halts: status?.halts,
+    });
+    this.entries.set(id, held);
     if (!unchanged) {
       if (previous !== undefined) this.reverse.unlink(id, previous.targets);
       this.reverse.link(id, targets);
@@ -143,11 +139,11 @@ export class PipelineCatalog {
    * shared with other readers, never to be changed. Readers of metadata alone use head().
    */
   get(id: PipelineId): Pipeline | undefined {
-    const entry = this.entries.get(id);
-    if (entry === undefined) return undefined;
-    const { apiVersion, kind, metadata, spec } = entry.head;
+    const held = this.entries.get(id);
+    if (held === undefined) return undefined;
+    const { apiVersion, kind, metadata, spec, packedStatus } = held;
     const pipeline: Pipeline = { apiVersion, kind, metadata, spec };
-    if (entry.status !== undefined) pipeline.status = this.statuses.unpack(entry.status);
+    if (packedStatus !== undefined) pipeline.status = this.statuses.unpack(packedStatus);
     return pipeline;
   }
 
@@ -157,7 +153,7 @@ export class PipelineCatalog {
    * metadata is at hand; its spec is unpacked on each read of `spec` (see HeldHead).
    */
   head(id: PipelineId): PipelineHead | undefined {
-    return this.entries.get(id)?.head;
+    return this.entries.get(id);
   }
 
   /** The names of the Pipeline's environments, in spec order, without unpacking its spec. */
@@ -168,8 +164,8 @@ export class PipelineCatalog {
   /** Every Pipeline without its status (see head()), in id order. */
   heads(): PipelineHead[] {
     return this.ids().flatMap((id) => {
-      const entry = this.entries.get(id);
-      return entry === undefined ? [] : [entry.head];
+      const held = this.entries.get(id);
+      return held === undefined ? [] : [held];
     });
   }
 
@@ -205,7 +201,7 @@ export class PipelineCatalog {
 
   /** Each Pipeline's status.halts (see halts()), in no order. */
   haltLists(): (readonly HaltRecord[] | undefined)[] {
-    return [...this.entries.values()].map((entry) => entry.halts);
+    return [...this.entries.values()].map((held) => held.halts);
   }
 
   /**
@@ -228,8 +224,8 @@ export class PipelineCatalog {
       string,
       { scope: Omit<ListScope, 'apiVersion' | 'apiVersions'>; versions: Set<string> }
     >();
-    for (const entry of this.entries.values()) {
-      for (const t of entry.targets) {
+    for (const held of this.entries.values()) {
+      for (const t of held.targets) {
         const id = scopeId(t.key);
         let scope = scopes.get(id);
         if (scope === undefined) {
@@ -257,8 +253,8 @@ export class PipelineCatalog {
     const scopes = new Map(this.listScopes().map((s) => [scopeId(s), s]));
     const plan = new Map<ListScope, CatalogTarget[]>();
     const seen = new Set<string>();
-    for (const entry of this.entries.values()) {
-      for (const t of entry.targets) {
+    for (const held of this.entries.values()) {
+      for (const t of held.targets) {
         const scope = scopes.get(scopeId(t.key));
         if (seen.has(t.id) || scope === undefined) continue;
         seen.add(t.id);
@@ -275,7 +271,7 @@ export class PipelineCatalog {
     this.strings.share(spec);
     const environments = this.names.one(spec.environments.map((env) => env.name));
     const targets = deriveTargets({ metadata, spec }, this.config, environments);
-    return { head: new HeldHead(metadata, pack(spec), this.specs), environments, targets };
+    return { spec: { packed: pack(spec), recent: this.specs }, environments, targets };
   }
 
   private tell(id: PipelineId): void {
