@@ -62,6 +62,9 @@ describe('PipelineCatalog: the status it holds', () => {
     // As JSON (the view's API, logs), the head is the Pipeline without its status.
     const { status: _, ...withoutStatus } = expected;
     expect(JSON.parse(JSON.stringify(head))).toEqual(withoutStatus);
+    // Spread or listed, it shows its metadata only (the rest is private), and nothing changes it.
+    expect(Object.keys(head ?? {})).toEqual(['metadata']);
+    expect(Object.isFrozen(head)).toBe(true);
     expect(catalog.environments(id)).toEqual(expected.spec.environments.map((e) => e.name));
   });
 

@@ -424,6 +424,28 @@ describe('PipelineCatalog updates', () => {
     expect(Object.isFrozen(aDev?.location)).toBe(true);
   });
 
+  it('keeps the place of a target far down a long environment', () => {
+    const index = new PipelineCatalog(config);
+    const wide = {
+      name: 'prod',
+      targets: Array.from({ length: 3000 }, (_, i) => ({ namespace: `p${String(i)}` })),
+    };
+    index.upsert(
+      pipeline('ns', 'wide', [dev, wide, { name: 'last', targets: [{ namespace: 'l' }] }]),
+    );
+    const targets = index.targetsOf(id('ns/wide'));
+    expect(targets).toHaveLength(3002);
+    const places = [targets[1], targets[3000], targets[3001]].map((t) => [
+      t?.environment,
+      t?.index,
+    ]);
+    expect(places).toEqual([
+      ['prod', 0],
+      ['prod', 2999],
+      ['last', 0],
+    ]);
+  });
+
   it('hands out targets that callers cannot mutate', () => {
     const index = new PipelineCatalog(config);
     index.upsert(pipeline('ns', 'a', [dev]));
