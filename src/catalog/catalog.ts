@@ -150,7 +150,7 @@ export class PipelineCatalog {
   /**
    * The Pipeline last upserted without its status, or undefined; O(1). The same object until
    * the next upsert of this Pipeline, so it also serves as its version (e.g. a cache key). Its
-   * metadata is at hand; its spec is unpacked on each read of `spec` (see HeldHead).
+   * metadata is at hand; its spec is unpacked on each read of `spec` (see HeldPipeline).
    */
   head(id: PipelineId): PipelineHead | undefined {
     return this.entries.get(id);
