@@ -205,8 +205,8 @@ export class PipelineCatalog {
   }
 
   /**
-   * Every indexed Pipeline whole, in id order: each status unpacked (see get()), about 0.2 s
-   * for 10,000 Pipelines, so for rare callers; heads() for metadata and spec.
+   * Every indexed Pipeline whole, in id order: each spec and status unpacked (see get()), about
+   * 0.2-0.3 s for 10,000 Pipelines, so for rare callers; heads() for metadata alone.
    */
   all(): Pipeline[] {
     return this.ids().flatMap((id) => {

@@ -17,7 +17,8 @@ import type { KubeObject } from './ports.js';
 export interface PipelineEventHandler {
   /**
    * An added or changed Pipeline: the object the informer keeps, which compares only its
-   * metadata, so the handler may make it its own (the catalog keeps it without its status).
+   * metadata, so the handler may make it its own (the catalog keeps its metadata, and its spec
+   * and status packed, without them in it).
    */
   upsert(pipeline: KubeObject): void;
   remove(namespace: string, name: string): void;

@@ -1,9 +1,9 @@
 /**
  * One deep-frozen instance per distinct JSON value among values kept for a long time and often
- * equal: a fleet's cluster references and spec parts (the catalog's shape table) and its
- * Pipelines' latest decisions (the reconciler's views). Why: parsed or built anew, each equal copy costs its whole size again,
- * and a fleet of thousands of Pipelines repeats the same few (every app promoted alike: the
- * same environments, the same "dev is healthy at 1.4.2 on 2 targets").
+ * equal: the lists of environment names of a fleet's Pipelines (the catalog) and their latest
+ * decisions (the reconciler's views). Why: parsed or built anew, each equal copy costs its
+ * whole size again, and a fleet of thousands of Pipelines repeats the same few (every app
+ * promoted alike: the same environments, the same "dev is healthy at 1.4.2 on 2 targets").
  */
 
 /** FNV-1a of `text`'s UTF-16 units, as a non-negative 31-bit integer (a small integer in V8). */

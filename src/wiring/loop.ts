@@ -44,6 +44,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const checks = checkBook(rt, readSecret, (id) => pipelines.requestPipeline(id, 'check-result'));
   const common = { hints: config.hints, scheduler, random };
   const history = readHistories(verified, catalog);
+  // Every outcome counts once, whether written at once or replayed after a failed write.
+  const countOutcome = (outcome: string): void => {
+    metrics.promotions.inc({ outcome });
+  };
   const statusWrites = new StatusQueue({
     ...common,
     observer: queueFailures(logger, 'status write failed', 'pipeline'),
@@ -80,13 +84,9 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     history,
     windows,
     ...(breakGlass === undefined ? {} : { breakGlass }),
-    unrecorded: new UnrecordedOutcomes(status, (outcome) => {
-      metrics.promotions.inc({ outcome });
-    }),
+    unrecorded: new UnrecordedOutcomes(status, countOutcome),
     confirmations,
-    onOutcome: (outcome) => {
-      metrics.promotions.inc({ outcome });
-    },
+    onOutcome: countOutcome,
     onUnkeptClaim: () => void access.crd.recheck(),
   });
   const pipelines = new PipelineQueue({
