@@ -27,6 +27,7 @@ import { promoteAll, type PromotionDeps } from './promotions.js';
 import { streaksOf } from './soak-inputs.js';
 import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import type { StatusQueue } from '../status/status-queue.js';
+import type { ViewInputs } from '../status/view-change.js';
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import { pendingPipelines } from './pending.js';
 import { viewOf, type KeptView, type PipelineView } from './view.js';
@@ -83,21 +84,13 @@ export class Reconciler {
     const evaluation = this.evaluate(pipeline, this.statusesOf(pipeline, targets));
     this.logDecisions(id, evaluation);
     const promoted = await promoteAll(this.deps, pipeline, targets, evaluation);
-    const statuses = this.statusesOf(pipeline, targets);
     this.remember(id, pipeline, targets, promoted.evaluation);
     // A check the decision waits for is read in the background; its result re-checks us.
     this.deps.checks?.request(promoted.pipeline ?? pipeline, promoted.evaluation);
     const latest = promoted.pipeline ?? pipeline;
     const refreshed = (await this.deps.pullRequests?.refresh(latest)) ?? latest;
-    await this.deps.statusWrites.request(id, {
-      pipeline: refreshed,
-      targets: statuses,
-      observedAt: observedTimes(verified, pipeline, targets),
-      announcements: announcementsOf(verified, pipeline, targets),
-      streaks: streaksOf(verified, pipeline, targets),
-      // The evaluation must be the one of the records the view is written with.
-      evaluation: refreshed === latest ? promoted.evaluation : this.evaluate(refreshed, statuses),
-    });
+    // Only the Pipeline waits for its write: the view is computed when the write starts.
+    await this.deps.statusWrites.request(id, refreshed);
     const unknown = targets.some((t) => verified.status(t)?.health === 'Unknown');
     if (unknown || promoted.retry || this.deps.unrecorded?.has(id) === true) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);
@@ -106,6 +99,30 @@ export class Reconciler {
       this.deps.pullRequests?.dueInMs(id),
     ].filter((ms) => ms !== undefined);
     return waits.length === 0 ? 'done' : { requeueAfterMs: Math.min(...waits) };
+  }
+
+  /**
+   * The view to write for the Pipeline as `pipeline` shows it (the latest object a check saw or
+   * wrote), computed from the latest reads when its status write starts: a pending write holds
+   * the Pipeline only, never a check's results (10,000 of those held 110 MiB at start-up).
+   * Undefined when the Pipeline is no longer loaded or its spec moved on (the check of the new
+   * spec writes its own view).
+   */
+  viewInputs(id: PipelineId, pipeline: Pipeline): ViewInputs | undefined {
+    const { catalog, verified } = this.deps;
+    const generation = catalog.get(id)?.metadata.generation;
+    if (generation === undefined || generation !== pipeline.metadata.generation) return undefined;
+    const targets = catalog.targetsOf(id);
+    const statuses = this.statusesOf(pipeline, targets);
+    return {
+      pipeline,
+      targets: statuses,
+      observedAt: observedTimes(verified, pipeline, targets),
+      announcements: announcementsOf(verified, pipeline, targets),
+      streaks: streaksOf(verified, pipeline, targets),
+      // The evaluation of the records and reads the view is written with.
+      evaluation: this.evaluate(pipeline, statuses),
+    };
   }
 
   /**

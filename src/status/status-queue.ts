@@ -1,14 +1,17 @@
 /**
- * Status writes, behind the evaluation: a Pipeline's check computes its status and hands it
- * here, so checks (and the events behind them) never wait for the status PUTs of others. One
- * pending write per Pipeline: a newer computation replaces one not started yet. Promotion
- * records are not written here: the claim and the outcome write those themselves, at once.
+ * Status writes, behind the evaluation: a Pipeline's check hands its Pipeline here, so checks
+ * (and the events behind them) never wait for the status PUTs of others. The view is computed
+ * when its write starts, from the latest reads (as a controller's worker reads its cache for a
+ * key): what waits is one Pipeline reference per Pipeline, not a check's results, so a fleet's
+ * first pass queues 10,000 writes in the room of the Pipelines already held. One pending write
+ * per Pipeline: a newer check replaces one not started yet. Promotion records are not written
+ * here: the claim and the outcome write those themselves, at once.
  */
 import { commonOptions, type QueueCommon } from '../hints/hint-queue.js';
 import type { PipelineId } from '../pipeline/id.js';
 import { QueueFront } from '../queue/front.js';
 import { WorkQueue } from '../queue/work-queue.js';
-import type { ViewInputs } from './view-change.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 
 /**
  * Status writes in flight (all to the management cluster). A wave writes one status per
@@ -17,18 +20,18 @@ import type { ViewInputs } from './view-change.js';
  */
 export const STATUS_WRITES_IN_FLIGHT = 16;
 
-/** What one status write is computed from: the Pipeline as last seen and its check's results. */
-export type StatusInputs = ViewInputs;
-
-/** Options of StatusQueue; `write` computes and writes one status (syncView). */
+/**
+ * Options of StatusQueue; `write` computes the view of the Pipeline as last seen (its latest
+ * object, which the write's precondition names) from the latest reads, and writes it.
+ */
 export interface StatusQueueOptions extends QueueCommon<PipelineId> {
-  write: (inputs: StatusInputs) => Promise<void>;
+  write: (id: PipelineId, pipeline: Pipeline) => Promise<void>;
 }
 
 /** Coalescing queue of status writes, one pending per Pipeline. */
 export class StatusQueue extends QueueFront<PipelineId> {
   protected readonly queue: WorkQueue<PipelineId>;
-  private readonly pending = new Map<PipelineId, StatusInputs>();
+  private readonly pending = new Map<PipelineId, Pipeline>();
 
   /** Builds the queue; nothing runs until the first request. */
   constructor(private readonly options: StatusQueueOptions) {
@@ -37,14 +40,14 @@ export class StatusQueue extends QueueFront<PipelineId> {
     this.queue = new WorkQueue<PipelineId>({
       keyOf: (id) => id,
       process: async (id) => {
-        const inputs = this.pending.get(id);
+        const pipeline = this.pending.get(id);
         this.pending.delete(id);
-        if (inputs === undefined) return 'done';
+        if (pipeline === undefined) return 'done';
         try {
-          await options.write(inputs);
+          await options.write(id, pipeline);
         } catch (error) {
           // The queue retries the key with backoff: it must find something to write then.
-          if (!this.pending.has(id)) this.pending.set(id, inputs);
+          if (!this.pending.has(id)) this.pending.set(id, pipeline);
           throw error;
         }
         return 'done';
@@ -56,13 +59,13 @@ export class StatusQueue extends QueueFront<PipelineId> {
   }
 
   /**
-   * Queues the write of what `inputs` compute, replacing a pending one for `id`. When the queue
-   * is full the write runs now instead, so no computed status is dropped.
+   * Queues the write of the view of `pipeline` (its latest object), replacing a pending one for
+   * `id`. When the queue is full the write runs now instead, so no check goes unwritten.
    */
-  async request(id: PipelineId, inputs: StatusInputs): Promise<void> {
-    this.pending.set(id, inputs);
+  async request(id: PipelineId, pipeline: Pipeline): Promise<void> {
+    this.pending.set(id, pipeline);
     if (this.queue.offer(id, false) !== 'full') return;
     this.pending.delete(id);
-    await this.options.write(inputs);
+    await this.options.write(id, pipeline);
   }
 }

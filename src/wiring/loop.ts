@@ -51,7 +51,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const statusWrites = new StatusQueue({
     ...common,
     observer: queueFailures(logger, 'status write failed', 'pipeline'),
-    write: (inputs) => syncView({ status, logger, now, evaluate, reread }, inputs),
+    write: async (id, pipeline) => {
+      const inputs = reconciler.viewInputs(id, pipeline);
+      if (inputs !== undefined) await syncView({ status, logger, now, evaluate, reread }, inputs);
+    },
   });
   const evaluation = { policy, floors: config.authorizations.floors, checks, history, windows };
   const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>

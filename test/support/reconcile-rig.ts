@@ -73,7 +73,13 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     catalog,
     verified,
     status,
-    statusWrites: { request: (_id, inputs) => syncView(viewSync, inputs) },
+    statusWrites: {
+      // As the gateway's status queue does, without the queue: the view of the latest reads.
+      request: async (id, pipeline) => {
+        const inputs = reconciler.viewInputs(id, pipeline);
+        if (inputs !== undefined) await syncView(viewSync, inputs);
+      },
+    },
     unrecorded: new UnrecordedOutcomes(status),
     policy,
     floors: {},

@@ -146,14 +146,17 @@ export function waveRig(apps: number, layout: WaveLayout, confirmRounds = true, 
     ...{ ...settings, catalog, verified, status, logger, now, instanceId: 'test' },
     freshnessMs: 2_000,
     statusWrites: {
-      request: (_id, inputs) =>
-        syncView(
+      request: async (id, pipeline) => {
+        const inputs = reconciler.viewInputs(id, pipeline);
+        if (inputs === undefined) return;
+        await syncView(
           {
             ...{ status, logger, now, reread: () => undefined },
             evaluate: (p, t) => evaluatePipeline(p, t, settings, now()),
           },
           inputs,
-        ),
+        );
+      },
     },
     strategyFor: (p, env) =>
       strategyFor(p.spec, env, { writer, webhooks: config.promotion.webhooks, now }),

@@ -149,3 +149,37 @@ describe('Reconciler.reconcile', () => {
     expect(rig.writer.events).toHaveLength(1);
   });
 });
+
+describe('Reconciler.viewInputs (the view a status write computes when it starts)', () => {
+  it('shows the reads that arrived after the check, with their evaluation', async () => {
+    const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
+    await rig.reconciler.reconcile(rig.id);
+    const checked = rig.catalog.get(rig.id);
+    if (checked === undefined) throw new Error('the rig loads its Pipeline');
+    // dev moves on after the check, before the write starts; the write shows the newer read.
+    rig.clusters.cluster(MGMT).release('dev', 'app', '1.1.0');
+    await rig.verified.readAll(rig.catalog.targetsOf(rig.id));
+    const inputs = rig.reconciler.viewInputs(rig.id, checked);
+    expect(inputs?.pipeline).toBe(checked);
+    expect(inputs?.targets.dev?.[0]).toMatchObject({ health: 'Healthy', revision: '1.1.0' });
+    expect(inputs?.observedAt.dev?.[0]).toBe(rig.clock.now);
+    const staging = inputs?.evaluation.decisions.find((d) => d.environment === 'staging');
+    expect(staging).toMatchObject({ outcome: 'Promote', revision: '1.1.0' });
+  });
+
+  it('is undefined for a Pipeline no longer loaded, or whose spec moved on', async () => {
+    const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
+    const first = rig.catalog.get(rig.id);
+    if (first === undefined) throw new Error('the rig loads its Pipeline');
+    expect(rig.reconciler.viewInputs(rig.id, first)).toBeDefined();
+    const next = rigPipeline();
+    next.metadata.generation = 2;
+    rig.catalog.upsert(rig.writer.put(next));
+    expect(rig.reconciler.viewInputs(rig.id, first)).toBeUndefined();
+    const second = rig.catalog.get(rig.id);
+    if (second === undefined) throw new Error('the new spec is loaded');
+    expect(rig.reconciler.viewInputs(rig.id, second)).toBeDefined();
+    rig.catalog.remove(rig.id);
+    expect(rig.reconciler.viewInputs(rig.id, second)).toBeUndefined();
+  });
+});

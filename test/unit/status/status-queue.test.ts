@@ -1,43 +1,37 @@
 /**
- * Status writes behind the checks: one pending write per Pipeline (the newest computation wins),
+ * Status writes behind the checks: one pending write per Pipeline (the newest check wins),
  * writes for other Pipelines never wait for each other's turn, and a full queue writes at once
  * rather than dropping a status.
  */
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/load.js';
 import { pipelineId } from '../../../src/pipeline/id.js';
-import {
-  STATUS_WRITES_IN_FLIGHT,
-  StatusQueue,
-  type StatusInputs,
-} from '../../../src/status/status-queue.js';
+import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
+import { STATUS_WRITES_IN_FLIGHT, StatusQueue } from '../../../src/status/status-queue.js';
 import { deferred, flush } from '../../support/fake-scheduler.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
 const id = pipelineId({ namespace: 'flux-system', name: 'podinfo' });
 
-function inputs(tag: string): StatusInputs {
-  return {
-    pipeline: samplePipeline(),
-    targets: {},
-    observedAt: {},
-    evaluation: { decisions: [], tag } as never,
-  };
+/** The Pipeline as one check saw it, told apart by its resourceVersion. */
+function inputs(tag: string): Pipeline {
+  const pipeline = samplePipeline();
+  return { ...pipeline, metadata: { ...pipeline.metadata, resourceVersion: tag } };
 }
 
-function tagOf(written: StatusInputs): unknown {
-  return (written.evaluation as unknown as { tag: string }).tag;
+function tagOf(written: Pipeline): unknown {
+  return written.metadata.resourceVersion;
 }
 
 describe('StatusQueue', () => {
   it('writes only the newest status computed while an earlier one waited', async () => {
-    const written: StatusInputs[] = [];
+    const written: Pipeline[] = [];
     const gate = deferred<undefined>();
     const hints = { ...defaultConfig({}).hints, capacity: 100 };
     const queue = new StatusQueue({
       hints,
       globalConcurrency: 1,
-      write: async (i) => {
+      write: async (_id, i) => {
         written.push(i);
         if (written.length === 1) await gate.promise;
       },
@@ -77,11 +71,11 @@ describe('StatusQueue', () => {
   });
 
   it('writes at once, in the caller, when the queue is full', async () => {
-    const written: StatusInputs[] = [];
+    const written: Pipeline[] = [];
     const hints = { ...defaultConfig({}).hints, capacity: 0 };
     const queue = new StatusQueue({
       hints,
-      write: (i) => {
+      write: (_id, i) => {
         written.push(i);
         return Promise.resolve();
       },
@@ -99,7 +93,7 @@ describe('StatusQueue after a failed write', () => {
     const hints = { ...defaultConfig({}).hints, retryBaseMs: 1, retryMaxMs: 1 };
     const queue = new StatusQueue({
       hints,
-      write: (i) => {
+      write: (_id, i) => {
         written.push(String(tagOf(i)));
         if (failures-- > 0) return Promise.reject(new Error('management API unreachable'));
         return Promise.resolve();
