@@ -89,8 +89,9 @@ export class Reconciler {
     this.deps.checks?.request(promoted.pipeline ?? pipeline, promoted.evaluation);
     const latest = promoted.pipeline ?? pipeline;
     const refreshed = (await this.deps.pullRequests?.refresh(latest)) ?? latest;
-    // Only the Pipeline waits for its write: the view is computed when the write starts.
-    await this.deps.statusWrites.request(id, refreshed);
+    // Only the id waits for its write (and an object the catalog may not hold yet): the view
+    // is computed when the write starts.
+    await this.deps.statusWrites.request(id, refreshed === pipeline ? undefined : refreshed);
     const unknown = targets.some((t) => verified.status(t)?.health === 'Unknown');
     if (unknown || promoted.retry || this.deps.unrecorded?.has(id) === true) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);
@@ -102,16 +103,19 @@ export class Reconciler {
   }
 
   /**
-   * The view to write for the Pipeline as `pipeline` shows it (the latest object a check saw or
-   * wrote), computed from the latest reads when its status write starts: a pending write holds
-   * the Pipeline only, never a check's results (10,000 of those held 110 MiB at start-up).
-   * Undefined when the Pipeline is no longer loaded or its spec moved on (the check of the new
-   * spec writes its own view).
+   * The view to write for the Pipeline, computed from the latest reads when its status write
+   * starts (status/status-queue.ts), on `newer` (an object a check wrote, which the catalog may
+   * not hold yet) or else the catalog's latest. Undefined when the Pipeline is no longer loaded
+   * or its spec moved on past `newer` (the check of the new spec writes its own view).
    */
-  viewInputs(id: PipelineId, pipeline: Pipeline): ViewInputs | undefined {
+  viewInputs(id: PipelineId, newer?: Pipeline): ViewInputs | undefined {
     const { catalog, verified } = this.deps;
-    const generation = catalog.get(id)?.metadata.generation;
-    if (generation === undefined || generation !== pipeline.metadata.generation) return undefined;
+    const held = catalog.head(id);
+    if (held === undefined) return undefined;
+    if (newer !== undefined && newer.metadata.generation !== held.metadata.generation)
+      return undefined;
+    const pipeline = newer ?? catalog.get(id);
+    if (pipeline === undefined) return undefined;
     const targets = catalog.targetsOf(id);
     const statuses = this.statusesOf(pipeline, targets);
     return {

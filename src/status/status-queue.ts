@@ -2,8 +2,9 @@
  * Status writes, behind the evaluation: a Pipeline's check hands its Pipeline here, so checks
  * (and the events behind them) never wait for the status PUTs of others. The view is computed
  * when its write starts, from the latest reads (as a controller's worker reads its cache for a
- * key): what waits is one Pipeline reference per Pipeline, not a check's results, so a fleet's
- * first pass queues 10,000 writes in the room of the Pipelines already held. One pending write
+ * key): what waits is a Pipeline's id, not a check's results (10,000 of those held 110 MiB at
+ * start-up) nor its object (32 MiB more: the catalog holds it packed), except an object newer
+ * than the catalog's, which a check wrote itself. One pending write
  * per Pipeline: a newer check replaces one not started yet. Promotion records are not written
  * here: the claim and the outcome write those themselves, at once.
  */
@@ -21,17 +22,17 @@ import type { Pipeline } from '../pipeline/pipeline-resource.js';
 export const STATUS_WRITES_IN_FLIGHT = 16;
 
 /**
- * Options of StatusQueue; `write` computes the view of the Pipeline as last seen (its latest
- * object, which the write's precondition names) from the latest reads, and writes it.
+ * Options of StatusQueue; `write` computes the view of the Pipeline from the latest reads and
+ * writes it, with `newer` as the stored object when given (else the catalog's latest).
  */
 export interface StatusQueueOptions extends QueueCommon<PipelineId> {
-  write: (id: PipelineId, pipeline: Pipeline) => Promise<void>;
+  write: (id: PipelineId, newer: Pipeline | undefined) => Promise<void>;
 }
 
 /** Coalescing queue of status writes, one pending per Pipeline. */
 export class StatusQueue extends QueueFront<PipelineId> {
   protected readonly queue: WorkQueue<PipelineId>;
-  private readonly pending = new Map<PipelineId, Pipeline>();
+  private readonly pending = new Map<PipelineId, Pipeline | undefined>();
 
   /** Builds the queue; nothing runs until the first request. */
   constructor(private readonly options: StatusQueueOptions) {
@@ -40,14 +41,14 @@ export class StatusQueue extends QueueFront<PipelineId> {
     this.queue = new WorkQueue<PipelineId>({
       keyOf: (id) => id,
       process: async (id) => {
-        const pipeline = this.pending.get(id);
+        if (!this.pending.has(id)) return 'done';
+        const newer = this.pending.get(id);
         this.pending.delete(id);
-        if (pipeline === undefined) return 'done';
         try {
-          await options.write(id, pipeline);
+          await options.write(id, newer);
         } catch (error) {
           // The queue retries the key with backoff: it must find something to write then.
-          if (!this.pending.has(id)) this.pending.set(id, pipeline);
+          if (!this.pending.has(id)) this.pending.set(id, newer);
           throw error;
         }
         return 'done';
@@ -59,13 +60,14 @@ export class StatusQueue extends QueueFront<PipelineId> {
   }
 
   /**
-   * Queues the write of the view of `pipeline` (its latest object), replacing a pending one for
-   * `id`. When the queue is full the write runs now instead, so no check goes unwritten.
+   * Queues the write of the Pipeline's view, replacing a pending one for `id`; `newer` is its
+   * object when the check wrote one the catalog may not hold yet. When the queue is full the
+   * write runs now instead, so no check goes unwritten.
    */
-  async request(id: PipelineId, pipeline: Pipeline): Promise<void> {
-    this.pending.set(id, pipeline);
+  async request(id: PipelineId, newer?: Pipeline): Promise<void> {
+    this.pending.set(id, newer);
     if (this.queue.offer(id, false) !== 'full') return;
     this.pending.delete(id);
-    await this.options.write(id, pipeline);
+    await this.options.write(id, newer);
   }
 }

@@ -51,8 +51,8 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const statusWrites = new StatusQueue({
     ...common,
     observer: queueFailures(logger, 'status write failed', 'pipeline'),
-    write: async (id, pipeline) => {
-      const inputs = reconciler.viewInputs(id, pipeline);
+    write: async (id, newer) => {
+      const inputs = reconciler.viewInputs(id, newer);
       if (inputs !== undefined) await syncView({ status, logger, now, evaluate, reread }, inputs);
     },
   });

@@ -75,8 +75,8 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     status,
     statusWrites: {
       // As the gateway's status queue does, without the queue: the view of the latest reads.
-      request: async (id, pipeline) => {
-        const inputs = reconciler.viewInputs(id, pipeline);
+      request: async (id, newer) => {
+        const inputs = reconciler.viewInputs(id, newer);
         if (inputs !== undefined) await syncView(viewSync, inputs);
       },
     },

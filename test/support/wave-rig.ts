@@ -146,8 +146,8 @@ export function waveRig(apps: number, layout: WaveLayout, confirmRounds = true, 
     ...{ ...settings, catalog, verified, status, logger, now, instanceId: 'test' },
     freshnessMs: 2_000,
     statusWrites: {
-      request: async (id, pipeline) => {
-        const inputs = reconciler.viewInputs(id, pipeline);
+      request: async (id, newer) => {
+        const inputs = reconciler.viewInputs(id, newer);
         if (inputs === undefined) return;
         await syncView(
           {

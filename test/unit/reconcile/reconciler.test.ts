@@ -151,23 +151,29 @@ describe('Reconciler.reconcile', () => {
 });
 
 describe('Reconciler.viewInputs (the view a status write computes when it starts)', () => {
-  it('shows the reads that arrived after the check, with their evaluation', async () => {
+  it("shows the reads that arrived after the check, on the catalog's latest Pipeline", async () => {
     const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
     await rig.reconciler.reconcile(rig.id);
-    const checked = rig.catalog.get(rig.id);
-    if (checked === undefined) throw new Error('the rig loads its Pipeline');
     // dev moves on after the check, before the write starts; the write shows the newer read.
     rig.clusters.cluster(MGMT).release('dev', 'app', '1.1.0');
     await rig.verified.readAll(rig.catalog.targetsOf(rig.id));
-    const inputs = rig.reconciler.viewInputs(rig.id, checked);
-    expect(inputs?.pipeline).toBe(checked);
+    const inputs = rig.reconciler.viewInputs(rig.id);
+    expect(inputs?.pipeline).toEqual(rig.catalog.get(rig.id));
     expect(inputs?.targets.dev?.[0]).toMatchObject({ health: 'Healthy', revision: '1.1.0' });
     expect(inputs?.observedAt.dev?.[0]).toBe(rig.clock.now);
     const staging = inputs?.evaluation.decisions.find((d) => d.environment === 'staging');
     expect(staging).toMatchObject({ outcome: 'Promote', revision: '1.1.0' });
   });
 
-  it('is undefined for a Pipeline no longer loaded, or whose spec moved on', async () => {
+  it('computes on an object the check wrote, which the catalog does not hold yet', () => {
+    const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
+    const written = rig.catalog.get(rig.id);
+    if (written === undefined) throw new Error('the rig loads its Pipeline');
+    written.metadata = { ...written.metadata, resourceVersion: 'written-by-the-check' };
+    expect(rig.reconciler.viewInputs(rig.id, written)?.pipeline).toBe(written);
+  });
+
+  it('is undefined for a Pipeline no longer loaded, or whose spec moved on', () => {
     const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
     const first = rig.catalog.get(rig.id);
     if (first === undefined) throw new Error('the rig loads its Pipeline');
@@ -176,10 +182,8 @@ describe('Reconciler.viewInputs (the view a status write computes when it starts
     next.metadata.generation = 2;
     rig.catalog.upsert(rig.writer.put(next));
     expect(rig.reconciler.viewInputs(rig.id, first)).toBeUndefined();
-    const second = rig.catalog.get(rig.id);
-    if (second === undefined) throw new Error('the new spec is loaded');
-    expect(rig.reconciler.viewInputs(rig.id, second)).toBeDefined();
+    expect(rig.reconciler.viewInputs(rig.id)?.pipeline.metadata.generation).toBe(2);
     rig.catalog.remove(rig.id);
-    expect(rig.reconciler.viewInputs(rig.id, second)).toBeUndefined();
+    expect(rig.reconciler.viewInputs(rig.id)).toBeUndefined();
   });
 });

@@ -19,13 +19,13 @@ function inputs(tag: string): Pipeline {
   return { ...pipeline, metadata: { ...pipeline.metadata, resourceVersion: tag } };
 }
 
-function tagOf(written: Pipeline): unknown {
-  return written.metadata.resourceVersion;
+function tagOf(written: Pipeline | undefined): unknown {
+  return written?.metadata.resourceVersion ?? 'latest';
 }
 
 describe('StatusQueue', () => {
   it('writes only the newest status computed while an earlier one waited', async () => {
-    const written: Pipeline[] = [];
+    const written: (Pipeline | undefined)[] = [];
     const gate = deferred<undefined>();
     const hints = { ...defaultConfig({}).hints, capacity: 100 };
     const queue = new StatusQueue({
@@ -44,6 +44,28 @@ describe('StatusQueue', () => {
     gate.resolve(undefined);
     await queue.idle();
     expect(written.map(tagOf)).toEqual(['other', 'third']);
+  });
+
+  it('holds no object for a check that wrote none (the catalog has it), and the newest of either', async () => {
+    const written: (Pipeline | undefined)[] = [];
+    const gate = deferred<undefined>();
+    const hints = { ...defaultConfig({}).hints, capacity: 100 };
+    const queue = new StatusQueue({
+      hints,
+      globalConcurrency: 1,
+      write: async (_id, i) => {
+        written.push(i);
+        if (written.length === 1) await gate.promise;
+      },
+    });
+    const other = pipelineId({ namespace: 'apps', name: 'other' });
+    await queue.request(other);
+    await flush();
+    await queue.request(id, inputs('claimed'));
+    await queue.request(id);
+    gate.resolve(undefined);
+    await queue.idle();
+    expect(written.map(tagOf)).toEqual(['latest', 'latest']);
   });
 
   it('writes the statuses of STATUS_WRITES_IN_FLIGHT Pipelines at once, not perClusterConcurrency', async () => {
@@ -71,7 +93,7 @@ describe('StatusQueue', () => {
   });
 
   it('writes at once, in the caller, when the queue is full', async () => {
-    const written: Pipeline[] = [];
+    const written: (Pipeline | undefined)[] = [];
     const hints = { ...defaultConfig({}).hints, capacity: 0 };
     const queue = new StatusQueue({
       hints,
