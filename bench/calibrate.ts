@@ -16,7 +16,7 @@ import { repoRoot } from './paths.js';
 import { FleetHandle } from './fleet.js';
 import { autocannonGenerator, wrkGenerator } from './generators.js';
 import type { Generator, GeneratorResult } from './generators.js';
-import { productionNodeFlags } from './node-flags.js';
+import { applyProductionEnvironment, productionNodeFlags } from './node-flags.js';
 import { processCpu } from './proc-cpu.js';
 import { ISSUE_REFERENCE_RATIO, table } from './report.js';
 import { EVENT_CLUSTER, startBareServer, startGateway, startReferenceServer } from './servers.js';
@@ -175,6 +175,7 @@ function report(block: Block): void {
 }
 
 async function main(): Promise<number> {
+  applyProductionEnvironment();
   const opts = options();
   const nodeFlags = productionNodeFlags();
   const wrk = await wrkGenerator();

@@ -2,6 +2,7 @@
  * `npm run bench:idle [-- --quick] [--strict]`: part (f) alone, an idle fleet of 1,000
  * Pipelines on two replicas. Prints its figures and bar; writes bench/results/idle.json.
  */
+import { applyProductionEnvironment } from './node-flags.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +15,7 @@ import { barsTable } from './report.js';
 const WATCHDOG_MS = 5 * 60_000;
 
 async function main(): Promise<number> {
+  applyProductionEnvironment();
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },

@@ -33,7 +33,7 @@ import { shardedGoals, shardedTable } from './scale-shards-report.js';
 import type { BurstResult } from './burst.js';
 import { FleetHandle } from './fleet.js';
 import { LoadClient } from './load.js';
-import { productionNodeFlags } from './node-flags.js';
+import { applyProductionEnvironment, productionNodeFlags } from './node-flags.js';
 import {
   barsTable,
   burstTable,
@@ -143,6 +143,7 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const started = new Date();
   const nodeFlags = productionNodeFlags();
+  applyProductionEnvironment();
   log(
     `promotion-gateway bench (${mode.name}): node ${process.version}, ${cpus().length} CPUs, ` +
       `${mode.throughput.connections} connections, ${mode.throughput.rounds} x ${mode.throughput.roundMs} ms rounds per side, gateway log level ${logLevel}`,

@@ -7,6 +7,7 @@
  * Each gateway runs in a memory cgroup with its pod's limit (pod-memory.ts) where the machine
  * allows one; --unconstrained runs them outside any.
  */
+import { applyProductionEnvironment } from './node-flags.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -108,6 +109,7 @@ async function mainSharded(list: readonly ScaleSpec[], log: (line: string) => vo
 }
 
 async function main(): Promise<void> {
+  applyProductionEnvironment();
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log(`promotion-gateway scale bench: node ${process.version}`);
   const list = specs();
