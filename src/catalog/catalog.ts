@@ -161,6 +161,13 @@ export class PipelineCatalog {
     return this.entries.get(id)?.environments;
   }
 
+  /** The distinct clusters the Pipelines' targets are on, by the gateway's names; unpacks nothing. */
+  clusters(): Set<string> {
+    const out = new Set<string>();
+    for (const held of this.entries.values()) for (const t of held.targets) out.add(t.key.cluster);
+    return out;
+  }
+
   /** Every Pipeline without its status (see head()), in id order. */
   heads(): PipelineHead[] {
     return this.ids().flatMap((id) => {
