@@ -163,6 +163,8 @@ export function shardedSizes(quick: boolean): ScaleSpec[] {
     pipelines: 10_000,
     clusters: 50,
     layout,
-    shards: 13,
+    // 2,000 Pipelines a shard: each gateway peaked at 199-230 MiB (bar 256 MB); 4 shards of up to
+    // 2,800 reached 241 MiB with a namespace per app (docs/benchmarks.md, Sharded).
+    shards: 5,
   }));
 }
