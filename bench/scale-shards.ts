@@ -154,8 +154,7 @@ export async function measureShardedScale(spec: ScaleSpec): Promise<ShardedResul
 
 /**
  * The sharded sizes to run: quick mode (CI) a small fleet in two shards; else 10,000 x 50 in
- * 13 shards, so that no shard serves more than the 1,000 Pipelines manifests/deploy is sized
- * for (two home clusters of 400 Pipelines each at most), in both layouts.
+ * 5 shards of 2,000 Pipelines (five home clusters of 400 each), in both layouts.
  */
 export function shardedSizes(quick: boolean): ScaleSpec[] {
   if (quick) return [{ pipelines: 100, clusters: 5, layout: 'env', shards: 2 }];
@@ -163,8 +162,8 @@ export function shardedSizes(quick: boolean): ScaleSpec[] {
     pipelines: 10_000,
     clusters: 50,
     layout,
-    // 2,000 Pipelines a shard: each gateway peaked at 199-230 MiB (bar 256 MB); 4 shards of up to
-    // 2,800 reached 241 MiB with a namespace per app (docs/benchmarks.md, Sharded).
+    // Each gateway peaked at 199-230 MiB (bar 256 MB); 4 shards of up to 2,800 reached 241 MiB
+    // with a namespace per app, 3 went over (docs/benchmarks.md, issue 20's eighth session).
     shards: 5,
   }));
 }
