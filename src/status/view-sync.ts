@@ -22,8 +22,12 @@ export interface ViewSyncDeps {
   reread: (id: PipelineId, targets: readonly TargetPlace[]) => void;
 }
 
-/** Writes the view of `inputs` when it differs from the stored status and is not older. */
-export async function syncView(deps: ViewSyncDeps, inputs: ViewInputs): Promise<void> {
+/**
+ * Writes the view of `inputs` when it differs from the stored status and is not older; no
+ * inputs (the Pipeline is gone or its spec moved on, see Reconciler.viewInputs) write nothing.
+ */
+export async function syncView(deps: ViewSyncDeps, inputs: ViewInputs | undefined): Promise<void> {
+  if (inputs === undefined) return;
   const change = viewChange(inputs, { now: deps.now(), reevaluate: deps.evaluate });
   const result = await deps.status.apply(inputs.pipeline, change);
   const id = pipelineIdOf(inputs.pipeline);

@@ -51,10 +51,8 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const statusWrites = new StatusQueue({
     ...common,
     observer: queueFailures(logger, 'status write failed', 'pipeline'),
-    write: async (id, newer) => {
-      const inputs = reconciler.viewInputs(id, newer);
-      if (inputs !== undefined) await syncView({ status, logger, now, evaluate, reread }, inputs);
-    },
+    write: (id, newer): Promise<void> =>
+      syncView({ status, logger, now, evaluate, reread }, reconciler.viewInputs(id, newer)),
   });
   const evaluation = { policy, floors: config.authorizations.floors, checks, history, windows };
   const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>

@@ -75,10 +75,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     status,
     statusWrites: {
       // As the gateway's status queue does, without the queue: the view of the latest reads.
-      request: async (id, newer) => {
-        const inputs = reconciler.viewInputs(id, newer);
-        if (inputs !== undefined) await syncView(viewSync, inputs);
-      },
+      request: (id, newer): Promise<void> => syncView(viewSync, reconciler.viewInputs(id, newer)),
     },
     unrecorded: new UnrecordedOutcomes(status),
     policy,

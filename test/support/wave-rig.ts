@@ -146,17 +146,14 @@ export function waveRig(apps: number, layout: WaveLayout, confirmRounds = true, 
     ...{ ...settings, catalog, verified, status, logger, now, instanceId: 'test' },
     freshnessMs: 2_000,
     statusWrites: {
-      request: async (id, newer) => {
-        const inputs = reconciler.viewInputs(id, newer);
-        if (inputs === undefined) return;
-        await syncView(
+      request: (id, newer): Promise<void> =>
+        syncView(
           {
             ...{ status, logger, now, reread: () => undefined },
             evaluate: (p, t) => evaluatePipeline(p, t, settings, now()),
           },
-          inputs,
-        );
-      },
+          reconciler.viewInputs(id, newer),
+        ),
     },
     strategyFor: (p, env) =>
       strategyFor(p.spec, env, { writer, webhooks: config.promotion.webhooks, now }),

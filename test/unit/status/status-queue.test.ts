@@ -23,19 +23,25 @@ function tagOf(written: Pipeline | undefined): unknown {
   return written?.metadata.resourceVersion ?? 'latest';
 }
 
+/** A queue writing one at a time, whose first write waits for `gate`; what it wrote, in order. */
+function gatedQueue() {
+  const written: (Pipeline | undefined)[] = [];
+  const gate = deferred<undefined>();
+  const hints = { ...defaultConfig({}).hints, capacity: 100 };
+  const queue = new StatusQueue({
+    hints,
+    globalConcurrency: 1,
+    write: async (_id, i) => {
+      written.push(i);
+      if (written.length === 1) await gate.promise;
+    },
+  });
+  return { queue, written, gate };
+}
+
 describe('StatusQueue', () => {
   it('writes only the newest status computed while an earlier one waited', async () => {
-    const written: (Pipeline | undefined)[] = [];
-    const gate = deferred<undefined>();
-    const hints = { ...defaultConfig({}).hints, capacity: 100 };
-    const queue = new StatusQueue({
-      hints,
-      globalConcurrency: 1,
-      write: async (_id, i) => {
-        written.push(i);
-        if (written.length === 1) await gate.promise;
-      },
-    });
+    const { queue, written, gate } = gatedQueue();
     const other = pipelineId({ namespace: 'apps', name: 'other' });
     await queue.request(other, inputs('other'));
     await flush();
@@ -47,17 +53,7 @@ describe('StatusQueue', () => {
   });
 
   it('holds no object for a check that wrote none (the catalog has it), and the newest of either', async () => {
-    const written: (Pipeline | undefined)[] = [];
-    const gate = deferred<undefined>();
-    const hints = { ...defaultConfig({}).hints, capacity: 100 };
-    const queue = new StatusQueue({
-      hints,
-      globalConcurrency: 1,
-      write: async (_id, i) => {
-        written.push(i);
-        if (written.length === 1) await gate.promise;
-      },
-    });
+    const { queue, written, gate } = gatedQueue();
     const other = pipelineId({ namespace: 'apps', name: 'other' });
     await queue.request(other);
     await flush();
