@@ -3,12 +3,13 @@
 # view's static files (web/) and its production dependencies. The simulator, the demo, the benchmarks, the manifests and npm's
 # cache stay out (npm ci --workspaces=false installs the root package alone).
 
-# Build stage: the toolchain compiles src/ to dist/.
+# Build stage: the toolchain compiles src/ to dist/modules/ and bundles that into dist/server.js
+# (esbuild.config.js: the client library's code the gateway uses, not its whole generated API).
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --workspaces=false --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json esbuild.config.js ./
 COPY src ./src
 COPY schemas ./schemas
 COPY web ./web

@@ -300,7 +300,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js', '**/*.mjs'],
+    files: ['eslint.config.js', 'esbuild.config.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
-import { KubeConfig } from '@kubernetes/client-node';
 import { installRelease } from 'kube-sim/flux';
 import type { SimCluster } from 'kube-sim';
 import {
@@ -17,7 +16,13 @@ import {
   GATEWAY_USER,
   startDemoFleet,
 } from '@promotion-gateway/demo';
-import { createGateway, createLogger, defaultConfig, signStatement } from 'promotion-gateway';
+import {
+  KubeConfig,
+  createGateway,
+  createLogger,
+  defaultConfig,
+  signStatement,
+} from 'promotion-gateway';
 import { Histogram, summarize, type LatencySummary } from './histogram.js';
 
 /** What part (d) reports. */

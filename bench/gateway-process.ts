@@ -5,11 +5,10 @@
  * figure and event loop, as in production, where the gateway is alone in its container.
  */
 import { once } from 'node:events';
-import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { DEMO_ENVIRONMENTS, FLUX_NAMESPACE } from '@promotion-gateway/demo';
 import { upgradeEvent } from 'kube-sim/flux';
-import { createGateway, createLogger, defaultConfig } from 'promotion-gateway';
+import { KubeConfig, createGateway, createLogger, defaultConfig } from 'promotion-gateway';
 import type { GatewayMessage, GatewayRequest, GatewayStart } from './gateway-types.js';
 import { MemorySampler } from './memory.js';
 import { EVENT_CLUSTER, signedEvent, UNREFERENCED_NAME } from './servers.js';

@@ -1,9 +1,11 @@
 /**
  * What the gateway's dependencies cost in resident memory before the gateway does anything:
  * a fresh process (the production Node.js flags plus --expose-gc) measures its RSS after a full
- * collection, then after importing @kubernetes/client-node, then after importing the gateway's
- * whole module graph (src/gateway.ts). Each step is measured after a full GC, so the figures are
- * what stays resident, not parse-time garbage. It reports once; the parent then closes it.
+ * collection, then after importing @kubernetes/client-node as a package is usually loaded (the
+ * memory bar's allowance for it), then after importing the gateway (its bundle, dist/index.js,
+ * which carries its own copy of the client library's code it uses: see esbuild.config.js). Each
+ * step is measured after a full GC, so the figures are what stays resident, not parse-time
+ * garbage. It reports once; the parent then closes it.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -13,7 +15,7 @@ export interface ImportCost {
   baselineRssBytes: number;
   /** After `import('@kubernetes/client-node')`. */
   clientNodeRssBytes: number;
-  /** After also importing the gateway's modules (fastify, pino, ajv, prom-client, jose, ...). */
+  /** After also importing the gateway's bundle (fastify, pino, ajv, prom-client, jose, ...). */
   gatewayModulesRssBytes: number;
 }
 

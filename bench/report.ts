@@ -254,6 +254,6 @@ export function memoryContextLines(memory: MemoryReport, context: MemoryContext)
       `reference route peak ${peak(context.referencePeakRssBytes)}`,
     `  resident after import and a full GC: node alone ${mib(baselineRssBytes)}, ` +
       `+ @kubernetes/client-node ${mib(clientNodeRssBytes - baselineRssBytes)}, ` +
-      `+ the gateway's other modules ${mib(gatewayModulesRssBytes - clientNodeRssBytes)}`,
+      `+ the gateway's bundle ${mib(gatewayModulesRssBytes - clientNodeRssBytes)}`,
   ];
 }

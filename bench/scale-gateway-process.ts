@@ -8,9 +8,14 @@
  */
 import { once } from 'node:events';
 import { totalmem } from 'node:os';
-import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { createGateway, createLogger, defaultConfig, type Gateway } from 'promotion-gateway';
+import {
+  KubeConfig,
+  createGateway,
+  createLogger,
+  defaultConfig,
+  type Gateway,
+} from 'promotion-gateway';
 import { MemorySampler } from './memory.js';
 import { ScaleDiagnostics } from './scale-diagnostics.js';
 import { SHARD_LABEL, shardSizes } from './scale-layout.js';

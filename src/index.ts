@@ -3,6 +3,10 @@
  * for embedding it (the demo) and measuring it (the benchmarks). Everything else is internal.
  */
 export { createGateway } from './gateway.js';
+// The kubeconfig a gateway is given, from the client library inside the gateway's bundle
+// (esbuild.config.js): a caller that loaded its own copy of @kubernetes/client-node would hold
+// the library twice.
+export { KubeConfig } from '@kubernetes/client-node';
 export type { Gateway, GatewayOptions, GatewayStatus } from './gateway.js';
 export { ConfigError, defaultConfig, loadConfig } from './config/load.js';
 export type { ConfigInput, ConfigSource } from './config/load.js';

@@ -396,19 +396,17 @@ describe('flux-config on kube-sim: what it cannot use, and what it warns about',
   });
 });
 
-/** True when dist/ holds the command built from the sources as they are now. */
+/** True when dist/server.js, the bundled bin, was built from the sources as they are now. */
 function builtFromCurrentSources(): boolean {
+  const bin = packagePath('dist', 'server.js');
   const modules = [
     'server',
     ...['', '-objects', '-output', '-plan', '-source'].map((s) => `cli/flux-config${s}`),
   ];
-  return modules.every((m) => {
-    const built = packagePath('dist', `${m}.js`);
-    return (
-      existsSync(built) &&
-      statSync(built).mtimeMs >= statSync(packagePath('src', `${m}.ts`)).mtimeMs
-    );
-  });
+  return (
+    existsSync(bin) &&
+    modules.every((m) => statSync(bin).mtimeMs >= statSync(packagePath('src', `${m}.ts`)).mtimeMs)
+  );
 }
 
 /** `node dist/server.js ...args`: its exit status and output. */

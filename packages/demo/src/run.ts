@@ -8,9 +8,9 @@
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { SignJWT, exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
 import {
+  KubeConfig,
   createGateway,
   createLogger,
   defaultConfig,
