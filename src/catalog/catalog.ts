@@ -3,7 +3,6 @@
  * reference. A hint about an object no Pipeline references is dropped before any cluster read;
  * a referenced one maps to the Pipelines to re-evaluate. The resync plans its LISTs from it.
  */
-import { sortApiVersions } from '../pipeline/api-version.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { FrozenPool } from '../pipeline/frozen-pool.js';
@@ -20,7 +19,7 @@ import { pack, RecentUnpacked } from './packed.js';
 import { ReferrerIndex } from './referrers.js';
 import { dropServerBookkeeping } from './server-bookkeeping.js';
 import { StringTable } from './share-strings.js';
-import { deriveTargets, sameTargets, type CatalogTarget, type ListScope } from './targets.js';
+import { deriveTargets, sameTargets, type CatalogTarget } from './targets.js';
 
 /** What the catalog derives from a spec: the spec packed, its environment names and targets. */
 interface SpecParts {
@@ -223,54 +222,11 @@ export class PipelineCatalog {
   }
 
   /**
-   * The distinct (cluster, group, kind, namespace) scopes some Pipeline references, sorted by
-   * cluster, namespace, group, kind: the resync makes one LIST per scope for all Pipelines.
+   * Every Pipeline's targets, in the order the catalog holds Pipelines: an object several
+   * Pipelines reference comes once for each. What a resync pass reads (see planScopes).
    */
-  listScopes(): ListScope[] {
-    const scopes = new Map<
-      string,
-      { scope: Omit<ListScope, 'apiVersion' | 'apiVersions'>; versions: Set<string> }
-    >();
-    for (const held of this.entries.values()) {
-      for (const t of held.targets) {
-        const id = scopeId(t.key);
-        let scope = scopes.get(id);
-        if (scope === undefined) {
-          const { cluster, group, kind, namespace } = t.key;
-          scope = { scope: { cluster, group, kind, namespace }, versions: new Set() };
-          scopes.set(id, scope);
-        }
-        scope.versions.add(t.ref.apiVersion);
-      }
-    }
-    return [...scopes.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, { scope, versions }]) => {
-        const apiVersions = sortApiVersions(versions);
-        // A scope exists only because some target added a version, so [0] is defined.
-        return { ...scope, apiVersion: apiVersions[0] ?? '', apiVersions };
-      });
-  }
-
-  /**
-   * The resync's plan: every referenced target once, under the LIST scope that covers it. One
-   * LIST per scope serves every Pipeline with targets there.
-   */
-  listPlan(): Map<ListScope, CatalogTarget[]> {
-    const scopes = new Map(this.listScopes().map((s) => [scopeId(s), s]));
-    const plan = new Map<ListScope, CatalogTarget[]>();
-    const seen = new Set<string>();
-    for (const held of this.entries.values()) {
-      for (const t of held.targets) {
-        const scope = scopes.get(scopeId(t.key));
-        if (seen.has(t.id) || scope === undefined) continue;
-        seen.add(t.id);
-        const list = plan.get(scope) ?? [];
-        list.push(t);
-        plan.set(scope, list);
-      }
-    }
-    return plan;
+  *allTargets(): Generator<CatalogTarget, void, undefined> {
+    for (const held of this.entries.values()) yield* held.targets;
   }
 
   /** A new spec's parts: its strings shared, its targets derived, then packed. */
@@ -284,9 +240,4 @@ export class PipelineCatalog {
   private tell(id: PipelineId): void {
     for (const listener of this.listeners) listener(id);
   }
-}
-
-/** The LIST scope an object key or scope belongs to. */
-function scopeId(s: { cluster: string; group: string; kind: string; namespace: string }): string {
-  return JSON.stringify([s.cluster, s.namespace, s.group, s.kind]);
 }

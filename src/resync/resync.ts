@@ -150,6 +150,28 @@ export class Resync {
     return ms * (1 + jitter * (2 * random() - 1));
   }
 
+  /**
+   * The pass's reads: every scope LISTed, unannounced changes reported, reads no Pipeline needs
+   * any more forgotten. Why a function of its own: the changes found (with both statuses of
+   * each) are let go before the confirmation round, whose promotion wave is when the gateway
+   * holds the most.
+   */
+  private async readEverything(): Promise<
+    Pick<ResyncReport, 'scopes' | 'unknown' | 'unannounced'>
+  > {
+    const { catalog, verified } = this.deps;
+    // The start-up pass observes for the first time: there is nothing to compare it with.
+    const detect = this.passes > 0 ? changeDetection(catalog) : undefined;
+    const { scopes, unknown } = await verified.readScopes(catalog.allTargets(), detect);
+    const found = detect?.found ?? [];
+    if (found.length > 0) {
+      warnUnannounced(this.deps.logger, found);
+      this.deps.onUnannounced?.(found);
+    }
+    verified.retain((id) => catalog.referencesId(id));
+    return { scopes, unknown, unannounced: found.length };
+  }
+
   /** The confirmation round; a failed one leaves each check to confirm for itself. */
   private async confirm(ids: readonly PipelineId[]): Promise<ConfirmationReport | undefined> {
     try {
@@ -170,28 +192,17 @@ export class Resync {
   }
 
   private async pass(): Promise<ResyncReport> {
-    const { catalog, verified, scheduler } = this.deps;
+    const { catalog, scheduler } = this.deps;
     const started = scheduler.now();
     await this.deps.refreshCredentials();
-    const plan = catalog.listPlan();
-    // The start-up pass observes for the first time: there is nothing to compare it with.
-    const detect = this.passes > 0 ? changeDetection(catalog) : undefined;
-    const unknown = await verified.readScopes(plan, detect);
-    const found = detect?.found ?? [];
-    if (found.length > 0) {
-      warnUnannounced(this.deps.logger, found);
-      this.deps.onUnannounced?.(found);
-    }
-    verified.retain((id) => catalog.referencesId(id));
+    const read = await this.readEverything();
     const ids = catalog.ids();
     const confirmation = await this.confirm(ids);
     for (const id of ids) this.deps.pipelines.requestPipeline(id, 'resync');
     this.passes += 1;
     const report: ResyncReport = {
-      scopes: plan.size,
+      ...read,
       targets: catalog.referencedObjects,
-      unknown,
-      unannounced: found.length,
       pipelines: ids.length,
       ...(confirmation === undefined ? {} : { confirmation }),
       durationMs: scheduler.now() - started,

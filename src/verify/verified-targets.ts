@@ -12,7 +12,7 @@ import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { TextPool } from '../pipeline/text.js';
 import { Limiter } from '../queue/limiter.js';
 import { announcementOf, observe, type Announcement } from './announcements.js';
-import { isClusterWide, widenScopes } from './scope-plan.js';
+import { isClusterWide, planScopes } from './scope-plan.js';
 import { StoredReads, type StoredRead } from './stored-reads.js';
 import { locationOfKey } from './target-status.js';
 import type { Verifier } from './verifier.js';
@@ -68,6 +68,13 @@ export interface ChangeDetection {
   firstObserved(target: CatalogTarget, status: TargetStatus): boolean;
   /** Receives each unannounced change found; its object is marked `unannounced` too. */
   readonly found: FoundChange[];
+}
+
+/** What readScopes did: the LISTs it made (each scope once, however many pages) and Unknowns. */
+export interface ScopesRead {
+  scopes: number;
+  /** Targets found Unknown. */
+  unknown: number;
 }
 
 /** Verified state of app objects, and the reads that refresh it. */
@@ -168,29 +175,35 @@ export class VerifiedTargets {
   }
 
   /**
-   * One paged LIST per scope (widened to one per cluster and kind where a cluster holds many
-   * namespaces, see scope-plan.ts), at most LISTS_PER_CLUSTER at once per cluster and
-   * LISTS_IN_FLIGHT in all; each target's status is stored as its LIST completes. A cluster
-   * that refuses a cluster-wide LIST is read per namespace, now and in later passes. With
-   * `detect`, settled changes no event announced are reported there. Resolves to the number of
-   * targets found Unknown.
+   * Reads every target in `targets` by paged LISTs (see planScopes: one per scope, one per
+   * cluster and kind where a cluster holds many namespaces), at most LISTS_PER_CLUSTER at once
+   * per cluster and LISTS_IN_FLIGHT in all; each target's status is stored as its LIST
+   * completes. A cluster that refuses a cluster-wide LIST is read per namespace, now and in
+   * later passes. With `detect`, settled changes no event announced are reported there.
    */
   async readScopes(
-    scopes: ReadonlyMap<ListScope, readonly CatalogTarget[]>,
+    targets: Iterable<CatalogTarget>,
     detect?: ChangeDetection,
-  ): Promise<number> {
-    const plan = widenScopes(scopes, (cluster) => this.perNamespaceOnly.has(cluster));
-    const counts = await Promise.all(
-      [...plan].map(async ([scope, targets]) => {
-        const statuses = await this.listLimited(scope, targets);
+  ): Promise<ScopesRead> {
+    const plan = planScopes(targets, (cluster) => this.perNamespaceOnly.has(cluster));
+    const reads = await Promise.all(
+      [...plan].map(async ([scope, listed]): Promise<ScopesRead> => {
+        const statuses = await this.listLimited(scope, listed);
         if (isClusterWide(scope) && refusedWide(statuses)) {
           this.perNamespaceOnly.add(scope.cluster);
-          return this.readScopes(narrowed(scopes, scope.cluster), detect);
+          const narrowed = await this.readScopes(listed, detect);
+          return { scopes: narrowed.scopes + 1, unknown: narrowed.unknown };
         }
-        return this.store(statuses, { scope, targets }, detect);
+        return { scopes: 1, unknown: this.store(statuses, { scope, targets: listed }, detect) };
       }),
     );
-    return counts.reduce((sum, n) => sum + n, 0);
+    return reads.reduce(
+      (sum, r) => ({
+        scopes: sum.scopes + r.scopes,
+        unknown: sum.unknown + r.unknown,
+      }),
+      { scopes: 0, unknown: 0 },
+    );
   }
 
   private listLimited(
@@ -289,12 +302,4 @@ function unchanged(
 function refusedWide(statuses: ReadonlyMap<CatalogTarget, TargetStatus>): boolean {
   const all = [...statuses.values()];
   return all.length > 0 && all.every((s) => s.health === 'Unknown' && s.reason === 'Forbidden');
-}
-
-/** The per-namespace scopes of one cluster from the catalog's plan. */
-function narrowed(
-  scopes: ReadonlyMap<ListScope, readonly CatalogTarget[]>,
-  cluster: string,
-): Map<ListScope, readonly CatalogTarget[]> {
-  return new Map([...scopes].filter(([scope]) => scope.cluster === cluster));
 }

@@ -5,9 +5,15 @@ import { parseAllDocuments } from 'yaml';
 import type { ClusterConfig } from '../../../src/config/gateway-config.js';
 import { objectKeyId, plainKey, type ObjectKey } from '../../../src/pipeline/object-key.js';
 import { PipelineCatalog } from '../../../src/catalog/catalog.js';
-import type { CatalogTarget } from '../../../src/catalog/targets.js';
+import type { CatalogTarget, ListScope } from '../../../src/catalog/targets.js';
 import { parsePipelineId, pipelineId, type PipelineId } from '../../../src/pipeline/id.js';
 import type { Pipeline, PipelineEnvironment } from '../../../src/pipeline/pipeline-resource.js';
+import { planScopes } from '../../../src/verify/scope-plan.js';
+
+/** The catalog's LIST scopes, one per (cluster, group, kind, namespace): never widened. */
+function scopesOf(catalog: PipelineCatalog): ListScope[] {
+  return [...planScopes(catalog.allTargets(), () => true).keys()];
+}
 
 const id = (text: string): PipelineId =>
   parsePipelineId(text) ?? pipelineId({ namespace: '', name: text });
@@ -152,7 +158,7 @@ describe('PipelineCatalog on the weave-gitops samples', () => {
   });
 
   it('plans one LIST per referenced namespace', () => {
-    expect(index.listScopes().map((s) => s.namespace)).toEqual([
+    expect(scopesOf(index).map((s) => s.namespace)).toEqual([
       'default',
       'dev-github',
       'dev-gitlab',
@@ -204,7 +210,7 @@ describe('PipelineCatalog on a multi-cluster Pipeline', () => {
       expect(index.pipelinesFor(helm(c, ns))).toEqual(['flux-system/shop']);
     }
     expect(index.referencedObjects).toBe(4);
-    expect(index.listScopes().map((s) => s.cluster)).toEqual([
+    expect(scopesOf(index).map((s) => s.cluster)).toEqual([
       'clusters/prod-us',
       'mgmt',
       'prod-eu',
@@ -357,7 +363,7 @@ describe('PipelineCatalog updates', () => {
         name: 'three',
       }),
     );
-    expect(index.listScopes()).toEqual([
+    expect(scopesOf(index)).toEqual([
       {
         cluster: 'mgmt',
         group: 'helm.toolkit.fluxcd.io',

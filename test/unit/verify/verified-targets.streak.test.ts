@@ -68,10 +68,10 @@ describe('VerifiedTargets and the soak streak', () => {
 
   it('starts a new run at a new revision, by LIST, the last read of the old being its break', async () => {
     const s = setup();
-    await s.verified.readScopes(s.catalog.listPlan());
+    await s.verified.readScopes(s.catalog.allTargets());
     s.eu.release('app', 'app', '1.1.0');
     s.clock.now = 5_000;
-    await s.verified.readScopes(s.catalog.listPlan());
+    await s.verified.readScopes(s.catalog.allTargets());
     expect(s.verified.get(s.target.key)?.streak).toEqual({
       healthyRevision: '1.1.0',
       healthySince: 5_000,

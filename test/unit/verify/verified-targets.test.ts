@@ -61,7 +61,10 @@ function healthyCount(s: ReturnType<typeof setup>): number {
 describe('VerifiedTargets.readScopes', () => {
   it('lists per namespace while a cluster holds few namespaces', async () => {
     const s = setup(CLUSTER_WIDE_ABOVE);
-    expect(await s.verified.readScopes(s.catalog.listPlan())).toBe(0);
+    expect(await s.verified.readScopes(s.catalog.allTargets())).toEqual({
+      scopes: CLUSTER_WIDE_ABOVE,
+      unknown: 0,
+    });
     expect(s.eu.listedNamespaces.sort()).toEqual(
       Array.from({ length: CLUSTER_WIDE_ABOVE }, (_, i) => `app-${String(i)}`).sort(),
     );
@@ -71,7 +74,7 @@ describe('VerifiedTargets.readScopes', () => {
 
   it('lists the whole cluster once, in pages, when it holds many namespaces', async () => {
     const s = setup(CLUSTER_WIDE_ABOVE * 5);
-    expect(await s.verified.readScopes(s.catalog.listPlan())).toBe(0);
+    expect(await s.verified.readScopes(s.catalog.allTargets())).toEqual({ scopes: 1, unknown: 0 });
     expect(s.eu.listedNamespaces).toEqual(['*']);
     expect(s.verified.size).toBe(CLUSTER_WIDE_ABOVE * 5);
     for (const id of s.catalog.ids())
@@ -85,13 +88,17 @@ describe('VerifiedTargets.readScopes', () => {
   it('falls back to per-namespace LISTs for good where RBAC refuses the cluster-wide one', async () => {
     const s = setup(CLUSTER_WIDE_ABOVE + 2);
     s.eu.clusterWideForbidden = true;
-    expect(await s.verified.readScopes(s.catalog.listPlan())).toBe(0);
+    // The refused cluster-wide LIST, then one per namespace.
+    expect(await s.verified.readScopes(s.catalog.allTargets())).toEqual({
+      scopes: 1 + CLUSTER_WIDE_ABOVE + 2,
+      unknown: 0,
+    });
     expect(s.eu.listedNamespaces[0]).toBe('*');
     expect(s.eu.listedNamespaces.slice(1)).toHaveLength(CLUSTER_WIDE_ABOVE + 2);
     expect(s.verified.size).toBe(CLUSTER_WIDE_ABOVE + 2);
 
     s.eu.listedNamespaces.length = 0;
-    await s.verified.readScopes(s.catalog.listPlan());
+    await s.verified.readScopes(s.catalog.allTargets());
     expect(s.eu.listedNamespaces).not.toContain('*');
     expect(s.eu.listedNamespaces).toHaveLength(CLUSTER_WIDE_ABOVE + 2);
   });
@@ -103,18 +110,20 @@ describe('VerifiedTargets.readScopes', () => {
     const [target] = s.catalog.targetsOf(id);
     if (target === undefined) throw new Error('no target');
     s.eu.remove(target.key.namespace, target.key.name);
-    expect(await s.verified.readScopes(s.catalog.listPlan())).toBe(1);
+    expect((await s.verified.readScopes(s.catalog.allTargets())).unknown).toBe(1);
     expect(s.verified.get(target.key)?.status).toMatchObject({
       health: 'Unknown',
       reason: 'NotFound',
     });
     s.eu.failure = 'Unavailable';
-    expect(await s.verified.readScopes(s.catalog.listPlan())).toBe(CLUSTER_WIDE_ABOVE * 2);
+    expect((await s.verified.readScopes(s.catalog.allTargets())).unknown).toBe(
+      CLUSTER_WIDE_ABOVE * 2,
+    );
   });
 
   it('confirms targets of a listed scope with one shared re-LIST, not a GET each', async () => {
     const s = setup(CLUSTER_WIDE_ABOVE * 2);
-    await s.verified.readScopes(s.catalog.listPlan());
+    await s.verified.readScopes(s.catalog.allTargets());
     const targets = s.catalog.ids().flatMap((id) => s.catalog.targetsOf(id));
     s.eu.lists = 0;
     s.clock.now = 60_000;
@@ -127,7 +136,7 @@ describe('VerifiedTargets.readScopes', () => {
 
   it('confirms targets of a small scope by GET', async () => {
     const s = setup(RELIST_FROM - 1);
-    await s.verified.readScopes(s.catalog.listPlan());
+    await s.verified.readScopes(s.catalog.allTargets());
     const [target] = s.catalog.ids().flatMap((id) => s.catalog.targetsOf(id));
     if (target === undefined) throw new Error('no target');
     s.eu.lists = 0;
@@ -138,13 +147,13 @@ describe('VerifiedTargets.readScopes', () => {
 
   it('keeps the stored status while a target reads the same, by LIST or by GET', async () => {
     const s = setup(CLUSTER_WIDE_ABOVE * 2);
-    await s.verified.readScopes(s.catalog.listPlan());
+    await s.verified.readScopes(s.catalog.allTargets());
     const [first, second] = s.catalog.ids().flatMap((id) => s.catalog.targetsOf(id));
     if (first === undefined || second === undefined) throw new Error('no targets');
     const before = s.verified.get(first.key)?.status;
     s.clock.now = 5_000;
     s.eu.release(second.key.namespace, second.key.name, '2.0.0');
-    await s.verified.readScopes(s.catalog.listPlan());
+    await s.verified.readScopes(s.catalog.allTargets());
     await s.verified.read(first);
     expect(s.verified.get(first.key)?.readAt).toBe(5_000);
     expect(s.verified.get(first.key)?.status).toEqual(before);
