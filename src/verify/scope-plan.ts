@@ -4,6 +4,7 @@
  * many namespaces (one namespace per application), unless that cluster refused it before.
  */
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
+import type { TargetStatus } from '../evaluate/decisions.js';
 import { sortApiVersions } from '../pipeline/api-version.js';
 
 /** The namespace of a cluster-wide scope (no real namespace is empty). */
@@ -92,4 +93,10 @@ function wideGroups(
 
 function groupId(t: CatalogTarget): string {
   return JSON.stringify([t.key.cluster, t.key.group, t.key.kind]);
+}
+
+/** True when a cluster-wide LIST was refused by RBAC (every target Forbidden). */
+export function refusedWide(statuses: ReadonlyMap<CatalogTarget, TargetStatus>): boolean {
+  const all = [...statuses.values()];
+  return all.length > 0 && all.every((s) => s.health === 'Unknown' && s.reason === 'Forbidden');
 }

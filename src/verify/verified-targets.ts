@@ -12,7 +12,7 @@ import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { TextPool } from '../pipeline/text.js';
 import { Limiter } from '../queue/limiter.js';
 import { announcementOf, observe, type Announcement } from './announcements.js';
-import { isClusterWide, planScopes } from './scope-plan.js';
+import { isClusterWide, planScopes, refusedWide } from './scope-plan.js';
 import { StoredReads, type StoredRead } from './stored-reads.js';
 import { locationOfKey } from './target-status.js';
 import type { Verifier } from './verifier.js';
@@ -296,10 +296,4 @@ function unchanged(
   )
     return stored;
   return { ...read, message: texts.one(read.message) };
-}
-
-/** True when a cluster-wide LIST was refused by RBAC (every target Forbidden). */
-function refusedWide(statuses: ReadonlyMap<CatalogTarget, TargetStatus>): boolean {
-  const all = [...statuses.values()];
-  return all.length > 0 && all.every((s) => s.health === 'Unknown' && s.reason === 'Forbidden');
 }
