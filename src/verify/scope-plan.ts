@@ -36,10 +36,11 @@ export function planScopes(
   targets: Iterable<CatalogTarget>,
   perNamespaceOnly: (cluster: string) => boolean,
 ): Map<ListScope, CatalogTarget[]> {
-  const distinct = [...new Map([...targets].map((t) => [t.id, t])).values()];
-  const wide = wideGroups(distinct, perNamespaceOnly);
+  const all = [...targets];
+  const wide = wideGroups(all, perNamespaceOnly);
   const scopes = new Map<string, PlannedScope>();
-  for (const t of distinct) {
+  const seen = new Set<string>();
+  for (const t of all) {
     const { cluster, group, kind } = t.key;
     const namespace = wide.has(groupId(t)) ? ALL_NAMESPACES : t.key.namespace;
     const id = JSON.stringify([cluster, namespace, group, kind]);
@@ -48,8 +49,11 @@ export function planScopes(
       planned = { where: { cluster, group, kind, namespace }, targets: [], versions: new Set() };
       scopes.set(id, planned);
     }
-    planned.targets.push(t);
+    // Every Pipeline's apiVersion for the scope, each object once.
     planned.versions.add(t.ref.apiVersion);
+    if (seen.has(t.id)) continue;
+    seen.add(t.id);
+    planned.targets.push(t);
   }
   const plan = new Map<ListScope, CatalogTarget[]>();
   // By cluster, namespace, group, kind: the JSON ids compare so.
