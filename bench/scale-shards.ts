@@ -154,7 +154,7 @@ export async function measureShardedScale(spec: ScaleSpec): Promise<ShardedResul
 
 /**
  * The sharded sizes to run: quick mode (CI) a small fleet in two shards; else 10,000 x 50 in
- * 5 shards of 2,000 Pipelines (five home clusters of 400 each), in both layouts.
+ * 2 shards of 4,800-5,200 Pipelines (12 or 13 home clusters of 400 each), in both layouts.
  */
 export function shardedSizes(quick: boolean): ScaleSpec[] {
   if (quick) return [{ pipelines: 100, clusters: 5, layout: 'env', shards: 2 }];
@@ -162,8 +162,8 @@ export function shardedSizes(quick: boolean): ScaleSpec[] {
     pipelines: 10_000,
     clusters: 50,
     layout,
-    // Each gateway peaked at 199-230 MiB (bar 256 MB); 4 shards of up to 2,800 reached 241 MiB
-    // with a namespace per app, 3 went over (docs/benchmarks.md, issue 20's eighth session).
-    shards: 5,
+    // Each gateway peaked at 189-212 MiB (bar 256 MB) with issue 20's ninth session's code;
+    // one gateway for the whole fleet peaks at 288-300 MiB (docs/benchmarks.md).
+    shards: 2,
   }));
 }
