@@ -1,7 +1,7 @@
 /**
- * How a resync pass reads its targets: the catalog's one LIST per (cluster, namespace, kind),
- * widened to one cluster-wide LIST per (cluster, kind) where a cluster holds the targets of
- * many namespaces (one namespace per application), unless that cluster refused it before.
+ * How a resync pass reads the catalog's targets: one LIST per (cluster, namespace, kind), or
+ * one cluster-wide LIST per (cluster, kind) where a cluster holds the targets of many
+ * namespaces (one namespace per application), unless that cluster refused it before.
  */
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
