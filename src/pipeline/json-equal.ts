@@ -1,7 +1,8 @@
 /**
  * Equality of values as their JSON: key order is ignored, array order is not, a key holding
- * undefined counts as absent (it is never serialized) and an array's undefined as null. Pure, and it allocates nothing: a status
- * write compares a whole Pipeline status this way, thousands of times a pass.
+ * undefined counts as absent (it is never serialized) and an array's undefined as null. Pure,
+ * and it allocates nothing: a status write compares a whole Pipeline status this way,
+ * thousands of times a pass.
  */
 
 /** Whether `a` and `b` serialize to the same JSON, up to key order. */
