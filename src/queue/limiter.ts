@@ -6,7 +6,21 @@ export class Limiter {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly slots: number) {}
+  constructor(private slots: number) {}
+
+  /** Changes the number of slots: waiters start at once when it grows; running tasks finish. */
+  resize(slots: number): void {
+    this.slots = slots;
+    while (this.running < this.slots && this.waiting.length > 0) {
+      this.running += 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** True when no task runs or waits. */
+  idle(): boolean {
+    return this.running === 0 && this.waiting.length === 0;
+  }
 
   /** Runs `task` once a slot is free; resolves or rejects as the task does. */
   async run<T>(task: () => Promise<T>): Promise<T> {
@@ -18,8 +32,9 @@ export class Limiter {
     try {
       return await task();
     } finally {
-      // The slot passes straight to the next waiter, so `running` only drops when none waits.
-      const next = this.waiting.shift();
+      // The slot passes straight to the next waiter, so `running` only drops when none waits
+      // (or when the slots were cut below the tasks running).
+      const next = this.running > this.slots ? undefined : this.waiting.shift();
       if (next === undefined) this.running -= 1;
       else next();
     }

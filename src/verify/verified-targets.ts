@@ -10,24 +10,12 @@ import type { TargetStatus } from '../evaluate/decisions.js';
 import { advanceStreak, type ReadStreak } from '../evaluate/healthy-since.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { TextPool } from '../pipeline/text.js';
-import { Limiter } from '../queue/limiter.js';
 import { announcementOf, observe, type Announcement } from './announcements.js';
+import { ListLimits } from './list-limits.js';
 import { isClusterWide, planScopes, refusedWide } from './scope-plan.js';
 import { StoredReads, type StoredRead } from './stored-reads.js';
 import { locationOfKey } from './target-status.js';
 import type { Verifier } from './verifier.js';
-
-/**
- * LISTs in flight per cluster: a handful keeps one API server busy without queueing requests
- * behind each other until they time out, and stays within the idle sockets kept per cluster
- * (maxFreeSockets in kube/agent-pool.ts), so a pass reuses its connections.
- */
-export const LISTS_PER_CLUSTER = 4;
-/**
- * LISTs in flight in all: with one page each (LIST_PAGE_SIZE objects), this bounds what a pass
- * holds in memory at 8,000 objects.
- */
-export const LISTS_IN_FLIGHT = 16;
 
 /**
  * Stale targets of one scope at or above this many, and confirming them re-LISTs the scope
@@ -80,8 +68,7 @@ export interface ScopesRead {
 /** Verified state of app objects, and the reads that refresh it. */
 export class VerifiedTargets {
   private readonly entries = new StoredReads<ScopeRead>();
-  private readonly clusterLimiters = new Map<string, Limiter>();
-  private readonly inFlight = new Limiter(LISTS_IN_FLIGHT);
+  private readonly limits = new ListLimits();
   /** Clusters whose RBAC refused a cluster-wide LIST: read per namespace from then on. */
   private readonly perNamespaceOnly = new Set<string>();
   /** Messages of the statuses kept: objects at one revision often say the same. */
@@ -176,8 +163,8 @@ export class VerifiedTargets {
 
   /**
    * Reads every target in `targets` by paged LISTs (see planScopes: one per scope, one per
-   * cluster and kind where a cluster holds many namespaces), at most LISTS_PER_CLUSTER at once
-   * per cluster and LISTS_IN_FLIGHT in all; each target's status is stored as its LIST
+   * cluster and kind where a cluster holds many namespaces), within the LISTs in flight per
+   * cluster and in all (list-limits.ts); each target's status is stored as its LIST
    * completes. A cluster that refuses a cluster-wide LIST is read per namespace, now and in
    * later passes. With `detect`, settled changes no event announced are reported there.
    */
@@ -185,13 +172,25 @@ export class VerifiedTargets {
     targets: Iterable<CatalogTarget>,
     detect?: ChangeDetection,
   ): Promise<ScopesRead> {
-    const plan = planScopes(targets, (cluster) => this.perNamespaceOnly.has(cluster));
+    const plan = this.plan(targets);
+    this.limits.spreadOver(new Set([...plan.keys()].map((scope) => scope.cluster)));
+    return this.readPlan(plan, detect);
+  }
+
+  private plan(targets: Iterable<CatalogTarget>): Map<ListScope, CatalogTarget[]> {
+    return planScopes(targets, (cluster) => this.perNamespaceOnly.has(cluster));
+  }
+
+  private async readPlan(
+    plan: Map<ListScope, CatalogTarget[]>,
+    detect?: ChangeDetection,
+  ): Promise<ScopesRead> {
     const reads = await Promise.all(
       [...plan].map(async ([scope, listed]): Promise<ScopesRead> => {
         const statuses = await this.listLimited(scope, listed);
         if (isClusterWide(scope) && refusedWide(statuses)) {
           this.perNamespaceOnly.add(scope.cluster);
-          const narrowed = await this.readScopes(listed, detect);
+          const narrowed = await this.readPlan(this.plan(listed), detect);
           return { scopes: narrowed.scopes + 1, unknown: narrowed.unknown };
         }
         return { scopes: 1, unknown: this.store(statuses, { scope, targets: listed }, detect) };
@@ -210,13 +209,7 @@ export class VerifiedTargets {
     scope: ListScope,
     targets: readonly CatalogTarget[],
   ): Promise<Map<CatalogTarget, TargetStatus>> {
-    let limiter = this.clusterLimiters.get(scope.cluster);
-    if (limiter === undefined) {
-      limiter = new Limiter(LISTS_PER_CLUSTER);
-      this.clusterLimiters.set(scope.cluster, limiter);
-    }
-    const perCluster = limiter;
-    return perCluster.run(() => this.inFlight.run(() => this.verifier.readScope(scope, targets)));
+    return this.limits.run(scope.cluster, () => this.verifier.readScope(scope, targets));
   }
 
   private store(

@@ -48,4 +48,35 @@ describe('Limiter', () => {
     await limiter.run(() => Promise.resolve((ran = true)));
     expect(ran).toBe(true);
   });
+
+  it('resize: more slots start waiters at once; fewer let running tasks finish and start none until below', async () => {
+    const limiter = new Limiter(1);
+    const gates = Array.from({ length: 4 }, gate);
+    const started: number[] = [];
+    const runs = gates.map((g, i) =>
+      limiter.run(async () => {
+        started.push(i);
+        await g.done;
+      }),
+    );
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await turn();
+    expect(started).toEqual([0]);
+    expect(limiter.idle()).toBe(false);
+    limiter.resize(3);
+    await turn();
+    expect(started).toEqual([0, 1, 2]);
+    limiter.resize(1);
+    gates[0]?.release();
+    gates[1]?.release();
+    await turn();
+    // Two finished, one still runs: at one slot, the last waiter must wait for it.
+    expect(started).toEqual([0, 1, 2]);
+    gates[2]?.release();
+    await turn();
+    expect(started).toEqual([0, 1, 2, 3]);
+    gates[3]?.release();
+    await Promise.all(runs);
+    expect(limiter.idle()).toBe(true);
+  });
 });
