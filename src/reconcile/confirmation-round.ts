@@ -17,8 +17,14 @@ import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { evaluatePipeline, statusesFor, type EvaluationSettings } from './inputs.js';
 import { dependedOnEnvironments, type ConfirmationMarks } from './promotions.js';
 
-/** Pipelines evaluated between two yields to the event loop: a large round never stalls it. */
-const EVALUATIONS_PER_TURN = 256;
+/**
+ * Pipelines evaluated between two yields to the event loop: a large round never stalls it.
+ * Why 32, not 256: each evaluation unpacks its Pipeline, and what one turn unpacks (the values
+ * and Node's zlib stream per unpack) lives until the turn ends, long enough to reach V8's old
+ * space at 256; at 10,000 x 50 the gateway peaked at 251-263 MiB against 268-279 (ns per env,
+ * four runs each; docs/benchmarks.md), in the same wave time.
+ */
+const EVALUATIONS_PER_TURN = 32;
 
 /** What a round needs: the Pipelines, their reads, and what the evaluator takes. */
 export interface ConfirmationDeps extends EvaluationSettings {

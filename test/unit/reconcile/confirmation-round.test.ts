@@ -5,6 +5,9 @@
  * and on the newest read when one came in since.
  */
 import { describe, expect, it } from 'vitest';
+import { pipelineId } from '../../../src/pipeline/id.js';
+import { ConfirmationRounds } from '../../../src/reconcile/confirmation-round.js';
+import type { VerifiedTargets } from '../../../src/verify/verified-targets.js';
 import { waveRig, type Pace, type WaveLayout } from '../../support/wave-rig.js';
 
 const APPS = 20;
@@ -132,5 +135,49 @@ describe('ConfirmationRounds marks', () => {
     // app-0 is no longer due: the newer round dropped its mark; app-2 is marked anew.
     expect(rig.confirmations.take(rig.idOf('app-0'))).toBeUndefined();
     expect(rig.confirmations.take(rig.idOf('app-2'))).toBe(rig.clock.now() - 2_000);
+  });
+});
+
+describe('a large confirmation round', () => {
+  it('yields to the event loop every 32 Pipelines, so a round over thousands never stalls it', async () => {
+    let evaluated = 0;
+    const rounds = new ConfirmationRounds({
+      // Pipelines gone from the catalog: each is looked up (one unpack in a real one), none due.
+      catalog: {
+        get: () => {
+          evaluated += 1;
+          return undefined;
+        },
+        targetsOf: () => [],
+      },
+      verified: {
+        readAt: () => undefined,
+        reread: () => Promise.resolve(),
+      } as unknown as VerifiedTargets,
+      now: () => 0,
+      freshnessMs: 1_000,
+      lifetimeMs: 60_000,
+      policy: { maxAttempts: 1, backoffBaseMs: 0, backoffMaxMs: 0, claimTimeoutMs: 60_000 },
+      floors: {},
+    });
+    // The first turn's end, and how many turns the event loop made while the round ran.
+    let atFirstYield: number | undefined;
+    setImmediate(() => (atFirstYield = evaluated));
+    let turns = 0;
+    let done = false;
+    const tick = (): void => {
+      turns += 1;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const ids = Array.from({ length: 200 }, (_, i) =>
+      pipelineId({ namespace: 'ns', name: `app-${String(i)}` }),
+    );
+    const report = await rounds.confirm(ids);
+    done = true;
+    expect(report.due).toBe(0);
+    expect(evaluated).toBe(200);
+    expect(atFirstYield).toBe(32);
+    expect(turns).toBeGreaterThanOrEqual(6);
   });
 });
