@@ -162,8 +162,8 @@ export function shardedSizes(quick: boolean): ScaleSpec[] {
     pipelines: 10_000,
     clusters: 50,
     layout,
-    // Each gateway peaked at 189-212 MiB (bar 256 MB) with issue 20's ninth session's code;
-    // one gateway for the whole fleet peaks at 288-300 MiB (docs/benchmarks.md).
+    // Each gateway peaked at 185-201 MiB (bar 256 MB) in issue 20's tenth session; one gateway
+    // for the whole fleet peaks at 260-282 MiB (docs/benchmarks.md).
     shards: 2,
   }));
 }
