@@ -9,31 +9,25 @@
  * check of its Pipeline. Packed, a status is about 40 bytes per target and a spec about 15, and
  * unpacking one costs 10 to 20 microseconds. A one-byte string, not a Buffer: it lives on the
  * V8 heap, where the benchmark's live-heap figures count it (a Buffer's bytes are outside it).
+ * One codec for the process: its two zlib streams are reset between calls, not made anew
+ * (dictionary-codec.ts says why).
  */
-import { Buffer } from 'node:buffer';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { DictionaryCodec } from './dictionary-codec.js';
 import { PACKING_DICTIONARY } from './packing-dictionary.js';
 
 /** A value of type T packed: only unpack() reads it. Equal values pack to equal strings. */
 export type Packed<T> = string & { readonly packedFrom: T };
 
-/**
- * Each call makes a zlib stream whose output buffer is `chunkSize` bytes: 16 KiB by default,
- * allocated outside the V8 heap and freed only by a later GC, which at thousands of calls per
- * pass held 90 MiB more RSS in a loop of 200,000 (measured); 1 KiB buffers come from Node's
- * pool and held half as much. A status packs to a few hundred bytes, so most fit in one chunk.
- */
-const OPTIONS = { dictionary: PACKING_DICTIONARY, chunkSize: 1024 } as const;
+const codec = new DictionaryCodec(PACKING_DICTIONARY);
 
 /** `value` packed (a JSON value); unpack() gives back an equal value (as JSON would). */
 export function pack<T>(value: T): Packed<T> {
-  return deflateRawSync(JSON.stringify(value), OPTIONS).toString('latin1') as Packed<T>;
+  return codec.deflate(JSON.stringify(value)) as Packed<T>;
 }
 
 /** A new value equal to the one packed: the caller owns it (nothing else holds it). */
 export function unpack<T>(packed: Packed<T>): T {
-  const json = inflateRawSync(Buffer.from(packed, 'latin1'), OPTIONS).toString('utf8');
-  return JSON.parse(json) as T;
+  return JSON.parse(codec.inflate(packed)) as T;
 }
 
 /**
