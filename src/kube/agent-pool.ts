@@ -16,7 +16,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions, type RequestOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
+import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 
 /** Tunables of the pooled agents; every field has a default suited to API-server calls. */
 export interface AgentPoolOptions {
@@ -61,6 +61,8 @@ export class PooledAgent extends HttpsAgent {
   private retired = false;
   /** The latest TLS session per connection key, to resume instead of a full handshake. */
   private readonly sessions = new Map<string, Buffer>();
+  /** Made from the agent's TLS options at its first connection, then given to every one. */
+  private secureContext: SecureContext | undefined;
 
   /**
    * Node's https.Agent, minus its own TLS session cache. Why: Node (22 and 24) installs the
@@ -77,9 +79,18 @@ export class PooledAgent extends HttpsAgent {
     if (typeof key !== 'string' || key === '') return super.createConnection(options, callback);
     const session = this.sessions.get(key);
     // Without `_agentKey` Node neither reads nor fills its own cache for this socket.
-    const own: RequestOptions & { _agentKey?: string; session?: Buffer } = { ...options };
+    const own: RequestOptions & {
+      _agentKey?: string;
+      session?: Buffer;
+      secureContext?: SecureContext;
+    } = { ...options };
     delete own._agentKey;
     if (session !== undefined) own.session = session;
+    // Without one, tls.connect() makes a context per connection from the same CA, certificate
+    // and key: an OpenSSL context each time, parsed anew, in the C heap. One serves them all:
+    // Node lets an agent's options override a request's, and client-node sets TLS options on
+    // the agent alone, so every connection of this agent has the agent's.
+    own.secureContext ??= this.secureContext ??= createSecureContext(this.options);
     const socket = super.createConnection(own, callback) as TLSSocket | null | undefined;
     const sessions = this.sessions;
     socket?.on('session', (ticket: Buffer) => sessions.set(key, ticket));

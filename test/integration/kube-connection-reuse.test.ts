@@ -5,12 +5,13 @@
  * server dropped is retried once for a GET.
  */
 import { request, type AgentOptions } from 'node:https';
+import { createRequire } from 'node:module';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentPool, PooledAgent } from '../../src/kube/agent-pool.js';
 import { classifyKubeError } from '../../src/kube/errors.js';
 import { KubePipelineWriter } from '../../src/kube/pipeline-writer.js';
@@ -265,6 +266,36 @@ describe('keep-alive connection reuse through client-node', () => {
     }
     agent.destroy();
     expect(resumed).toEqual([false, true, true]);
+  });
+
+  it("makes one TLS context for all of an agent's connections, not one each", async () => {
+    const options: AgentOptions = {};
+    await kubeConfig(dev.kubeconfig()).applyToHTTPSOptions(options);
+    const agent = new PooledAgent({ ...options, keepAlive: true, maxFreeSockets: 0 });
+    // tls.connect() makes a context through the module's export when it is given none.
+    const tls = createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
+    const made = vi.spyOn(tls, 'createSecureContext');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const status = await new Promise<number | undefined>((resolve, reject) => {
+          const url = new URL('/version', dev.url);
+          const req = request(url, { agent, headers: { connection: 'close' } }, (res) => {
+            res.resume();
+            res.on('end', () => {
+              resolve(res.statusCode);
+            });
+          });
+          req.on('error', reject);
+          req.end();
+        });
+        expect(status).toBe(200);
+      }
+      // At most the agent's own (the spy may not see it); three without it, one per connection.
+      expect(made.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      made.mockRestore();
+      agent.destroy();
+    }
   });
 
   it('reports connections and drops them through the admin endpoint', async () => {
