@@ -2,7 +2,8 @@
  * Opt-in diagnostics of the scale benchmark's gateway process, for finding where its memory
  * goes; off unless the environment asks (see docs/benchmarks.md):
  * - SCALE_MEM_TRACE=<file>: one line per 500 ms and per step (RSS, heap total and used,
- *   external, array buffers, in MiB), appended to the file;
+ *   external, array buffers, then V8's memory by space: what each space has committed, what
+ *   V8 has malloc'd outside them, and its peak; in MiB), appended to the file;
  * - SCALE_HEAP_SNAPSHOT=<file>: a heap snapshot after a full GC at each sample the benchmark
  *   takes (the last one, at the end of the run, is what stays in the file);
  * - SCALE_HEAP_SAMPLING=<file>: a sampling heap profile from the start, counting the objects a
@@ -13,7 +14,7 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 
 const MIB = 1024 * 1024;
 
@@ -40,7 +41,8 @@ export class ScaleDiagnostics {
     const mib = (n: number) => (n / MIB).toFixed(0);
     const line =
       `${String(Date.now() - this.started)} rss=${mib(m.rss)} ht=${mib(m.heapTotal)} ` +
-      `hu=${mib(m.heapUsed)} ext=${mib(m.external)} ab=${mib(m.arrayBuffers)} ${label}`;
+      `hu=${mib(m.heapUsed)} ext=${mib(m.external)} ab=${mib(m.arrayBuffers)} ` +
+      `${v8Spaces(mib)} ${label}`;
     appendFileSync(this.tracePath, `${line.trimEnd()}\n`);
   }
 
@@ -69,6 +71,15 @@ export class ScaleDiagnostics {
       if (err === null) writeFileSync(path, JSON.stringify(result.profile));
     });
   }
+}
+
+/** V8's committed memory by space (short names) and its malloc'd memory, current and peak. */
+function v8Spaces(mib: (n: number) => string): string {
+  const spaces = getHeapSpaceStatistics()
+    .filter((space) => space.space_size > 0)
+    .map((space) => `${space.space_name.replace(/_space$/, '')}=${mib(space.space_size)}`);
+  const heap = getHeapStatistics();
+  return `[${spaces.join(' ')} malloced=${mib(heap.malloced_memory)} peak-malloced=${mib(heap.peak_malloced_memory)}]`;
 }
 
 /** Node flags for the gateway process from SCALE_GATEWAY_FLAGS, after the image's own. */
