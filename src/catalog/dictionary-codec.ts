@@ -40,25 +40,21 @@ export class DictionaryCodec {
 
   constructor(dictionary: Uint8Array) {
     this.#dictionary = dictionary;
-    const { deflater, inflater } = { deflater: this.#deflater, inflater: this.#inflater };
-    expectOk(
-      pakoDeflate.deflateInit2(
-        deflater,
-        DEFAULT_LEVEL,
-        Z_DEFLATED,
-        RAW_WINDOW_BITS,
-        DEFAULT_MEM_LEVEL,
-        Z_DEFAULT_STRATEGY,
-      ),
-      deflater,
-    );
-    expectOk(pakoInflate.inflateInit2(inflater, RAW_WINDOW_BITS), inflater);
+    const deflater = this.#deflater;
+    const settings = [DEFAULT_LEVEL, Z_DEFLATED, RAW_WINDOW_BITS, DEFAULT_MEM_LEVEL] as const;
+    expectOk(pakoDeflate.deflateInit2(deflater, ...settings, Z_DEFAULT_STRATEGY), deflater);
+    expectOk(pakoInflate.inflateInit2(this.#inflater, RAW_WINDOW_BITS), this.#inflater);
   }
 
   /** `text` (UTF-8) deflated, as a one-byte (latin1) string of the compressed bytes. */
   deflate(text: string): string {
     const stream = this.#deflater;
     expectOk(pakoDeflate.deflateReset(stream), stream);
+    // A reset leaves the last input in the window, and the match finder reads a few bytes past
+    // the end of the data: stale ones there can pick another of two equal matches. Zeroed, the
+    // window is a new stream's, so equal text deflates to equal bytes (RecentUnpacked keys on
+    // them). 64 KiB cleared: a few microseconds.
+    stream.state?.window?.fill(0);
     expectOk(pakoDeflate.deflateSetDictionary(stream, this.#dictionary), stream);
     this.#setInput(stream, text, 'utf8');
     const length = this.#finish(stream, (s) => pakoDeflate.deflate(s, Z_FINISH));

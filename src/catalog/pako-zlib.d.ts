@@ -14,6 +14,8 @@ declare module 'pako/lib/zlib/zstream.js' {
     next_out: number;
     avail_out: number;
     msg: string;
+    /** The stream's internal state; for a deflate stream, `window` is its sliding window. */
+    state: { window?: Uint8Array | null } | null;
   }
   export default ZStream;
 }
