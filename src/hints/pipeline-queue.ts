@@ -20,12 +20,13 @@ export interface PipelineQueueOptions extends QueueCommon<PipelineId> {
 }
 
 /**
- * Re-checks (and so promotions) at once. Why this many: the promotions of a wave confirm their
- * targets with shared re-LISTs, and a re-LIST is shared only by the promotions waiting at the
- * time. Measured at 10,000 x 50 with one namespace per application: with 4 at once a wave
- * flipped between 1.12 and 2.67 reads per promotion (137-355 s), with 16 it gave 0.71-1.21
- * (91-161 s), with 32 0.82-0.94 (112-128 s). Reads stay bounded per cluster by the LIST limits
- * of VerifiedTargets.
+ * Re-checks (and so promotions) at once. Why this many: a wave's duration at a slow API server.
+ * Its reads no longer depend on it (a pass confirms the promotions it finds due by scope), but
+ * each re-check waits on a few management API calls: at 10,000 x 50 with every API server 100 ms
+ * slower per request, a wave of 8,000 took 110-111 s with 32 at once and 219 s with 16 (the next
+ * pass comes after 300 s); at normal pace 16 used less memory (peak 237-247 MiB against 232-276)
+ * and CPU, not enough to trade that margin (docs/benchmarks.md, twelfth session of issue 20).
+ * Reads stay bounded per cluster by the LIST limits of VerifiedTargets.
  */
 export const RECHECKS_IN_FLIGHT = 32;
 
