@@ -7,7 +7,6 @@
  * benchmark's requests.
  */
 import { once } from 'node:events';
-import { get } from 'node:http';
 import { totalmem } from 'node:os';
 import { pino } from 'pino';
 import {
@@ -17,6 +16,7 @@ import {
   defaultConfig,
   type Gateway,
 } from 'promotion-gateway';
+import { getText } from './http-text.js';
 import { MemorySampler } from './memory.js';
 import { ScaleDiagnostics } from './scale-diagnostics.js';
 import { SHARD_LABEL, shardSizes } from './scale-layout.js';
@@ -43,29 +43,11 @@ async function until(check: () => boolean, timeoutMs: number, what: string): Pro
   }
 }
 
-/**
- * The gateway's promotions so far, from its /metrics. Through node:http, which the gateway has
- * loaded anyway, not fetch(): that loads undici and compiles its WebAssembly parser in the very
- * process whose memory is measured, about 10 MiB of RSS the gateway itself never uses here.
- */
+/** The gateway's promotions so far, from its /metrics (through node:http: http-text.ts). */
 async function promotions(url: string): Promise<number> {
   const text = await getText(`${url}/metrics`);
   const line = /^promotion_gateway_promotions_total\{outcome="Promoted"\} (\d+)/m.exec(text);
   return Number(line?.[1] ?? 0);
-}
-
-function getText(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    get(url, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        resolve(text);
-      });
-      res.on('error', reject);
-    }).on('error', reject);
-  });
 }
 
 /** This process's memory limit (its cgroup's), or undefined when it has none below the machine's. */

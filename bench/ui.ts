@@ -14,6 +14,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { createLogger, defaultConfig, buildUi, type FlushReport } from 'promotion-gateway';
 import type { LoadClient } from './load.js';
 import { separateCores } from './cpu-affinity.js';
+import { getText } from './http-text.js';
 import { processCpu } from './proc-cpu.js';
 import type { GatewayUnderTest } from './servers.js';
 import { median, specFor, type ThroughputOptions } from './throughput.js';
@@ -93,19 +94,9 @@ function get(port: number, path: string, gzip: boolean): Promise<{ bytes: number
 }
 
 /** The change number the fleet page of 127.0.0.1:`port` was rendered at. */
-function pageSince(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/' }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        resolve(encodeURIComponent(/data-since="([^"]+)"/.exec(text)?.[1] ?? ''));
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function pageSince(port: number): Promise<string> {
+  const text = await getText(`http://127.0.0.1:${String(port)}/`);
+  return encodeURIComponent(/data-since="([^"]+)"/.exec(text)?.[1] ?? '');
 }
 
 /** An open live stream: counts the frames it reads and tells `onData` of each chunk. */
