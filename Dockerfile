@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The runtime image carries the gateway only: its bundle (dist/server.js), its JSON schemas, the web
+# The runtime image carries the gateway only: its bundle (dist/server.js and dist/chunks/), its JSON schemas, the web
 # view's static files (web/) and its production dependencies. The simulator, the demo, the benchmarks, the manifests and npm's
 # cache stay out (npm ci --workspaces=false installs the root package alone).
 
@@ -42,9 +42,10 @@ ENV MALLOC_ARENA_MAX=2 \
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/package.json ./package.json
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
-# The bundle alone (and its map): dist/modules/, the compiler's output it was made from, and the
-# library bundle (dist/index.js, for the demo and the benchmarks) stay out.
+# The bundle alone (and its maps): dist/modules/, the compiler's output it was made from, and the
+# library's entry (dist/index.js, for the demo and the benchmarks) stay out.
 COPY --from=build --chown=root:root /app/dist/server.js /app/dist/server.js.map ./dist/
+COPY --from=build --chown=root:root /app/dist/chunks ./dist/chunks
 COPY --from=build --chown=root:root /app/schemas ./schemas
 COPY --from=build --chown=root:root /app/web ./web
 USER 65532:65532

@@ -15,6 +15,7 @@ import { startForge, type ForgeHandle, type ForgeKind } from 'forge-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitHttpClient } from '../../src/promote/strategies/pull-request/git-http.js';
 import { gitPusher } from '../../src/promote/strategies/pull-request/git-push.js';
+import { gitOnFirstPush } from '../../src/promote/strategies/pull-request/ports.js';
 import type {
   PromotionChange,
   PushOutcome,
@@ -195,6 +196,17 @@ describe.each<{ kind: ForgeKind; owner: string; reason: RegExp; readScope: strin
     expect(forge.requests.count({ scope: 'git' })).toBeGreaterThan(0);
     const { entries } = forge.requests.snapshot();
     expect(entries.filter((e) => e.route.includes('git-receive-pack'))).toEqual([]);
+  });
+
+  it("pushes as well through the production ports' pusher, which loads Git on its first push", async () => {
+    const repo = await newRepo();
+    const pusher = gitOnFirstPush({});
+    const first = await pusher.push(change(repo));
+    expect(first).toMatchObject({ outcome: 'Pushed', base: await forge.branchHead(repo, 'main') });
+    if (first.outcome !== 'Pushed') return;
+    expect(await forge.branchHead(repo, BRANCH)).toBe(first.commit);
+    const again = await pusher.push(change(repo, { now: T0 + 60_000 }));
+    expect(again).toEqual({ ...first, outcome: 'UpToDate' });
   });
 
   it('replaces the commit with a newer revision on the current base', async () => {

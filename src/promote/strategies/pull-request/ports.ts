@@ -4,7 +4,8 @@
  */
 import type { FetchLike } from '../webhook.js';
 import { forgeClient, pullRequestText } from './forge-client.js';
-import { gitPusher } from './git-push.js';
+import type { PromotionPusher } from './forge-model.js';
+import type { GitPusherOptions } from './git-push.js';
 import { currentState } from './refresh.js';
 import type { PullRequestPorts } from './strategy.js';
 import type { PullRequestRefreshDeps } from './state-refresher.js';
@@ -21,7 +22,7 @@ export function pullRequestPorts(options: PullRequestPortsOptions): PullRequestP
     readSecret,
     settings,
     now,
-    pusher: gitPusher({ timeoutMs: settings.gitTimeoutMs, now }),
+    pusher: gitOnFirstPush({ timeoutMs: settings.gitTimeoutMs, now }),
     forge: (repository, credentials) =>
       forgeClient(repository, credentials, {
         timeoutMs: settings.apiTimeoutMs,
@@ -29,6 +30,22 @@ export function pullRequestPorts(options: PullRequestPortsOptions): PullRequestP
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       }),
     text: pullRequestText,
+  };
+}
+
+/**
+ * The Git side, its module loaded on the first push. Why: isomorphic-git and memfs are the
+ * bundle's largest libraries after the client library's, and a gateway without the pull-request
+ * strategy never pushes; loaded at start-up they cost every gateway 2.7 MiB of RSS
+ * (docs/benchmarks.md). The bundle keeps the module in a chunk of its own.
+ */
+export function gitOnFirstPush(options: GitPusherOptions): PromotionPusher {
+  let pusher: Promise<PromotionPusher> | undefined;
+  return {
+    push: async (change) => {
+      pusher ??= import('./git-push.js').then((git) => git.gitPusher(options));
+      return (await pusher).push(change);
+    },
   };
 }
 
