@@ -14,6 +14,7 @@ import {
   type HttpLibrary,
   type RequestContext,
 } from '@kubernetes/client-node';
+import { isStreamingBody, type StreamingBody } from './node-http.js';
 
 /** An HttpLibrary that aborts a call after `timeoutMs` and disarms the timer when it is over. */
 export class CallTimeout implements HttpLibrary {
@@ -47,9 +48,10 @@ export class CallTimeout implements HttpLibrary {
     }
     const { body } = response;
     const settled = <T>(read: Promise<T>): Promise<T> => read.finally(disarm);
-    return new ResponseContext(response.httpStatusCode, response.headers, {
-      text: () => settled(body.text()),
-      binary: () => settled(body.binary()),
-    });
+    const whole = { text: () => settled(body.text()), binary: () => settled(body.binary()) };
+    const timedBody: StreamingBody | typeof whole = isStreamingBody(body)
+      ? { ...whole, each: (onText) => settled(body.each(onText)) }
+      : whole;
+    return new ResponseContext(response.httpStatusCode, response.headers, timedBody);
   }
 }

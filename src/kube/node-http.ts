@@ -22,6 +22,22 @@ import {
   type RequestContext,
 } from '@kubernetes/client-node';
 
+/**
+ * An answer's body as this library gives it: as client-node's, and also read chunk by chunk as
+ * it arrives (list-items.ts reads LIST answers so).
+ */
+export interface StreamingBody extends ResponseBody {
+  /** Calls `onText` with each chunk of the body as text (UTF-8), in order; resolves at its end. */
+  each(onText: (text: string) => void): Promise<void>;
+}
+
+type ResponseBody = ResponseContext['body'];
+
+/** True when `body` can be read as it arrives (an answer of this library's). */
+export function isStreamingBody(body: ResponseBody): body is StreamingBody {
+  return typeof (body as Partial<StreamingBody>).each === 'function';
+}
+
 /** Sends client-node's requests with node:http(s); see the module's comment. */
 export class NodeHttpLibrary implements HttpLibrary {
   /** The answer once its head arrived; its body is read when client-node asks for it. */
@@ -67,10 +83,7 @@ function headersOf(res: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function answerBody(
-  res: IncomingMessage,
-  signal: AbortSignal | undefined,
-): ResponseContext['body'] {
+function answerBody(res: IncomingMessage, signal: AbortSignal | undefined): StreamingBody {
   return {
     text: () =>
       whileNotAborted(signal, async () => {
@@ -84,6 +97,11 @@ function answerBody(
         const chunks: Buffer[] = [];
         for await (const chunk of res) chunks.push(chunk as Buffer);
         return Buffer.concat(chunks);
+      }),
+    each: (onText) =>
+      whileNotAborted(signal, async () => {
+        res.setEncoding('utf8');
+        for await (const chunk of res) onText(chunk as string);
       }),
   };
 }

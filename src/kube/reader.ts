@@ -1,5 +1,6 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError } from './errors.js';
+import { itemsAsTheyArrive } from './list-items.js';
 import type { KubeCalls } from './request-options.js';
 import { coordinatesFor } from './resources.js';
 import type { KubeObject, ObjectReader, ObjectRef, PageVisitor, ReadResult } from './ports.js';
@@ -13,8 +14,14 @@ import type { KubeObject, ObjectReader, ObjectRef, PageVisitor, ReadResult } fro
  */
 export const LIST_PAGE_SIZE = 500;
 
+/**
+ * Items a visitor sees at once: a LIST's items are parsed one by one as they arrive
+ * (list-items.ts), and a batch of them is handed on while it is still young garbage.
+ */
+const VISIT_BATCH = 50;
+
+/** A LIST page as the client library parses it: its items went to the visitor already. */
 interface ListPage {
-  items?: KubeObject[];
   metadata?: { continue?: string };
 }
 
@@ -54,20 +61,30 @@ export class KubeObjectReader implements ObjectReader {
     const coords = coordinatesFor(apiVersion, kind);
     if (coords === undefined) return unsupported(kind);
     let listed = 0;
+    let batch: KubeObject[] = [];
+    const handOn = () => {
+      if (batch.length === 0) return;
+      visit(batch);
+      listed += batch.length;
+      batch = [];
+    };
+    // LIST items carry no apiVersion/kind on the wire; restore them for the readers above.
+    const options = this.calls.options(
+      itemsAsTheyArrive((item) => {
+        item.apiVersion = apiVersion;
+        item.kind = kind;
+        batch.push(item);
+        if (batch.length === VISIT_BATCH) handOn();
+      }),
+    );
     let token: string | undefined;
     try {
       do {
         const query = { ...coords, limit: LIST_PAGE_SIZE, _continue: token };
         const page = (await (namespace === undefined
-          ? this.api.listClusterCustomObject(query, this.calls.options())
-          : this.api.listNamespacedCustomObject(
-              { ...query, namespace },
-              this.calls.options(),
-            ))) as ListPage;
-        // LIST items carry no apiVersion/kind on the wire; restore them for the readers above.
-        const items = (page.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
-        visit(items);
-        listed += items.length;
+          ? this.api.listClusterCustomObject(query, options)
+          : this.api.listNamespacedCustomObject({ ...query, namespace }, options))) as ListPage;
+        handOn();
         token = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
       } while (token !== undefined);
       return { ok: true, value: listed };
