@@ -3,8 +3,9 @@
  * before it) that finds a target's settled state changed, with no event about the object since
  * it was last seen here (verify/announcements.ts), and no Pipeline status showing the new
  * state yet (so no other replica observed it first, by an event or otherwise), has found a
- * change Flux did not announce. Each is counted; each (cluster, namespace) gets one warning
- * per pass; the Pipelines show it through their view (EventsMissing, status/pipeline-status.ts).
+ * change Flux did not announce. Each is counted; each cluster gets one warning per pass,
+ * naming the namespaces and objects; the Pipelines show it through their view (EventsMissing,
+ * status/pipeline-status.ts).
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { CatalogTarget } from '../catalog/targets.js';
@@ -14,7 +15,7 @@ import { targetRecord } from '../status/pipeline-status.js';
 import { sameObservation } from '../status/view-change.js';
 import type { ChangeDetection, FoundChange } from '../verify/verified-targets.js';
 
-/** The warning logged once per (cluster, namespace) and pass. */
+/** The warning logged once per cluster and pass. */
 export const UNANNOUNCED_MESSAGE = 'changes found by the resync that no event announced';
 
 /** What the warning names as the likely causes, most likely first. */
@@ -27,8 +28,8 @@ export const LIKELY_CAUSES: readonly string[] = [
     'network policy): notification-controller logs the failed POSTs',
 ];
 
-/** Most objects one warning names; the rest are counted. */
-const NAMED_OBJECTS = 10;
+/** Most objects, and most namespaces, one warning names; the rest are counted. */
+const NAMED = 10;
 
 type CatalogView = Pick<PipelineCatalog, 'pipelinesFor' | 'get' | 'targetsOf'>;
 
@@ -60,26 +61,31 @@ export function changeDetection(catalog: CatalogView): ChangeDetection {
   return { firstObserved: (target, status) => !shownInStatus(catalog, target, status), found: [] };
 }
 
-/** One warning per (cluster, namespace) of `changes`, naming its objects and the causes. */
+/**
+ * One warning per cluster of `changes`, naming its namespaces, its objects and the causes. Per
+ * cluster, not per namespace: where every application has namespaces of its own, a pass after
+ * lost events found 8,000 changes in as many namespaces, and 8,000 warnings at once (a burst
+ * of log text in memory until written) set the gateway's peak memory (docs/benchmarks.md).
+ */
 export function warnUnannounced(logger: GatewayLogger, changes: readonly FoundChange[]): void {
-  const byNamespace = new Map<string, FoundChange[]>();
+  const byCluster = new Map<string, FoundChange[]>();
   for (const change of changes) {
-    const { cluster, namespace } = change.target.key;
-    const id = `${cluster}/${namespace}`;
-    const list = byNamespace.get(id);
-    if (list === undefined) byNamespace.set(id, [change]);
+    const { cluster } = change.target.key;
+    const list = byCluster.get(cluster);
+    if (list === undefined) byCluster.set(cluster, [change]);
     else list.push(change);
   }
-  for (const group of byNamespace.values()) {
-    const { cluster, namespace } = group[0]?.target.key ?? { cluster: '', namespace: '' };
-    const objects = group.map(describeChange);
+  for (const [cluster, group] of byCluster) {
+    const namespaces = [...new Set(group.map((change) => change.target.key.namespace))];
+    const objects = group.slice(0, NAMED).map(describeChange);
     logger.warn(
       {
         cluster,
-        namespace,
         changes: group.length,
-        objects: objects.slice(0, NAMED_OBJECTS),
-        ...(objects.length > NAMED_OBJECTS ? { more: objects.length - NAMED_OBJECTS } : {}),
+        namespaces: namespaces.slice(0, NAMED),
+        ...(namespaces.length > NAMED ? { moreNamespaces: namespaces.length - NAMED } : {}),
+        objects,
+        ...(group.length > NAMED ? { more: group.length - NAMED } : {}),
         likelyCauses: LIKELY_CAUSES,
       },
       UNANNOUNCED_MESSAGE,
@@ -89,5 +95,6 @@ export function warnUnannounced(logger: GatewayLogger, changes: readonly FoundCh
 
 function describeChange({ target, previous, status }: FoundChange): string {
   const state = (s: TargetStatus) => `${s.revision ?? 'no revision'} ${s.health}`;
-  return `${target.key.kind} ${target.key.name}: ${state(previous)} -> ${state(status)}`;
+  const { kind, namespace, name } = target.key;
+  return `${kind} ${namespace}/${name}: ${state(previous)} -> ${state(status)}`;
 }

@@ -2,7 +2,7 @@
  * Missing events, end to end, with two replicas as shipped and with one: dev's Flux has an
  * Alert for flux-system only (its events about the app namespace never come) and the one event
  * about the app that does come is signed with a wrong key (401). A rollout in the app namespace
- * is then found by the next resync: counted in /metrics, one warning for the namespace, and
+ * is then found by the next resync: counted in /metrics, one warning for the cluster, and
  * EventsMissing on the Pipelines, until an event about the target arrives at either replica.
  * With events for every rollout, at either replica, nothing is counted and no condition appears.
  */
@@ -102,14 +102,14 @@ function eventsMissing(ns: string, name: string): Condition | undefined {
 /** The warnings about unannounced changes a replica logged, parsed. */
 function warnings(
   r: Replica,
-): { cluster: string; namespace: string; changes: number; objects: string[] }[] {
+): { cluster: string; namespaces: string[]; changes: number; objects: string[] }[] {
   return r.lines
     .map(
       (l) =>
         JSON.parse(l) as {
           msg: string;
           cluster: string;
-          namespace: string;
+          namespaces: string[];
           changes: number;
           objects: string[];
         },
@@ -147,7 +147,7 @@ function everyReplicaSees(
 }
 
 describe.concurrent.each([2, 1])('missing events with %i replica(s)', (count) => {
-  it('are counted, warned about once per namespace and shown on the Pipelines until an event arrives', async () => {
+  it('are counted, warned about once per cluster and shown on the Pipelines until an event arrives', async () => {
     const ns = `unannounced-${String(count)}`;
     createApp(fleet, ns);
     createWorker(ns);
@@ -182,15 +182,17 @@ describe.concurrent.each([2, 1])('missing events with %i replica(s)', (count) =>
     await idle(all);
     expect(report.unannounced).toBe(2);
     expect(await metricSum(first.gw.url, METRIC, { cluster: 'dev', kind: 'HelmRelease' })).toBe(2);
-    // One warning for (dev, ns), naming both objects; none from a replica that made no pass.
-    expect(warnings(first).map((w) => [w.cluster, w.namespace, w.changes, w.objects])).toEqual([
+    // One warning for dev, naming the namespace and both objects; none from a replica that made
+    // no pass.
+    const found = warnings(first).map((w) => [w.cluster, w.namespaces, w.changes, w.objects]);
+    expect(found).toEqual([
       [
         'dev',
-        ns,
+        [ns],
         2,
         [
-          'HelmRelease podinfo: 6.5.0 Healthy -> 6.6.0 Healthy',
-          'HelmRelease worker: 1.0.0 Healthy -> 2.0.0 Healthy',
+          `HelmRelease ${ns}/podinfo: 6.5.0 Healthy -> 6.6.0 Healthy`,
+          `HelmRelease ${ns}/worker: 1.0.0 Healthy -> 2.0.0 Healthy`,
         ],
       ],
     ]);

@@ -1,7 +1,7 @@
 /**
  * Missing events, detected by the resync on fakes: a pass after the start-up one that finds a
  * settled change no event announced (here or, through the Pipeline status, at another replica)
- * counts it once per object, warns once per (cluster, namespace) and marks the object; an
+ * counts it once per object, warns once per cluster and marks the object; an
  * event after the previous observation, a status already showing the state, or a start-up
  * pass count nothing.
  */
@@ -13,7 +13,11 @@ import { pipelineId } from '../../../src/pipeline/id.js';
 import type { ObjectKey } from '../../../src/pipeline/object-key.js';
 import type { Pipeline, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
 import { Resync } from '../../../src/resync/resync.js';
-import { LIKELY_CAUSES, UNANNOUNCED_MESSAGE } from '../../../src/resync/unannounced.js';
+import {
+  LIKELY_CAUSES,
+  UNANNOUNCED_MESSAGE,
+  warnUnannounced,
+} from '../../../src/resync/unannounced.js';
 import { targetRecord } from '../../../src/status/pipeline-status.js';
 import type { FoundChange } from '../../../src/verify/verified-targets.js';
 import { VerifiedTargets } from '../../../src/verify/verified-targets.js';
@@ -57,7 +61,7 @@ async function setup() {
   const clusters = new FakeClusters();
   const scheduler = new FakeScheduler(Date.UTC(2026, 10, 24));
   const verified = new VerifiedTargets(new Verifier(clusters), () => scheduler.now());
-  const lines: { msg: string; cluster?: string; namespace?: string; objects?: string[] }[] = [];
+  const lines: { msg: string; cluster?: string; namespaces?: string[]; objects?: string[] }[] = [];
   const logger = createLogger('warn', {
     write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]),
   });
@@ -91,7 +95,7 @@ describe('a resync pass looking for missing events', () => {
     expect(s.warnings()).toHaveLength(0);
   });
 
-  it('counts each unannounced object, warns once per cluster and namespace, and marks them', async () => {
+  it('counts each unannounced object, warns once per cluster, and marks them', async () => {
     const s = await setup();
     s.clusters.cluster('mgmt').release('team', 'a', '2.0.0');
     s.clusters.cluster('mgmt').release('team', 'b', '2.0.0');
@@ -108,15 +112,24 @@ describe('a resync pass looking for missing events', () => {
       'mgmt HelmRelease team/a',
       'mgmt HelmRelease team/b',
     ]);
-    const warned = s.warnings().map((w) => [w.cluster, w.namespace, w.objects]);
-    expect(warned).toHaveLength(3);
+    // In the order the pass found them: sorted here.
+    const warned = s
+      .warnings()
+      .map((w) => [w.cluster, w.namespaces?.toSorted(), w.objects?.toSorted()]);
+    expect(warned).toHaveLength(2);
     expect(warned).toContainEqual([
       'mgmt',
-      'team',
+      ['other', 'team'],
       [
-        'HelmRelease a: 1.0.0 Healthy -> 2.0.0 Healthy',
-        'HelmRelease b: 1.0.0 Healthy -> 2.0.0 Healthy',
+        'HelmRelease other/c: 1.0.0 Healthy -> 2.0.0 Healthy',
+        'HelmRelease team/a: 1.0.0 Healthy -> 2.0.0 Healthy',
+        'HelmRelease team/b: 1.0.0 Healthy -> 2.0.0 Healthy',
       ],
+    ]);
+    expect(warned).toContainEqual([
+      'eu',
+      ['team'],
+      ['HelmRelease team/a: 1.0.0 Healthy -> 2.0.0 Healthy'],
     ]);
     expect(s.warnings()[0]).toMatchObject({ likelyCauses: LIKELY_CAUSES });
     expect(s.verified.announcement(key('mgmt', 'team', 'a'))).toBe('unannounced');
@@ -124,7 +137,7 @@ describe('a resync pass looking for missing events', () => {
 
     // The next pass finds nothing new: each change is counted and warned about once.
     expect((await s.resync.runOnce()).unannounced).toBe(0);
-    expect(s.warnings()).toHaveLength(3);
+    expect(s.warnings()).toHaveLength(2);
     expect(s.verified.announcement(key('mgmt', 'team', 'a'))).toBe('unannounced');
   });
 
@@ -204,5 +217,39 @@ describe('a resync pass looking for missing events', () => {
     expect(s.counted.map((c) => c.target.key.name)).toEqual(['b']);
     expect(report.unannounced).toBe(1);
     expect(s.verified.announcement(key('eu', 'team', 'a'))).toBe('announced');
+  });
+});
+
+describe('warnUnannounced', () => {
+  /** `count` changes in cluster `cluster`, one per namespace ns0, ns1, ... */
+  function changes(cluster: string, count: number): FoundChange[] {
+    return Array.from({ length: count }, (_, i) => {
+      const namespace = `ns${String(i)}`;
+      const target = { key: key(cluster, namespace, 'app') } as FoundChange['target'];
+      const previous = { revision: '1.0.0', health: 'Healthy' } as FoundChange['previous'];
+      return { target, previous, status: { ...previous, revision: '2.0.0' } };
+    });
+  }
+
+  it('names at most 10 namespaces and 10 objects per cluster, and counts the rest', () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('warn', {
+      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
+    warnUnannounced(logger, [...changes('dev', 8_000), ...changes('prod', 2)]);
+    expect(lines.map((l) => l.cluster)).toEqual(['dev', 'prod']);
+    expect(lines[0]).toMatchObject({
+      msg: UNANNOUNCED_MESSAGE,
+      changes: 8_000,
+      namespaces: Array.from({ length: 10 }, (_, i) => `ns${String(i)}`),
+      moreNamespaces: 7_990,
+      more: 7_990,
+      likelyCauses: LIKELY_CAUSES,
+    });
+    expect(lines[0]?.objects).toHaveLength(10);
+    expect(lines[0]?.objects).toContain('HelmRelease ns9/app: 1.0.0 Healthy -> 2.0.0 Healthy');
+    expect(lines[1]).toMatchObject({ changes: 2, namespaces: ['ns0', 'ns1'] });
+    expect(lines[1]).not.toHaveProperty('more');
+    expect(lines[1]).not.toHaveProperty('moreNamespaces');
   });
 });
