@@ -45,11 +45,9 @@ export const onlyModelsUsed = {
         const end = source.indexOf('\n};', start);
         if (start < 0 || end < 0) throw new Error('client-node: ObjectSerializer has no typeMap');
         const lines = source.slice(start, end).split('\n');
-        const known = new Set(lines.map((line) => /^\s*"(\w+)":/.exec(line)?.[1]).filter(Boolean));
+        const known = new Set(lines.map(entryName).filter(Boolean));
         const kept = modelsReached(dirname(file.path), known, MODELS_USED);
-        const entries = lines.filter(
-          (line, i) => i === 0 || kept.has(/^\s*"(\w+)":/.exec(line)?.[1]),
-        );
+        const entries = lines.filter((line, i) => i === 0 || kept.has(entryName(line)));
         return { contents: source.slice(0, start) + entries.join('\n') + source.slice(end) };
       },
     );
@@ -61,6 +59,11 @@ export const onlyModelsUsed = {
     });
   },
 };
+
+/** The model a line of the type map names (`    "V1Secret": V1Secret,`), or undefined. */
+function entryName(line) {
+  return /^\s*"(\w+)":/.exec(line)?.[1];
+}
 
 /**
  * The models of `known` (the type map's names) that `roots` reach through their fields' types,

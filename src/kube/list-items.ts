@@ -63,8 +63,10 @@ export class ListItemSplitter {
       }
       if (c === QUOTE) {
         this.inString = true;
-        if (this.depth === 1 && this.expectKey) this.keyParts = [];
-        this.keyStart = i + 1;
+        if (this.depth === 1 && this.expectKey) {
+          this.keyParts = [];
+          this.keyStart = i + 1;
+        }
       } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
         from = this.open(c, chunk, from, i);
       } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
