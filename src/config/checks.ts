@@ -2,7 +2,6 @@
  * Rules the JSON Schema cannot express: uniqueness across entries, relations between two
  * fields, and properties of resolved secrets. Each returns problem lines naming the field.
  */
-import { checkClaimTimeout } from './claim-timeout.js';
 import type { CheckedInput } from './input.js';
 import type { SecretBytes } from './gateway-config.js';
 import { problem } from './schema.js';
@@ -28,7 +27,6 @@ export function checkInput(input: CheckedInput): string[] {
       'backoffMaxMs',
     ),
     ...leaderTimings(input.leaderElection),
-    ...checkClaimTimeout(input.promotion),
     ...separateMetricsPort(input.server),
     ...uiRules(input),
   ];

@@ -56,6 +56,8 @@ export interface PullRequestSettings {
   allowPlainHttp: boolean;
   gitTimeoutMs: number;
   apiTimeoutMs: number;
+  /** Bound on one whole attempt (every Git and forge call of it): its claim's deadline. */
+  attemptTimeoutMs: number;
   /** An open pull request's state is read again at most this often. */
   refreshIntervalMs: number;
 }

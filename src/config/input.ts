@@ -129,6 +129,7 @@ export interface ConfigInput {
       allowPlainHttp?: boolean;
       gitTimeoutMs?: number;
       apiTimeoutMs?: number;
+      attemptTimeoutMs?: number;
       refreshIntervalMs?: number;
     };
     instanceId?: string;

@@ -4,6 +4,7 @@
  */
 import type {
   AuthorizationRecord,
+  EnvironmentStatus,
   HaltRecord,
   PipelineSpec,
   PromotionRecord,
@@ -44,7 +45,10 @@ export interface RetryPolicy {
   /** Wait after a failed attempt before the next, in ms: base * 2^(attempt-1), capped. */
   backoffBaseMs: number;
   backoffMaxMs: number;
-  /** A `Claimed` record older than this is an abandoned attempt (crash between claim and outcome). */
+  /**
+   * How long a `Claimed` record written without a `deadlineTime` (by an older gateway, or
+   * weave's controller) holds its environment; past it, it is an abandoned attempt.
+   */
   claimTimeoutMs: number;
 }
 
@@ -78,6 +82,14 @@ export interface EvaluationInput {
    * counts are the `break-glass` ones among `authorizations`.
    */
   breakGlass?: BreakGlassPolicy;
+  /**
+   * Per environment, when it was first verified running, every target Healthy, the revision its
+   * targets run now (ms; the stored `verified` list and this replica's reads, the earliest):
+   * the order of revisions (promotion-order.ts). Absent = not known, no order is enforced.
+   */
+  firstVerified?: Readonly<Record<string, number | undefined>>;
+  /** Per environment, its stored history and `verified` list (what was promoted, what arrived). */
+  histories?: Readonly<Record<string, Pick<EnvironmentStatus, 'history' | 'verified'> | undefined>>;
 }
 
 /** What the evaluator concluded for one environment. */
@@ -105,7 +117,12 @@ export type EnvironmentOutcome =
    */
   | 'Failed'
   /** The first environment: it is the source of candidates, never promoted to. */
-  | 'Source';
+  | 'Source'
+  /**
+   * The targets run another revision than the last successful promotion (`revision`), and the
+   * drift policy does not (or no longer) correct it: reported, nothing promoted.
+   */
+  | 'Drifted';
 
 /** One environment's decision and the reason for it. */
 export interface EnvironmentDecision {
@@ -129,6 +146,23 @@ export interface EnvironmentDecision {
   statusMessage?: string;
   /** For a gated environment deciding on `revision`: where its approvals stand. */
   gate?: GateView;
+  /** For Drifted, and for a Promote that corrects a drift: what was promoted and what runs. */
+  drift?: DriftView;
+  /**
+   * For Promote: when the upstream was first verified running `revision` (ms), the order the
+   * claim records (promotion-order.ts); absent when not known.
+   */
+  upstreamVerifiedAt?: number;
+}
+
+/** A drift as decisions, the status and notifications tell it. */
+export interface DriftView {
+  /** The revision the last successful promotion delivered. */
+  promoted: string;
+  /** The distinct revisions the targets run, in target order. */
+  running: string[];
+  /** Whether the environment had run `promoted` (and then left it) or never did. */
+  arrived: boolean;
 }
 
 /** A gate as the status and the API explain it. */

@@ -8,6 +8,8 @@ import { decideFromRecord, normalisePolicy } from './retry.js';
 import { display } from '../pipeline/text.js';
 import { gateOf, missing, tally, type Gate } from './gate.js';
 import { heldBy } from './policy-gates.js';
+import { decidePromoted } from './drift.js';
+import { heldByRecords, upToDate } from './record-holds.js';
 import { alignTargets, describeTargets, hasUnknown, summarise } from './targets.js';
 import type {
   EnvironmentDecision,
@@ -149,13 +151,18 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
   }
   const source = summarise(upstream);
   if (source.kind !== 'Ready') return waitForUpstream(env.name, upstreamEnv.name, source);
-  return decideAgainst(
+  const decided = decideAgainst(
     ctx,
     env,
     own,
     `${upstreamEnv.name} is healthy at ${display(source.revision)} on ${count(upstream.length)}`,
     source.revision,
   );
+  // A claim records the revision's place in the order of revisions (promotion-order.ts).
+  const verifiedAt = ctx.input.firstVerified?.[upstreamEnv.name];
+  return decided.outcome === 'Promote' && verifiedAt !== undefined
+    ? { ...decided, upstreamVerifiedAt: verifiedAt }
+    : decided;
 }
 
 function waitForUpstream(
@@ -198,39 +205,41 @@ function decideAgainst(
   ready: string,
   revision: string,
 ): EnvironmentDecision {
-  const base = { environment: env.name, revision };
-  const rev = display(revision);
-  if (own.every((t) => t.revision === revision)) {
-    const healthy = own.every((t) => t.health === 'Healthy');
-    return {
-      ...base,
-      outcome: 'UpToDate',
-      reason: healthy ? Reasons.Deployed : Reasons.RollingOut,
-      message: healthy
-        ? `${env.name} runs ${rev} on ${count(own.length)}`
-        : `${env.name} runs ${rev} on ${count(own.length)} but ${describeTargets(own.filter((t) => t.health !== 'Healthy'))} not healthy yet`,
-    };
-  }
-  const fromRecord = decideFromRecord(
-    env.name,
-    revision,
-    ctx.input.records[env.name],
-    ctx.policy,
-    ctx.input.now,
-  );
   const index = ctx.input.spec.environments.indexOf(env);
+  const upstreamName = ctx.input.spec.environments[index - 1]?.name ?? '';
+  const hold = { input: ctx.input, policy: ctx.policy, env, upstream: upstreamName, revision };
+  const stored = ctx.input.histories?.[env.name];
+  if (own.every((t) => t.revision === revision)) return upToDate(hold, own, stored);
+  const held = heldByRecords(hold);
+  if (held !== undefined) return held;
+  const record = ctx.input.records[env.name];
+  const fromRecord = decideFromRecord(env.name, revision, record, ctx.policy, ctx.input.now);
   const upstream = ctx.targets[index - 1] ?? [];
   const args = { input: ctx.input, env, index, revision, upstream, ready };
   // A retry is an automatic promotion too: a halt, a freeze, a soak reset or a failing check
-  // holds it as it would hold the first attempt.
+  // holds it as it would hold the first attempt. So is a drift's correction.
   if (fromRecord?.outcome === 'Promote') return heldBy(args) ?? fromRecord;
+  if (record !== undefined && fromRecord?.reason === Reasons.PromotionSucceeded) {
+    const promoted = decidePromoted({
+      spec: ctx.input.spec,
+      env,
+      record,
+      own,
+      stored,
+      policy: ctx.policy,
+      now: ctx.input.now,
+      waiting: fromRecord,
+    });
+    return promoted.outcome === 'Promote' ? (heldBy(args) ?? promoted) : promoted;
+  }
   if (fromRecord !== undefined) return fromRecord;
-  const held = heldBy(args);
-  if (held !== undefined) return held;
+  const gated = heldBy(args);
+  if (gated !== undefined) return gated;
   const gate = gateOf(ctx.input.spec, env, ctx.input.floors?.[env.name]);
   if (gate !== undefined) return decideGated(ctx, env, gate, ready, revision);
   return {
-    ...base,
+    environment: env.name,
+    revision,
     outcome: 'Promote',
     attempt: 1,
     reason: Reasons.UpstreamReady,

@@ -35,8 +35,20 @@ export const Reasons = {
   PullRequestOpen: 'PullRequestOpen',
   /** The pull request promoting the upstream revision was closed unmerged: it never arrives. */
   PullRequestClosed: 'PullRequestClosed',
-  /** A promotion of the upstream revision is claimed and within its claim timeout. */
+  /**
+   * A promotion is claimed and before its deadline: of the upstream revision (AlreadyPromoted),
+   * or of another one, which this environment waits to see end (Waiting).
+   */
   PromotionInProgress: 'PromotionInProgress',
+  /**
+   * The environment's record shows a newer revision (by when the upstream first ran it)
+   * succeeded or in flight than the one upstream runs now: an older one is never promoted over it.
+   */
+  NewerRevisionPromoted: 'NewerRevisionPromoted',
+  /** The targets run another revision than the last successful promotion; reported only. */
+  Drifted: 'Drifted',
+  /** The targets run another revision than the last successful promotion: promoting it again. */
+  DriftCorrection: 'DriftCorrection',
   /** The retry budget for the upstream revision is spent. */
   RetriesExhausted: 'RetriesExhausted',
   NotRetryable: 'NotRetryable',

@@ -45,6 +45,33 @@ export function attemptsMade(record: PromotionRecord, policy: RetryPolicy): numb
     : policy.maxAttempts;
 }
 
+/**
+ * When a claim stops holding its environment (ms): its `deadlineTime`, or for a claim written
+ * without one (by an older gateway, or weave's controller) its time plus the configured claim
+ * timeout. Undefined when the record gives no usable time.
+ */
+export function claimExpiresAt(
+  record: PromotionRecord,
+  policy: Pick<RetryPolicy, 'claimTimeoutMs'>,
+): number | undefined {
+  const deadline = parseTimestamp(record.deadlineTime);
+  if (deadline !== undefined) return deadline;
+  const claimedAt = parseTimestamp(record.lastAttemptedTime);
+  return claimedAt === undefined ? undefined : claimedAt + policy.claimTimeoutMs;
+}
+
+/** Whether `record` is a claim still holding its environment at `now` (an unreadable time holds). */
+export function isLiveClaim(
+  record: PromotionRecord | undefined,
+  policy: Pick<RetryPolicy, 'claimTimeoutMs'>,
+  now: number,
+): boolean {
+  if (record === undefined || recordState(record) !== 'Claimed') return false;
+  const expiresAt = claimExpiresAt(record, policy);
+  // Garbage never frees an environment: a claim without a readable time holds it.
+  return expiresAt === undefined || !(now >= expiresAt);
+}
+
 interface RecordContext {
   env: string;
   revision: string;
@@ -124,8 +151,8 @@ function pullRequestOf(record: PromotionRecord): { name: string; state: string }
 
 function decideClaimed(ctx: RecordContext): EnvironmentDecision {
   const claimedAt = parseTimestamp(ctx.record.lastAttemptedTime);
-  if (claimedAt === undefined) return invalidTime(ctx);
-  const expiresAt = claimedAt + ctx.policy.claimTimeoutMs;
+  const expiresAt = claimExpiresAt(ctx.record, ctx.policy);
+  if (claimedAt === undefined || expiresAt === undefined) return invalidTime(ctx);
   if (!(ctx.now >= expiresAt)) {
     return decision(ctx, 'AlreadyPromoted', Reasons.PromotionInProgress, {
       retryAt: expiresAt,
@@ -140,7 +167,10 @@ function decideClaimed(ctx: RecordContext): EnvironmentDecision {
 
 function decideFailed(ctx: RecordContext, abandoned: boolean): EnvironmentDecision {
   const attempts = attemptsMade(ctx.record, ctx.policy);
-  const what = abandoned ? 'was abandoned (claim timed out)' : 'failed';
+  const what =
+    abandoned || ctx.record.resolution === 'Abandoned'
+      ? 'was abandoned (its claim passed its deadline without an outcome)'
+      : 'failed';
   const head = `promotion of ${display(ctx.revision)} to ${ctx.env} ${what} at attempt ${attempts}`;
   if (!abandoned && ctx.record.retryable === false) {
     return decision(ctx, 'Failed', Reasons.NotRetryable, {

@@ -113,6 +113,20 @@ export interface PromotionWindowSpec {
   authorizationsPassFreeze?: boolean;
 }
 
+/**
+ * ours: what the gateway does when an environment's targets run another revision than its last
+ * successful promotion (docs/policy.md, "Drift"). `Warn` reports it only; `Correct` promotes the
+ * recorded revision again, as a new attempt; `CorrectIfNotArrived` (the default) does so only
+ * when the environment never ran it within `rolloutTimeout` of the promotion (a lost or
+ * overtaken delivery), and reports a revision it ran and then left (a person's or another
+ * tool's change, which is not fought).
+ */
+export interface DriftSpec {
+  mode?: 'Warn' | 'Correct' | 'CorrectIfNotArrived';
+  /** A Go duration as Flux writes them (`10m`): how long a promoted revision may take to arrive. */
+  rolloutTimeout?: string;
+}
+
 /** Promotion settings, pipeline-wide or per environment. */
 export interface PromotionSpec {
   manual?: boolean;
@@ -127,6 +141,8 @@ export interface PromotionSpec {
   windows?: PromotionWindowSpec[];
   /** ours, per environment only: a break-glass quorum stricter than the operator's (policy.md). */
   breakGlass?: { minApprovals?: number; approvers?: string[] };
+  /** ours: drift handling; per environment, or pipeline-wide for every environment without its own. */
+  drift?: DriftSpec;
 }
 
 /** An ordered stage of the pipeline. */
@@ -171,7 +187,27 @@ export interface PromotionRecord {
   retryable?: boolean;
   /** ours: no retry before this time (RFC 3339), as the remote asked (e.g. a forge's rate limit). */
   retryAfterTime?: string;
+  /**
+   * ours: when the claimed attempt must have ended (RFC 3339 with milliseconds). Until then no
+   * replica replaces the claim; after it any replica resolves it (see `resolution`).
+   */
+  deadlineTime?: string;
+  /**
+   * ours: when the previous environment was first verified running this revision healthy (RFC
+   * 3339 with milliseconds): the order of revisions. No claim goes to a revision first verified
+   * before one this environment's record shows succeeded or in flight.
+   */
+  upstreamVerifiedTime?: string;
+  /**
+   * ours: how a claim whose outcome was not recorded by its deadline was concluded: Observed (its
+   * targets ran the revision: Succeeded) or Abandoned (they did not: Failed, and retried by the
+   * retry policy).
+   */
+  resolution?: PromotionResolution;
 }
+
+/** ours: how a claim past its deadline was concluded; see PromotionRecord.resolution. */
+export type PromotionResolution = 'Observed' | 'Abandoned';
 
 /** status.environments[env].targets[i]. */
 export interface TargetStatusRecord {
@@ -218,6 +254,23 @@ export interface EnvironmentStatus {
   healthySince?: HealthySince;
   /** ours: when each revision was first verified here, oldest first (status/verified-history.ts). */
   verified?: { revision: string; time: string }[];
+  /**
+   * ours: while the targets run another revision than the last successful promotion: which one
+   * was promoted, what runs, and since when the gateway finds it so (docs/policy.md, "Drift").
+   */
+  drift?: DriftRecord;
+}
+
+/** ours: status.environments[env].drift; see EnvironmentStatus.drift. */
+export interface DriftRecord {
+  /** The revision the last successful promotion delivered. */
+  promoted: string;
+  /** The revisions the targets run (one per distinct revision, in target order). */
+  running: string[];
+  /** Whether the environment had run `promoted` (then left it) or never did. */
+  arrived: boolean;
+  /** When the gateway first found the environment so (RFC 3339 with milliseconds). */
+  since: string;
 }
 
 /**
@@ -236,6 +289,8 @@ export interface PromotionHistoryEntry {
   failure?: string;
   /** When it succeeded. */
   succeededTime?: string;
+  /** The record's `upstreamVerifiedTime`: the revision's place in the order of revisions. */
+  upstreamVerifiedTime?: string;
 }
 
 /** A metav1.Condition. */

@@ -1,13 +1,27 @@
 /**
  * The claim: the promotion record that must land in the status before any promotion action
  * runs. Whoever's write lands first owns the attempt; everybody else re-reads and re-decides.
+ * One attempt per environment at a time: a claim never replaces another claim (a live one is
+ * waited for, one past its deadline is resolved first: claim-resolution.ts), never goes to a
+ * revision older than one the record shows succeeded or in flight, and carries its attempt's
+ * deadline, after which any replica may resolve it (docs/architecture.md, "The claim protocol").
  */
 import type { EnvironmentDecision } from '../evaluate/decisions.js';
+import { committedPromotion, isOlderThan } from '../evaluate/promotion-order.js';
+import { recordState } from '../evaluate/retry.js';
 import type { StatusChange } from '../kube/status-writer.js';
 import { jsonEqual } from '../pipeline/json-equal.js';
-import { rfc3339 } from '../pipeline/time.js';
+import { rfc3339, rfc3339Millis } from '../pipeline/time.js';
 import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { withRecorded } from './history.js';
+
+/**
+ * What a claim's deadline allows beyond its strategy's own bound: for the outcome's status write
+ * after the strategy was stopped (its conflict policy takes about 0.4 s at most) and for the
+ * clocks of replicas to differ (NTP keeps them within milliseconds; a replica whose clock runs
+ * ahead by more than this could resolve a claim whose outcome is still being written).
+ */
+export const CLAIM_MARGIN_MS = 5_000;
 
 /** Inputs of a claim; `pipeline` is the object the decision was computed on. */
 export interface ClaimArgs {
@@ -18,6 +32,8 @@ export interface ClaimArgs {
   now: number;
   /** This replica's id, recorded as `claimedBy`. */
   instanceId: string;
+  /** The longest the strategy's attempt may take (ms): it is stopped then. */
+  attemptTimeoutMs: number;
 }
 
 /** Claimed: the record is ours. Lost: someone else moved first; re-read, never run. */
@@ -36,9 +52,17 @@ export function claimChange(args: ClaimArgs): StatusChange<ClaimVerdict> {
   const basis = args.pipeline;
   return (stored) => {
     const current = stored.status?.environments?.[environment];
-    // The object as read already holds this attempt (or a later one): the decision is stale, and
-    // writing would hand a second replica the same attempt.
-    if (isClaimedAlready(current?.promotion, record)) return { keep: 'Lost' };
+    // Another attempt of this environment may still run (or its end is not recorded yet): one
+    // attempt at a time, whatever revision it is for.
+    if (current?.promotion !== undefined && recordState(current.promotion) === 'Claimed') {
+      return { keep: 'Lost' };
+    }
+    // Never back behind a revision the record shows succeeded or in flight, whatever the reads
+    // this decision was made on said.
+    const committed = committedPromotion(current);
+    if (isOlderThan(committed, record.revision, args.decision.upstreamVerifiedAt)) {
+      return { keep: 'Lost' };
+    }
     if (!sameInputs(basis, stored, environment)) return { keep: 'Lost' };
     return {
       write: withPromotion(stored.status, environment, record, args.now),
@@ -72,6 +96,7 @@ export function claimRecord(args: ClaimArgs): PromotionRecord {
   if (!pipeline.spec.environments.some((env) => env.name === decision.environment)) {
     throw new TypeError(`environment ${decision.environment} is not in the Pipeline spec`);
   }
+  const upstream = decision.upstreamVerifiedAt;
   return {
     revision,
     attempt,
@@ -79,11 +104,14 @@ export function claimRecord(args: ClaimArgs): PromotionRecord {
     phase: 'Claimed',
     succeeded: false,
     claimedBy: args.instanceId,
+    deadlineTime: rfc3339Millis(claimDeadline(args)),
+    ...(upstream === undefined ? {} : { upstreamVerifiedTime: rfc3339Millis(upstream) }),
   };
 }
 
-function isClaimedAlready(stored: PromotionRecord | undefined, next: PromotionRecord): boolean {
-  return stored?.revision === next.revision && (stored.attempt ?? 1) >= (next.attempt ?? 1);
+/** When the claimed attempt must have ended (ms): its strategy's bound and the margin. */
+export function claimDeadline(args: Pick<ClaimArgs, 'now' | 'attemptTimeoutMs'>): number {
+  return args.now + Math.max(0, args.attemptTimeoutMs) + CLAIM_MARGIN_MS;
 }
 
 /**

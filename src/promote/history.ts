@@ -66,6 +66,11 @@ function stamped(
 ): PromotionHistoryEntry {
   const attempts = Math.max(entry.attempts, record.attempt ?? 1);
   const next: PromotionHistoryEntry = { ...entry, attempts };
+  // The revision's place in the order of revisions (evaluate/promotion-order.ts), kept past the
+  // record that carried it.
+  if (next.upstreamVerifiedTime === undefined && record.upstreamVerifiedTime !== undefined) {
+    next.upstreamVerifiedTime = record.upstreamVerifiedTime;
+  }
   if (record.phase === 'Failed' && next.failedTime === undefined) {
     next.failedTime = rfc3339Millis(at);
     if (record.message !== undefined) next.failure = truncate(record.message, MAX_FAILURE);

@@ -30,7 +30,9 @@ export function outcomeChange(
   const record = outcomeRecord(claim, result);
   const change: StatusChange<OutcomeVerdict> = (stored) => {
     const current = stored.status?.environments?.[environment]?.promotion;
-    if (!isSameClaim(current, claim)) return { keep: 'Superseded' };
+    if (!isSameClaim(current, claim) && !isAbandoned(current, claim)) {
+      return { keep: 'Superseded' };
+    }
     return {
       write: withPromotion(stored.status, environment, record, finishedAt),
       verdict: 'Recorded',
@@ -47,6 +49,10 @@ export function outcomeRecord(claim: PromotionRecord, result: StrategyResult): P
     lastAttemptedTime: claim.lastAttemptedTime,
     ...(claim.attempt === undefined ? {} : { attempt: claim.attempt }),
     ...(claim.claimedBy === undefined ? {} : { claimedBy: claim.claimedBy }),
+    ...(claim.deadlineTime === undefined ? {} : { deadlineTime: claim.deadlineTime }),
+    ...(claim.upstreamVerifiedTime === undefined
+      ? {}
+      : { upstreamVerifiedTime: claim.upstreamVerifiedTime }),
   };
   if (result.ok) {
     return {
@@ -75,8 +81,20 @@ export function outcomeRecord(claim: PromotionRecord, result: StrategyResult): P
 
 /** Whether `stored` is still the Claimed record `claim` (same revision, attempt, claimant, time). */
 export function isSameClaim(stored: PromotionRecord | undefined, claim: PromotionRecord): boolean {
+  return stored?.phase === 'Claimed' && isSameAttempt(stored, claim);
+}
+
+/**
+ * Whether `stored` is `claim` resolved as Abandoned by a replica that found it past its deadline
+ * with its targets not (yet) running the revision: the attempt's own outcome, arriving late, is
+ * the better truth and replaces it, while no newer attempt has been claimed.
+ */
+function isAbandoned(stored: PromotionRecord | undefined, claim: PromotionRecord): boolean {
+  return stored?.resolution === 'Abandoned' && isSameAttempt(stored, claim);
+}
+
+function isSameAttempt(stored: PromotionRecord, claim: PromotionRecord): boolean {
   return (
-    stored?.phase === 'Claimed' &&
     stored.revision === claim.revision &&
     stored.attempt === claim.attempt &&
     stored.claimedBy === claim.claimedBy &&

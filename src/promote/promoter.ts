@@ -55,8 +55,9 @@ export type PromotionOutcome =
  * strategy has not run then); every failure after the strategy ran becomes a named outcome.
  */
 export async function executePromotion(args: ExecutePromotionArgs): Promise<PromotionOutcome> {
+  const claim = { ...args, attemptTimeoutMs: args.strategy.attemptTimeoutMs };
   // The API server's own answer: the claim counts only if the installed CRD kept it whole.
-  const claimed = await args.status.apply(args.pipeline, claimChange(args), 'stored');
+  const claimed = await args.status.apply(args.pipeline, claimChange(claim), 'stored');
   if (claimed.outcome === 'Gone') return claimed;
   if (claimed.outcome === 'Contended') return { outcome: 'Conflict' };
   if (claimed.outcome === 'Kept' || claimed.verdict !== 'Claimed') {
@@ -64,16 +65,22 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
   }
   const pipeline = claimed.pipeline;
   const record = pipeline.status?.environments?.[args.decision.environment]?.promotion;
-  if (record === undefined || !jsonEqual(record, claimRecord(args)))
+  if (record === undefined || !jsonEqual(record, claimRecord(claim)))
     return { outcome: 'Unkept', pipeline };
   const { environment } = args.decision;
-  const result = await runOnce(args.strategy, {
-    pipeline,
-    environment,
-    revision: record.revision,
-    attempt: record.attempt ?? 1,
-  });
-  const finishedAt = args.clock?.() ?? args.now;
+  const clock = args.clock ?? (() => args.now);
+  // The attempt stops at its own bound, counted from the claim: its deadline's margin is left
+  // for the outcome's write.
+  const result = await runUntil(args.now + args.strategy.attemptTimeoutMs, clock, (signal) =>
+    runOnce(args.strategy, {
+      pipeline,
+      environment,
+      revision: record.revision,
+      attempt: record.attempt ?? 1,
+      signal,
+    }),
+  );
+  const finishedAt = clock();
   try {
     const { change, record: outcome } = outcomeChange(environment, record, result, finishedAt);
     const recorded = await args.status.apply(pipeline, change);
@@ -95,6 +102,29 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
   } catch (error) {
     // The strategy already ran; retrying here would re-run it. Report and let the claim time out.
     return { outcome: 'Unrecorded', claim: record, result, finishedAt, error };
+  }
+}
+
+/**
+ * Runs `work` with a signal that aborts at `stopAt` (ms, by `clock`), its timer cleared when the
+ * work is over (an AbortSignal.timeout's timer would stay armed for the whole bound).
+ */
+async function runUntil<T>(
+  stopAt: number,
+  clock: () => number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => {
+      controller.abort(new DOMException('The attempt reached its deadline.', 'TimeoutError'));
+    },
+    Math.max(0, stopAt - clock()),
+  );
+  try {
+    return await work(controller.signal);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { CatalogTarget } from '../catalog/targets.js';
 import type { CheckBook } from '../checks/check-book.js';
 import { evaluate } from '../evaluate/evaluate.js';
+import { firstVerifiedOf } from '../evaluate/promotion-order.js';
 import type { GateFloor } from '../evaluate/gate.js';
 import type {
   Evaluation,
@@ -8,7 +9,7 @@ import type {
   RetryPolicy,
   TargetStatus,
 } from '../evaluate/decisions.js';
-import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { EnvironmentStatus, Pipeline } from '../pipeline/pipeline-resource.js';
 import type { Announcement } from '../verify/announcements.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { soakInputOf, type ReadHistories } from './soak-inputs.js';
@@ -110,10 +111,40 @@ export function evaluationInputOf(
     now,
     ...checksOf(pipeline, settings),
     ...soakInputOf(pipeline, targets, settings.history, now),
+    ...orderInputOf(pipeline, targets, settings.history, now),
     ...windowsInputOf(pipeline, settings.windows),
     ...(pipeline.status?.halts === undefined ? {} : { halts: pipeline.status.halts }),
     ...(settings.breakGlass === undefined ? {} : { breakGlass: settings.breakGlass }),
   };
+}
+
+/**
+ * The evaluator's inputs for the order of revisions and for drift: each environment's stored
+ * history and `verified` list, and when each environment but the last was first verified at the
+ * revision it runs (evaluate/promotion-order.ts), from the status and this replica's reads.
+ */
+function orderInputOf(
+  pipeline: Pipeline,
+  targets: Record<string, TargetStatus[]>,
+  history: ReadHistories | undefined,
+  now: number,
+): Pick<EvaluationInput, 'firstVerified' | 'histories'> {
+  const stored = pipeline.status?.environments;
+  const reads = history?.historyOf(pipeline);
+  const firstVerified: Record<string, number | undefined> = {};
+  const histories: Record<string, Pick<EnvironmentStatus, 'history' | 'verified'>> = {};
+  pipeline.spec.environments.forEach((env, i, all) => {
+    const kept = stored?.[env.name];
+    if (kept !== undefined)
+      histories[env.name] = { history: kept.history, verified: kept.verified };
+    if (i === all.length - 1) return;
+    const run =
+      reads === undefined
+        ? undefined
+        : { readAt: reads.readAt[env.name] ?? [], streaks: reads.streaks[env.name] ?? [] };
+    firstVerified[env.name] = firstVerifiedOf(targets[env.name] ?? [], kept?.verified, run, now);
+  });
+  return { firstVerified, histories };
 }
 
 function checksOf(

@@ -94,9 +94,16 @@ export async function promoteAll(
     return { evaluation, pipeline: current, conflicts: 0, retry: true };
   }
   await rereadBehindRecords(deps, current, targets, wanted);
-  const statuses = statusesFor(deps.verified, current, targets);
   let conflicts = 0;
-  for (const decision of promotions(evaluateOn(deps, current, statuses))) {
+  const attempted = new Set<string>();
+  // Each promotion is decided on the object the previous one left: a decision made before
+  // another environment's claim and outcome were written would claim on an old view of them.
+  for (;;) {
+    const decision = promotions(
+      evaluateOn(deps, current, statusesFor(deps.verified, current, targets)),
+    ).find((d) => !attempted.has(d.environment));
+    if (decision === undefined) break;
+    attempted.add(decision.environment);
     const strategy = deps.strategyFor(current, decision.environment);
     if (strategy === undefined) continue;
     const outcome = await executePromotion({
@@ -108,18 +115,7 @@ export async function promoteAll(
       clock: deps.now,
       instanceId: deps.instanceId,
     });
-    deps.onOutcome?.(outcome.outcome);
-    logOutcome(deps.logger, current, decision, outcome);
-    if (outcome.outcome === 'Unrecorded') {
-      const { claim, result, finishedAt } = outcome;
-      deps.unrecorded?.remember(pipelineIdOf(current), {
-        environment: decision.environment,
-        claim,
-        result,
-        finishedAt,
-      });
-    }
-    if (outcome.outcome === 'Unkept') deps.onUnkeptClaim?.();
+    noteOutcome(deps, current, decision, outcome);
     if (outcome.outcome === 'Conflict') conflicts += 1;
     if (outcome.outcome === 'Gone') return { evaluation, conflicts, retry: false };
     if ('pipeline' in outcome && outcome.pipeline !== undefined) current = outcome.pipeline;
@@ -127,6 +123,27 @@ export async function promoteAll(
   }
   const final = evaluateOn(deps, current, statusesFor(deps.verified, current, targets));
   return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 };
+}
+
+/** Logs and counts an outcome, and keeps one whose write failed for the next checks. */
+function noteOutcome(
+  deps: PromotionDeps,
+  pipeline: Pipeline,
+  decision: EnvironmentDecision,
+  outcome: PromotionOutcome,
+): void {
+  deps.onOutcome?.(outcome.outcome);
+  logOutcome(deps.logger, pipeline, decision, outcome);
+  if (outcome.outcome === 'Unrecorded') {
+    const { claim, result, finishedAt } = outcome;
+    deps.unrecorded?.remember(pipelineIdOf(pipeline), {
+      environment: decision.environment,
+      claim,
+      result,
+      finishedAt,
+    });
+  }
+  if (outcome.outcome === 'Unkept') deps.onUnkeptClaim?.();
 }
 
 /**

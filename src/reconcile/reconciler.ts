@@ -11,7 +11,7 @@ import type { CheckBook } from '../checks/check-book.js';
 import { nextWakeup } from '../evaluate/evaluate.js';
 import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineId } from '../pipeline/id.js';
-import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { Pipeline, PromotionResolution } from '../pipeline/pipeline-resource.js';
 import { FrozenPool } from '../pipeline/frozen-pool.js';
 import { TextPool } from '../pipeline/text.js';
 import type { ProcessResult } from '../queue/queue-model.js';
@@ -24,6 +24,7 @@ import {
   type PipelineEvaluation,
 } from './inputs.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
+import { resolveExpiredClaims } from './claim-resolutions.js';
 import { streaksOf } from './soak-inputs.js';
 import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import type { StatusQueue } from '../status/status-queue.js';
@@ -39,6 +40,8 @@ const KEPT_POOL_MAX_JSON = 8192;
 
 /** What the reconciler needs; all of it injected so tests can use fakes. */
 export interface ReconcilerDeps extends PromotionDeps {
+  /** Told of each claim past its deadline this replica resolved (metrics). */
+  onResolved?: (resolution: PromotionResolution) => void;
   catalog: PipelineCatalog;
   /** Reads open pull requests' states again and records changes (pull-request strategy). */
   pullRequests?: Pick<PullRequestRefresher, 'refresh' | 'forget' | 'dueInMs'>;
@@ -72,15 +75,17 @@ export class Reconciler {
    */
   async reconcile(id: PipelineId): Promise<ProcessResult> {
     const { catalog, verified } = this.deps;
-    const pipeline = catalog.get(id);
-    if (pipeline === undefined) {
+    const held = catalog.get(id);
+    if (held === undefined) {
       this.forget(id);
       return 'done';
     }
     // An outcome lost to an outage is written first: the strategy already ran, once.
-    if (this.deps.unrecorded?.has(id) === true) await this.deps.unrecorded.replay(id, pipeline);
+    if (this.deps.unrecorded?.has(id) === true) await this.deps.unrecorded.replay(id, held);
     const targets = catalog.targetsOf(id);
     await verified.readAll(this.dueForRead(id, targets));
+    // A claim past its deadline is concluded before anything is decided on it.
+    const pipeline = await resolveExpiredClaims(this.deps, held, targets);
     const evaluation = this.evaluate(pipeline, this.statusesOf(pipeline, targets));
     this.logDecisions(id, evaluation);
     const promoted = await promoteAll(this.deps, pipeline, targets, evaluation);
@@ -91,7 +96,7 @@ export class Reconciler {
     const refreshed = (await this.deps.pullRequests?.refresh(latest)) ?? latest;
     // Only the id waits for its write (and an object the catalog may not hold yet): the view
     // is computed when the write starts.
-    await this.deps.statusWrites.request(id, refreshed === pipeline ? undefined : refreshed);
+    await this.deps.statusWrites.request(id, refreshed === held ? undefined : refreshed);
     const unknown = targets.some((t) => verified.status(t)?.health === 'Unknown');
     if (unknown || promoted.retry || this.deps.unrecorded?.has(id) === true) return 'retry';
     const wakeAt = nextWakeup(promoted.evaluation);

@@ -149,6 +149,7 @@ const OUTCOME_WORDS: Readonly<Record<EnvironmentDecision['outcome'], string>> = 
   Rejected: 'Rejected',
   Failed: 'Failed',
   Unknown: 'Cannot decide',
+  Drifted: 'Drifted',
 };
 
 /** The decision as a sentence: its outcome, the evaluator's message and reason. */

@@ -82,6 +82,11 @@ export function decisionState(
       });
     case 'Unknown':
       return state(`cannot decide: ${clip(decision.message, 80)}`, 'fail');
+    case 'Drifted':
+      return state(
+        `drifted: runs ${short(decision.drift?.running.join(', '), 48)}, promoted ${rev}`,
+        'fail',
+      );
     case 'Waiting':
       return waitingState(decision, policy, stored);
   }

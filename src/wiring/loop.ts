@@ -75,7 +75,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     floors: config.authorizations.floors,
     freshnessMs: FRESHNESS_MS,
     strategyFor: (pipeline, env) =>
-      strategyFor(pipeline.spec, env, { writer, webhooks, fetch: rt.fetch, now, pullRequest }),
+      strategyFor(pipeline.spec, env, {
+        ...{ writer, webhooks, fetch: rt.fetch, now, pullRequest },
+        callTimeoutMs: rt.calls.timeoutMs,
+      }),
     pullRequests: new PullRequestRefresher({
       ...{ status, logger, now, intervalMs: settings.refreshIntervalMs },
       state: pullRequestState(pullRequest),
@@ -88,6 +91,8 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     unrecorded: new UnrecordedOutcomes(status, countOutcome),
     confirmations,
     onOutcome: countOutcome,
+    // A claim this replica resolved counts as its attempt's outcome: Observed or Abandoned.
+    onResolved: countOutcome,
     onUnkeptClaim: () => void access.crd.recheck(),
   });
   const pipelines = new PipelineQueue({

@@ -96,6 +96,8 @@ export function build(
   };
   if (extra.authorizations !== undefined) input.authorizations = extra.authorizations;
   if (extra.floors !== undefined) input.floors = extra.floors;
+  if (extra.firstVerified !== undefined) input.firstVerified = extra.firstVerified;
+  if (extra.histories !== undefined) input.histories = extra.histories;
   return input;
 }
 

@@ -124,6 +124,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
         allowedHosts: [],
         allowPlainHttp: true,
         gitTimeoutMs: 10_000,
+        attemptTimeoutMs: 60_000,
         apiTimeoutMs: 5_000,
         refreshIntervalMs: 0,
       },

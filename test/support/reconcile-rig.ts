@@ -85,7 +85,10 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     now,
     freshnessMs: 2_000,
     strategyFor: (pipeline, env) =>
-      strategyFor(pipeline.spec, env, { writer, webhooks: config.promotion.webhooks, now }),
+      strategyFor(pipeline.spec, env, {
+        ...{ writer, webhooks: config.promotion.webhooks, now },
+        callTimeoutMs: 10_000,
+      }),
     onOutcome: (outcome) => outcomes.push(outcome),
   });
   const id: PipelineId = pipelineIdOf(stored);

@@ -156,7 +156,10 @@ export function waveRig(apps: number, layout: WaveLayout, confirmRounds = true, 
         ),
     },
     strategyFor: (p, env) =>
-      strategyFor(p.spec, env, { writer, webhooks: config.promotion.webhooks, now }),
+      strategyFor(p.spec, env, {
+        ...{ writer, webhooks: config.promotion.webhooks, now },
+        callTimeoutMs: 10_000,
+      }),
     onOutcome: (outcome) => outcomes.push(outcome),
     ...(confirmRounds ? { confirmations } : {}),
   });

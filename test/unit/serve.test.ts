@@ -40,25 +40,6 @@ describe('promotion-gateway serve', () => {
     expect(out.text()).not.toContain('super-secret-key-material');
   });
 
-  it('exits 2 when the claim timeout does not exceed a webhook delivery, naming both fields', async () => {
-    const file = join(tempDir('pg-serve-'), 'config.yaml');
-    writeFileSync(
-      file,
-      [
-        'promotion:',
-        '  retry: { claimTimeoutMs: 10000 }',
-        '  pullRequest: { gitTimeoutMs: 1000, apiTimeoutMs: 100 }',
-        '  webhooks:',
-        '    deploy: { url: "https://deploy.example.com/", timeoutMs: 15000 }',
-      ].join('\n'),
-    );
-    const out = capture();
-    expect(await runServe(['--config', file], {}, out.stream)).toBe(2);
-    expect(out.text()).toContain(
-      '/promotion/retry/claimTimeoutMs: 10000 must exceed /promotion/webhooks/deploy/timeoutMs (15000)',
-    );
-  });
-
   it('exits 2 on a whsec_ webhook secret that is not base64, naming the field, not the secret', async () => {
     const file = join(tempDir('pg-serve-'), 'config.yaml');
     writeFileSync(

@@ -12,10 +12,17 @@ export const PromoteEventReason = 'Promote';
 /** Event annotation keys, exactly as pipeline-controller passed them to AnnotatedEventf. */
 export const EventAnnotations = { environment: 'environment', version: 'version' } as const;
 
-/** A strategy that records a Normal `Promote` Event on the Pipeline through `writer`. */
-export function notificationStrategy(writer: PipelineWriter): PromotionStrategy {
+/**
+ * A strategy that records a Normal `Promote` Event on the Pipeline through `writer`, whose one
+ * Kubernetes call is bounded by `callTimeoutMs` (the gateway's Kubernetes call timeout).
+ */
+export function notificationStrategy(
+  writer: PipelineWriter,
+  callTimeoutMs: number,
+): PromotionStrategy {
   return {
     name: 'notification',
+    attemptTimeoutMs: callTimeoutMs,
     run: (ctx) => emitPromoteEvent(writer, ctx),
   };
 }
@@ -26,6 +33,8 @@ async function emitPromoteEvent(
 ): Promise<StrategyResult> {
   const { metadata } = ctx.pipeline;
   const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}`;
+  // Past its deadline the attempt may already be resolved by another replica: nothing is sent.
+  if (ctx.signal?.aborted === true) return deadlinePassed();
   try {
     await writer.emitEvent({
       involvedObject: involvedObjectOf(ctx.pipeline),
@@ -47,4 +56,13 @@ async function emitPromoteEvent(
     };
   }
   return { ok: true, message: `Recorded event: ${message}` };
+}
+
+function deadlinePassed(): StrategyResult {
+  return {
+    ok: false,
+    reason: 'AttemptDeadlinePassed',
+    message: 'the attempt had no time left before its deadline; nothing was sent',
+    retryable: true,
+  };
 }

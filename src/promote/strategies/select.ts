@@ -13,6 +13,8 @@ import { webhookStrategy, type FetchLike } from './webhook.js';
 /** What the strategies need from the rest of the gateway. */
 export interface StrategyDeps {
   writer: PipelineWriter;
+  /** The gateway's Kubernetes call timeout (ms): the notification strategy's bound. */
+  callTimeoutMs: number;
   /** config.promotion.webhooks */
   webhooks: Readonly<Record<string, WebhookEndpoint>>;
   fetch?: FetchLike;
@@ -57,7 +59,8 @@ export function strategyFor(
       ...(deps.now === undefined ? {} : { now: deps.now }),
     });
   }
-  if (strategy.notification !== undefined) return notificationStrategy(deps.writer);
+  if (strategy.notification !== undefined)
+    return notificationStrategy(deps.writer, deps.callTimeoutMs);
   const pullRequest = strategy['pull-request'];
   if (pullRequest !== undefined) {
     if (deps.pullRequest !== undefined) return pullRequestStrategy(pullRequest, deps.pullRequest);
@@ -73,5 +76,5 @@ export function strategyFor(
 /** A strategy that always fails without retry; it never performs an action. */
 function failing(name: string, reason: string, message: string): PromotionStrategy {
   const result: StrategyResult = { ok: false, reason, message, retryable: false };
-  return { name, run: () => Promise.resolve(result) };
+  return { name, attemptTimeoutMs: 0, run: () => Promise.resolve(result) };
 }

@@ -11,6 +11,12 @@ export interface StrategyContext {
   revision: string;
   /** The claimed attempt number (1-based). */
   attempt: number;
+  /**
+   * Aborts when the attempt's time is up (its claim's deadline less the margin for recording
+   * the outcome): every call the strategy makes stops then, so no action of this attempt can
+   * land after another replica may have resolved its claim.
+   */
+  signal?: AbortSignal;
 }
 
 /** Extra outcome data a strategy may report, stored in the promotion record. */
@@ -36,6 +42,11 @@ export type StrategyResult =
 /** One way of carrying out a promotion; `name` appears in logs and messages. */
 export interface PromotionStrategy {
   readonly name: string;
+  /**
+   * The longest one attempt may take (ms): the claim's deadline is set from it, and the attempt
+   * is stopped (its `signal` aborts) when it has passed.
+   */
+  readonly attemptTimeoutMs: number;
   /** Carry out the promotion once. Resolves with the outcome; should not reject. */
   run(ctx: StrategyContext): Promise<StrategyResult>;
 }

@@ -33,8 +33,13 @@ export interface WebhookPayload {
 export function webhookStrategy(options: WebhookStrategyOptions): PromotionStrategy {
   const send = options.fetch ?? ((url, init) => fetch(url, init));
   const now = options.now ?? Date.now;
+  const endpoint = Object.hasOwn(options.endpoints, options.endpoint)
+    ? options.endpoints[options.endpoint]
+    : undefined;
   return {
     name: 'webhook',
+    // One POST, aborted after the endpoint's timeout and never retried within the attempt.
+    attemptTimeoutMs: endpoint?.timeoutMs ?? 0,
     run: (ctx) => deliver(options.endpoint, options.endpoints, send, now(), ctx),
   };
 }
@@ -103,7 +108,10 @@ function buildRequest(endpoint: WebhookEndpoint, nowMs: number, ctx: StrategyCon
     body,
     // A redirect would re-send the signed payload somewhere the config never named.
     redirect: 'manual',
-    signal: AbortSignal.timeout(endpoint.timeoutMs),
+    signal:
+      ctx.signal === undefined
+        ? AbortSignal.timeout(endpoint.timeoutMs)
+        : AbortSignal.any([AbortSignal.timeout(endpoint.timeoutMs), ctx.signal]),
   };
 }
 

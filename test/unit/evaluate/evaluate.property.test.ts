@@ -218,14 +218,19 @@ describe('evaluate: properties', () => {
     );
   });
 
-  it('(f) a Succeeded record for (env, R) never yields Promote(env, R)', () => {
+  it('(f) a Succeeded record for (env, R) yields Promote(env, R) only as a later attempt correcting a drift', () => {
     fc.assert(
       fc.property(anyArb, (input) => {
         for (const d of evaluate(input).decisions) {
           const r = input.records[d.environment];
           const succeeded =
             r !== undefined && (r.phase === 'Succeeded' || (r.phase === undefined && r.succeeded));
-          if (succeeded && r.revision === d.revision) expect(d.outcome).not.toBe('Promote');
+          if (!succeeded || r.revision !== d.revision || d.outcome !== 'Promote') continue;
+          expect(d.reason).toBe('DriftCorrection');
+          expect(d.attempt).toBeGreaterThan(r.attempt ?? 1);
+          expect(d.drift?.promoted).toBe(r.revision);
+          // Some target does not run R: an environment that runs it is never promoted again.
+          expect(input.targets[d.environment]?.some((t) => t.revision !== r.revision)).toBe(true);
         }
       }),
       RUNS,

@@ -21,12 +21,13 @@ async function claimPromotion(args: {
   decision: EnvironmentDecision;
   now: number;
   instanceId: string;
+  attemptTimeoutMs?: number;
 }): Promise<
   | { outcome: 'Claimed'; pipeline: Pipeline; record: PromotionRecord | undefined }
   | { outcome: 'Conflict' }
   | { outcome: 'Gone' }
 > {
-  const change = claimChange(args);
+  const change = claimChange({ attemptTimeoutMs: 10_000, ...args });
   const result = await statusWriterOver(args.writer).apply(args.pipeline, change);
   if (result.outcome === 'Gone') return result;
   if (result.outcome !== 'Written') return { outcome: 'Conflict' };
@@ -85,6 +86,7 @@ function countingStrategy(result: StrategyResult = { ok: true, message: 'done' }
   const calls: unknown[] = [];
   const strategy: PromotionStrategy = {
     name: 'counting',
+    attemptTimeoutMs: 10_000,
     run: (ctx) => {
       calls.push(ctx);
       return Promise.resolve(result);
@@ -115,6 +117,8 @@ describe('claimPromotion', () => {
       phase: 'Claimed',
       succeeded: false,
       claimedBy: 'gw-a',
+      // The attempt's bound (10 s here) and the margin for its outcome's write.
+      deadlineTime: new Date(T0 + 15_000).toISOString(),
     };
     expect(claim.record).toStrictEqual(expectedRecord);
     const stored = writer.peek('flux-system', 'podinfo');

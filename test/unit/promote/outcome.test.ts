@@ -18,6 +18,7 @@ async function claimed(writer: FakePipelineWriter): Promise<Claimed> {
     decision: promoteDecision('staging', '1.1.0'),
     now: T0,
     instanceId: 'gw-a',
+    attemptTimeoutMs: 10_000,
   };
   const result = await statusWriterOver(writer).apply(read, claimChange(args));
   if (result.outcome !== 'Written') throw new Error('claim failed');
@@ -82,6 +83,7 @@ describe('recordOutcome', () => {
       lastAttemptedTime: '2026-03-04T05:06:07Z',
       attempt: 1,
       claimedBy: 'gw-a',
+      deadlineTime: new Date(T0 + 15_000).toISOString(),
       phase: 'Succeeded',
       succeeded: true,
       message: 'opened',

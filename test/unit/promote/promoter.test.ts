@@ -12,6 +12,7 @@ function counting(run: () => Promise<StrategyResult>) {
   let calls = 0;
   const strategy: PromotionStrategy = {
     name: 'counting',
+    attemptTimeoutMs: 10_000,
     run: () => {
       calls++;
       return run();
@@ -33,7 +34,7 @@ describe('executePromotion', () => {
     const writer = new FakePipelineWriter();
     const result = await executePromotion({
       ...base(writer),
-      strategy: notificationStrategy(writer),
+      strategy: notificationStrategy(writer, 10_000),
     });
 
     expect(result.outcome).toBe('Promoted');

@@ -29,7 +29,8 @@ const SETTINGS: PullRequestSettings = {
   allowPlainHttp: false,
   gitTimeoutMs: 1000,
   apiTimeoutMs: 1000,
-  refreshIntervalMs: 0,
+  attemptTimeoutMs: 60_000,
+      refreshIntervalMs: 0,
 };
 const SPEC: PullRequestStrategySpec = {
   type: 'github',

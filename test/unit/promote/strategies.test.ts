@@ -17,7 +17,7 @@ const ctx: StrategyContext = {
 describe('notification strategy', () => {
   it('records the Promote event pipeline-controller recorded', async () => {
     const writer = new FakePipelineWriter();
-    const result = await notificationStrategy(writer).run(ctx);
+    const result = await notificationStrategy(writer, 10_000).run(ctx);
     expect(result.ok).toBe(true);
     expect(writer.events).toStrictEqual([
       {
@@ -39,7 +39,7 @@ describe('notification strategy', () => {
   it('reports a failed event write as retryable, without the error text', async () => {
     const writer = new FakePipelineWriter();
     writer.eventError = new Error('Authorization: Bearer abc');
-    const result = await notificationStrategy(writer).run(ctx);
+    const result = await notificationStrategy(writer, 10_000).run(ctx);
     expect(result).toStrictEqual({
       ok: false,
       reason: 'EventNotRecorded',
@@ -55,7 +55,7 @@ describe('strategyFor', () => {
     ...samplePipeline().spec,
     ...over,
   });
-  const deps = { writer, webhooks: {} };
+  const deps = { writer, webhooks: {}, callTimeoutMs: 10_000 };
 
   it('uses the environment strategy over the pipeline one', () => {
     const s = spec();
@@ -101,7 +101,7 @@ describe('strategyFor', () => {
       return Promise.resolve(new Response(null, { status: 204 }));
     };
     const s = spec({ promotion: { strategy: { webhook: { endpoint: 'nope' } } } });
-    const result = await strategyFor(s, 'staging', { writer, webhooks: {}, fetch })!.run(ctx);
+    const result = await strategyFor(s, 'staging', { ...deps, fetch })!.run(ctx);
     expect(result).toMatchObject({ ok: false, reason: 'UnknownWebhookEndpoint', retryable: false });
     expect(calls).toBe(0);
   });

@@ -18,6 +18,7 @@ async function unrecorded(writer: FakePipelineWriter) {
   let runs = 0;
   const strategy: PromotionStrategy = {
     name: 'counting',
+    attemptTimeoutMs: 10_000,
     run: () => {
       runs++;
       // The API goes away right after the strategy ran: the outcome write fails.

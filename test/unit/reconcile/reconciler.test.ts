@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { pipelineId } from '../../../src/pipeline/id.js';
 import { MGMT, reconcileRig, rigPipeline } from '../../support/reconcile-rig.js';
 
+
+/** What a check asks once a promotion succeeded and its targets do not run it yet. */
+const ROLLOUT_TIMEOUT = { requeueAfterMs: 600_000 };
 describe('Reconciler.reconcile', () => {
   it('forgets a Pipeline that is no longer loaded and reads nothing', async () => {
     const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
@@ -74,7 +77,8 @@ describe('Reconciler.reconcile', () => {
 
   it('promotes staging once dev runs a newer healthy revision, claiming before it acts', async () => {
     const rig = reconcileRig({ dev: '1.1.0', staging: '1.0.0', prod: '1.0.0' });
-    expect(await rig.reconciler.reconcile(rig.id)).toBe('done');
+    // Promoted: looked at again when its rollout timeout (10m) passes, to tell a drift.
+    expect(await rig.reconciler.reconcile(rig.id)).toEqual(ROLLOUT_TIMEOUT);
     expect(rig.record('staging')).toMatchObject({
       revision: '1.1.0',
       phase: 'Succeeded',
@@ -86,7 +90,7 @@ describe('Reconciler.reconcile', () => {
     ]);
     expect(rig.outcomes).toEqual(['Promoted']);
     // Run again: the record says it is done, so nothing is promoted twice.
-    expect(await rig.reconciler.reconcile(rig.id)).toBe('done');
+    expect(await rig.reconciler.reconcile(rig.id)).toEqual(ROLLOUT_TIMEOUT);
     expect(rig.writer.events).toHaveLength(1);
   });
 
@@ -100,7 +104,7 @@ describe('Reconciler.reconcile', () => {
     expect(staging).toMatchObject({ outcome: 'Unknown', reason: 'UpstreamUnknown' });
     // Unknown targets are read again on the next run, and the promotion then happens.
     rig.clusters.cluster(MGMT).failure = undefined;
-    expect(await rig.reconciler.reconcile(rig.id)).toBe('done');
+    expect(await rig.reconciler.reconcile(rig.id)).toEqual(ROLLOUT_TIMEOUT);
     expect(rig.record('staging')).toMatchObject({ revision: '1.1.0', phase: 'Succeeded' });
   });
 
@@ -114,7 +118,7 @@ describe('Reconciler.reconcile', () => {
     expect(await rig.reconciler.reconcile(rig.id)).toEqual({ requeueAfterMs: 6_000 });
     rig.writer.eventError = undefined;
     rig.clock.now += 6_000;
-    expect(await rig.reconciler.reconcile(rig.id)).toBe('done');
+    expect(await rig.reconciler.reconcile(rig.id)).toEqual(ROLLOUT_TIMEOUT);
     expect(rig.record('staging')).toMatchObject({ phase: 'Succeeded', attempt: 2 });
   });
 
@@ -140,7 +144,7 @@ describe('Reconciler.reconcile', () => {
     expect(rig.record('staging')).toMatchObject({ revision: '1.1.0', phase: 'Claimed' });
     expect(rig.writer.events).toHaveLength(1);
     // Back: the next check writes the outcome the strategy already had.
-    expect(await rig.reconciler.reconcile(rig.id)).toBe('done');
+    expect(await rig.reconciler.reconcile(rig.id)).toEqual(ROLLOUT_TIMEOUT);
     expect(rig.record('staging')).toMatchObject({
       revision: '1.1.0',
       phase: 'Succeeded',

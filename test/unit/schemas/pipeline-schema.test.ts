@@ -716,6 +716,8 @@ function withoutOurAdditions(crd: Json): Json {
   delete envPromotion.checks;
   delete envPromotion.soak;
   delete dig(spec, 'promotion', 'properties').soak;
+  delete envPromotion.drift;
+  delete dig(spec, 'promotion', 'properties').drift;
   delete envPromotion.windows;
   delete dig(spec, 'promotion', 'properties').windows;
   const record = dig(
@@ -735,6 +737,9 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.retryable;
   delete record.retryAfterTime;
   delete record.message;
+  delete record.deadlineTime;
+  delete record.upstreamVerifiedTime;
+  delete record.resolution;
   const environment = dig(
     openApiOf(copy),
     'properties',
@@ -748,6 +753,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete environment.healthySince;
   delete environment.history;
   delete environment.verified;
+  delete environment.drift;
   delete dig(environment, 'waitingApproval', 'properties').since;
   delete dig(openApiOf(copy), 'properties', 'status', 'properties').halts;
   const targetRecord = dig(environment, 'targets', 'items', 'properties');

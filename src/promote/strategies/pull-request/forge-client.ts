@@ -27,6 +27,8 @@ export interface ForgeClientOptions {
   timeoutMs?: number;
   /** The REST root, when it is not where the repository's URL says (see `repositoryApi`). */
   apiUrl?: string;
+  /** Aborts every call too (an attempt's deadline), besides each one's own limit. */
+  signal?: AbortSignal;
 }
 
 /** Where a repository's REST API is, as `repositoryApi` derives it. */
@@ -64,6 +66,7 @@ export function forgeClient(
     fetch: options.fetch ?? ((url, init) => fetch(url, init)),
     now: options.now ?? Date.now,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   return {
     openOrUpdate: (branch, text) => openOrUpdate(call, dialect, branch, text),

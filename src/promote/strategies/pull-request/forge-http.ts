@@ -54,6 +54,8 @@ export interface ForgeCallOptions {
   fetch: FetchLike;
   now: () => number;
   timeoutMs: number;
+  /** Aborts every call too (an attempt's deadline). */
+  signal?: AbortSignal;
 }
 
 /** A `ForgeCall` bound to one API root and one set of auth headers. */
@@ -63,7 +65,9 @@ export function forgeCall(options: ForgeCallOptions): ForgeCall {
     for (const [key, value] of Object.entries(request.query ?? {})) {
       url.searchParams.set(key, value);
     }
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal =
+      options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
     try {
       const response = await options.fetch(url.href, init(options, request, signal));
       return await answer(options, request.what, response);

@@ -42,6 +42,8 @@ export interface PromotionChange {
   message: string;
   /** Commit time, epoch milliseconds. */
   now: number;
+  /** Aborts every Git request of this push (the attempt's deadline). */
+  signal?: AbortSignal;
 }
 
 /**

@@ -15,6 +15,8 @@ export interface GitHttpOptions {
   timeoutMs?: number;
   /** The fetch to call (tests wrap it to watch the protocol). Default: the global fetch. */
   fetch?: typeof fetch;
+  /** Aborts every request too (an attempt's deadline), besides each one's own limit. */
+  signal?: AbortSignal;
 }
 
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
@@ -40,12 +42,14 @@ export function gitHttpClient(options: GitHttpOptions = {}): HttpClient {
     async request(req: GitHttpRequest): Promise<GitHttpResponse> {
       const method = req.method ?? 'GET';
       const body = req.body === undefined ? undefined : await collect(req.body);
-      const timeout = AbortSignal.timeout(timeoutMs);
+      const signals = [AbortSignal.timeout(timeoutMs), req.signal, options.signal].filter(
+        (s): s is AbortSignal => s !== undefined,
+      );
       const res = await send(req.url, {
         method,
         headers: { 'user-agent': 'git/isomorphic-git (promotion-gateway)', ...req.headers },
         body,
-        signal: req.signal === undefined ? timeout : AbortSignal.any([timeout, req.signal]),
+        signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals),
       });
       return {
         url: res.url || req.url,

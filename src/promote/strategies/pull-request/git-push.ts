@@ -241,5 +241,13 @@ async function pushChange(
 export function gitPusher(options: GitPusherOptions = {}): PromotionPusher {
   const http = gitHttpClient(options);
   const now = options.now ?? Date.now;
-  return { push: (change) => pushChange(change, http, now) };
+  return {
+    push: (change) =>
+      pushChange(
+        change,
+        // A push with a deadline gets a transport that stops with it.
+        change.signal === undefined ? http : gitHttpClient({ ...options, signal: change.signal }),
+        now,
+      ),
+  };
 }

@@ -23,10 +23,11 @@ export function pullRequestPorts(options: PullRequestPortsOptions): PullRequestP
     settings,
     now,
     pusher: gitOnFirstPush({ timeoutMs: settings.gitTimeoutMs, now }),
-    forge: (repository, credentials) =>
+    forge: (repository, credentials, signal) =>
       forgeClient(repository, credentials, {
         timeoutMs: settings.apiTimeoutMs,
         now,
+        ...(signal === undefined ? {} : { signal }),
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       }),
     text: pullRequestText,

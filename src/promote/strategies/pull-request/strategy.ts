@@ -26,8 +26,12 @@ export interface PullRequestPorts {
   /** Reads a key of a Secret in the Pipeline's namespace on the management cluster. */
   readSecret: SecretKeyReader;
   pusher: PromotionPusher;
-  /** A client for one repository and token, or why there can be none. */
-  forge: (repository: RepositoryRef, credentials: ForgeCredentials) => ForgeClient | ForgeFailure;
+  /** A client for one repository and token (its calls aborted by `signal`), or why there can be none. */
+  forge: (
+    repository: RepositoryRef,
+    credentials: ForgeCredentials,
+    signal?: AbortSignal,
+  ) => ForgeClient | ForgeFailure;
   /** The request's title and body (weave's metadata block). */
   text: (
     namespace: string,
@@ -83,7 +87,12 @@ export function pullRequestStrategy(
   spec: PullRequestStrategySpec,
   ports: PullRequestPorts,
 ): PromotionStrategy {
-  return { name: 'pull-request', run: (ctx) => propose(spec, ports, ctx) };
+  return {
+    name: 'pull-request',
+    // Every Git and forge call of the attempt stops at its deadline (ctx.signal).
+    attemptTimeoutMs: ports.settings.attemptTimeoutMs,
+    run: (ctx) => propose(spec, ports, ctx),
+  };
 }
 
 async function propose(
@@ -106,6 +115,7 @@ async function propose(
     author: ports.settings.author,
     message: commitMessage(ports.settings.commitMessage, namespace, name, ctx),
     now: ports.now(),
+    ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   });
   if (pushed.outcome === 'Failed') return failed(pushed.failure, ports.now());
   if (pushed.outcome === 'AlreadyAtRevision') {
@@ -114,7 +124,7 @@ async function propose(
       message: `${repository.baseBranch} already holds ${ctx.revision} for ${ctx.environment}: nothing to propose`,
     };
   }
-  const forge = ports.forge(repository, credentials);
+  const forge = ports.forge(repository, credentials, ctx.signal);
   if ('reason' in forge) return failed(forge, ports.now());
   const opened = await forge.openOrUpdate(branch, text);
   if (!opened.ok) return failed(opened.failure, ports.now());

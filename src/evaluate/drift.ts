@@ -1,0 +1,167 @@
+/**
+ * Drift: an environment whose targets run another revision than its last successful promotion,
+ * pushed back by a person, another tool, or a delivery that was lost or overtaken. It is never
+ * reported up to date. The environment's drift policy (docs/policy.md, "Drift") decides whether
+ * the gateway promotes the recorded revision again: by default only when the environment never
+ * ran it within the rollout timeout (a lost delivery should not be left standing), never when it
+ * ran it and then left it (a person's deliberate rollback must not be fought). Pure.
+ */
+import type {
+  DriftSpec,
+  EnvironmentStatus,
+  PipelineEnvironment,
+  PipelineSpec,
+  PromotionRecord,
+} from '../pipeline/pipeline-resource.js';
+import { display } from '../pipeline/text.js';
+import { formatTime, parseTimestamp } from '../pipeline/time.js';
+import type { DriftView, EnvironmentDecision, RetryPolicy, TargetStatus } from './decisions.js';
+import { parseDuration } from './duration.js';
+import { Reasons } from './reasons.js';
+import { attemptsMade } from './retry.js';
+
+/** How long a promoted revision may take to arrive when the spec does not say: 10 minutes. */
+export const DEFAULT_ROLLOUT_TIMEOUT_MS = 10 * 60_000;
+
+/** The drift policy in force for one environment, defaults applied. */
+export interface DriftPolicy {
+  mode: NonNullable<DriftSpec['mode']>;
+  rolloutTimeoutMs: number;
+}
+
+/**
+ * The environment's drift policy: its own `promotion.drift`, else the Pipeline's, else the
+ * defaults (CorrectIfNotArrived, 10m). A rollout timeout that cannot be read is the default.
+ */
+export function driftPolicyOf(spec: PipelineSpec, env: PipelineEnvironment): DriftPolicy {
+  const given = env.promotion?.drift ?? spec.promotion?.drift;
+  const timeout =
+    given?.rolloutTimeout === undefined ? undefined : parseDuration(given.rolloutTimeout);
+  return {
+    mode: given?.mode ?? 'CorrectIfNotArrived',
+    rolloutTimeoutMs: timeout ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
+  };
+}
+
+/** What deciding a promoted environment's drift reads. */
+export interface PromotedArgs {
+  spec: PipelineSpec;
+  env: PipelineEnvironment;
+  /** The record: Succeeded at `record.revision`, which the upstream runs too. */
+  record: PromotionRecord;
+  /** The environment's aligned targets; not all of them run `record.revision`. */
+  own: readonly TargetStatus[];
+  stored: Pick<EnvironmentStatus, 'history' | 'verified'> | undefined;
+  policy: RetryPolicy;
+  now: number;
+  /** The record's own decision (AlreadyPromoted, PromotionSucceeded): what a rollout says. */
+  waiting: EnvironmentDecision;
+}
+
+/**
+ * The decision for an environment whose promotion of the upstream's revision succeeded while
+ * not every target runs it yet: AlreadyPromoted while it may still be rolling out (until the
+ * rollout timeout, when it is looked at again), else a drift: promoted again as a new attempt
+ * where the policy says so and the retry budget allows, otherwise Drifted.
+ */
+export function decidePromoted(args: PromotedArgs): EnvironmentDecision {
+  const { env, record, now } = args;
+  const revision = record.revision;
+  const arrived = wasVerified(args.stored, revision);
+  const policy = driftPolicyOf(args.spec, env);
+  const succeededAt = succeededTime(args.stored, record);
+  const timeoutAt = succeededAt + policy.rolloutTimeoutMs;
+  if (!arrived && !(now >= timeoutAt)) {
+    // Still rolling out: looked at again when the rollout timeout passes.
+    return Number.isFinite(timeoutAt) ? { ...args.waiting, retryAt: timeoutAt } : args.waiting;
+  }
+  const drift: DriftView = { promoted: revision, running: runningRevisions(args.own), arrived };
+  const corrects = policy.mode === 'Correct' || (policy.mode === 'CorrectIfNotArrived' && !arrived);
+  const attempts = attemptsMade(record, args.policy);
+  const what = driftText(env.name, drift, succeededAt);
+  const rev = display(revision);
+  if (corrects && attempts < args.policy.maxAttempts) {
+    return {
+      environment: env.name,
+      outcome: 'Promote',
+      revision,
+      attempt: attempts + 1,
+      reason: Reasons.DriftCorrection,
+      drift,
+      message: `${what}; promoting ${rev} again (attempt ${String(attempts + 1)} of ${String(args.policy.maxAttempts)})`,
+    };
+  }
+  const why = corrects
+    ? `all ${String(args.policy.maxAttempts)} attempts are spent`
+    : policy.mode === 'Warn'
+      ? 'the drift policy is Warn'
+      : 'it ran it and then left it, which is not fought';
+  return {
+    environment: env.name,
+    outcome: 'Drifted',
+    revision,
+    reason: Reasons.Drifted,
+    drift,
+    message: `${what}; reported, not corrected (${why})`,
+  };
+}
+
+/**
+ * The decision for an environment whose targets all run `running`, the upstream's revision too,
+ * while its record says a newer revision succeeded: both went back behind the gateway's
+ * promotion. Reported, never corrected (the upstream no longer runs what was promoted).
+ */
+export function driftedBehind(
+  env: PipelineEnvironment,
+  record: PromotionRecord,
+  running: string,
+  stored: Pick<EnvironmentStatus, 'history' | 'verified'> | undefined,
+): EnvironmentDecision {
+  const drift: DriftView = {
+    promoted: record.revision,
+    running: [running],
+    arrived: wasVerified(stored, record.revision),
+  };
+  return {
+    environment: env.name,
+    outcome: 'Drifted',
+    revision: record.revision,
+    reason: Reasons.Drifted,
+    drift,
+    message: `${driftText(env.name, drift, succeededTime(stored, record))}, as the environment before it does; reported, not corrected`,
+  };
+}
+
+function driftText(env: string, drift: DriftView, succeededAt: number): string {
+  const running =
+    drift.running.length === 0 ? 'no revision' : drift.running.map((r) => display(r)).join(', ');
+  const history = drift.arrived ? 'ran it, then left it' : 'never ran it';
+  return `${env} runs ${running}, not ${display(drift.promoted)} whose promotion succeeded at ${formatTime(succeededAt)} (it ${history})`;
+}
+
+/** Whether the environment was ever verified running `revision`, every target Healthy. */
+function wasVerified(
+  stored: Pick<EnvironmentStatus, 'verified'> | undefined,
+  revision: string,
+): boolean {
+  return (stored?.verified ?? []).some((entry) => entry.revision === revision);
+}
+
+/** When the record's promotion succeeded (its history's stamp), else when it was attempted. */
+function succeededTime(
+  stored: Pick<EnvironmentStatus, 'history'> | undefined,
+  record: PromotionRecord,
+): number {
+  const entry = (stored?.history ?? []).findLast((e) => e.revision === record.revision);
+  return (
+    parseTimestamp(entry?.succeededTime) ?? parseTimestamp(record.lastAttemptedTime) ?? Number.NaN
+  );
+}
+
+/** The distinct revisions the targets run, in target order (targets with none left out). */
+function runningRevisions(own: readonly TargetStatus[]): string[] {
+  const revisions = own
+    .map((t) => t.revision)
+    .filter((r): r is string => r !== undefined && r !== '');
+  return [...new Set(revisions)];
+}
