@@ -27,6 +27,10 @@ export const ErrorCodes = {
     status: 503,
     message: 'The gateway cannot record to the Pipeline status now; retry later.',
   },
+  Unavailable: {
+    status: 503,
+    message: 'A Kubernetes API server this request needs cannot be reached; retry later.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** One of the registered error codes. */

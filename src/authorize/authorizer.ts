@@ -11,8 +11,10 @@
  */
 import type { AuthorizationClaim, Principal } from '../auth/identity.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { CatalogTarget } from '../catalog/targets.js';
 import { allows, gateOf } from '../evaluate/gate.js';
 import type { EnvironmentDecision } from '../evaluate/decisions.js';
+import { ClusterUnavailable, UNREACHABLE_READS } from '../kube/errors.js';
 import { StatusWritesHeld, type StatusWriter } from '../kube/status-writer.js';
 import type { PipelineWriter } from '../kube/ports.js';
 import type { GatewayLogger } from '../log.js';
@@ -63,7 +65,8 @@ export class Authorizer {
 
   /**
    * Authorizes `claim` by `principal` for `environment` of the Pipeline: the answer, or a
-   * refusal (see AuthorizationRefusal). Rejects only when the management cluster fails.
+   * refusal (see AuthorizationRefusal). Rejects only when the management cluster fails, or with
+   * ClusterUnavailable when a target it re-read could not be reached.
    */
   async submit(
     ref: PipelineRef,
@@ -128,12 +131,16 @@ export class Authorizer {
     record: AuthorizationRecord,
     judge: Judge,
   ): Promise<AuthorizationResult> {
-    const stored = await this.verifiedNow(pipeline, id, environment);
+    const read = this.upstreamOf(pipeline, id, environment);
+    const stored = await this.verifiedNow(pipeline, read);
     if (stored === undefined) return refuse('NotFound');
     // A used id is a replay whatever the state: answered before anything else is judged.
     if (record.jti !== undefined && isUsed(stored.status, record.jti)) return refuse('Replayed');
     const waiting = judge(this.decide(stored, id, environment), record.revision, environment);
-    if (waiting !== undefined) return notWaiting(waiting);
+    if (waiting !== undefined) {
+      this.requireReachable(read);
+      return notWaiting(waiting);
+    }
     const written = await this.write(stored, id, environment, record, judge);
     if (!written.ok) return written;
     const decision = this.decide(written.pipeline, id, environment);
@@ -160,22 +167,36 @@ export class Authorizer {
     return { ok: true, answer };
   }
 
+  /** The targets a decision for `environment` rests on: its own and every one upstream. */
+  private upstreamOf(pipeline: Pipeline, id: PipelineId, environment: string): CatalogTarget[] {
+    const names = pipeline.spec.environments.map((e) => e.name);
+    const upTo = new Set(names.slice(0, names.indexOf(environment) + 1));
+    return this.deps.catalog.targetsOf(id).filter((t) => upTo.has(t.environment));
+  }
+
   /**
-   * Re-reads the targets a decision for `environment` rests on (the environment itself and
-   * every one upstream), and the Pipeline: an authorization is judged on the clusters' state
-   * now, never on a stored read that an unannounced rollout may have overtaken.
+   * Re-reads `targets` and the Pipeline: an authorization is judged on the clusters' state now,
+   * never on a stored read that an unannounced rollout may have overtaken.
    */
   private async verifiedNow(
     pipeline: Pipeline,
-    id: PipelineId,
-    environment: string,
+    targets: readonly CatalogTarget[],
   ): Promise<Pipeline | undefined> {
-    const names = pipeline.spec.environments.map((e) => e.name);
-    const upTo = new Set(names.slice(0, names.indexOf(environment) + 1));
-    await this.deps.verified.readAll(
-      this.deps.catalog.targetsOf(id).filter((t) => upTo.has(t.environment)),
-    );
+    await this.deps.verified.readAll(targets);
     return this.deps.status.read(pipeline.metadata);
+  }
+
+  /**
+   * Throws ClusterUnavailable (answered 503 Unavailable) when a target just re-read is Unknown
+   * because its cluster could not be reached: a refusal judged on that read would say what the
+   * environment waits for without knowing it, where a retry once the cluster answers can tell.
+   */
+  private requireReachable(targets: readonly CatalogTarget[]): void {
+    for (const target of targets) {
+      const status = this.deps.verified.status(target);
+      if (status?.health === 'Unknown' && UNREACHABLE_READS.has(status.reason))
+        throw new ClusterUnavailable(target.location.cluster, status.reason);
+    }
   }
 
   private decide(

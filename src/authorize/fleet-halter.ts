@@ -11,6 +11,7 @@ import type { Principal } from '../auth/identity.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { pipelineIdOf } from '../pipeline/id.js';
 import type { HaltRecord, Pipeline } from '../pipeline/pipeline-resource.js';
+import { isUnavailable } from '../kube/errors.js';
 import { Limiter } from '../queue/limiter.js';
 import { hasEnvironment, mayHalt, type HaltCaller, type HaltPolicy } from './halt-access.js';
 import { inForce, replayedIn } from './halt-record.js';
@@ -47,11 +48,21 @@ export interface FleetHaltRequest extends HaltRequest {
 
 /**
  * One Pipeline's outcome: halted (recorded now), held (it held this halt already), lifted,
- * absent (no longer held it), replayed, full, contended (worth a retry), gone (deleted).
+ * absent (no longer held it), replayed, full, contended (worth a retry), gone (deleted),
+ * unavailable (the management API could not take the write; worth a retry).
  */
 export interface PipelineOutcome {
   pipeline: string;
-  outcome: 'halted' | 'held' | 'lifted' | 'absent' | 'replayed' | 'full' | 'contended' | 'gone';
+  outcome:
+    | 'halted'
+    | 'held'
+    | 'lifted'
+    | 'absent'
+    | 'replayed'
+    | 'full'
+    | 'contended'
+    | 'gone'
+    | 'unavailable';
 }
 
 /** Why nothing was done. TooMany: more Pipelines than one call may change (`detail` says). */
@@ -73,6 +84,7 @@ const HALTED: Readonly<Record<string, PipelineOutcome['outcome']>> = {
   Lifted: 'lifted',
   Absent: 'absent',
   Forbidden: 'contended',
+  Unavailable: 'unavailable',
 };
 
 /** Records and lifts halts across Pipelines; see the module comment. */
@@ -204,19 +216,36 @@ export class FleetHalter {
     return { ok: false, refusal: 'Forbidden', detail };
   }
 
-  /** `write` on each Pipeline, WRITES_IN_FLIGHT at once, as PipelineOutcomes in order. */
-  private each(
+  /**
+   * `write` on each Pipeline, WRITES_IN_FLIGHT at once, as PipelineOutcomes in order. A write
+   * the management API could not serve is `unavailable` (a retry of the call completes it);
+   * when every write failed so, nothing was done and the call rejects with the first failure.
+   */
+  private async each(
     pipelines: readonly Pipeline[],
     write: (p: Pipeline) => Promise<string>,
   ): Promise<PipelineOutcome[]> {
-    return Promise.all(
+    const failures: unknown[] = [];
+    const attempt = async (p: Pipeline): Promise<string> => {
+      try {
+        return await write(p);
+      } catch (err) {
+        // Anything else is a bug, and fails the call as one.
+        if (!isUnavailable(err)) throw err;
+        failures.push(err);
+        return 'Unavailable';
+      }
+    };
+    const outcomes = await Promise.all(
       pipelines.map((p) =>
         this.limiter.run(async () => ({
           pipeline: nameOf(p),
-          outcome: HALTED[await write(p)] ?? 'contended',
+          outcome: HALTED[await attempt(p)] ?? 'contended',
         })),
       ),
     );
+    if (failures.length === outcomes.length) throw failures[0];
+    return outcomes;
   }
 }
 

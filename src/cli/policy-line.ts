@@ -8,6 +8,7 @@
 import { formatDuration } from '../evaluate/duration.js';
 import type { CheckView, PolicyView, SoakView, WindowView } from '../evaluate/policy-view.js';
 import type { HaltView } from '../evaluate/policy-view.js';
+import type { DriftPolicyView } from '../evaluate/drift.js';
 import { clip } from '../pipeline/text.js';
 import { parseTimestamp } from '../pipeline/time.js';
 
@@ -19,9 +20,20 @@ export function policyLine(view: PolicyView | undefined, now: number): string {
     view.window === undefined ? '' : windowPart(view.window),
     view.soak === undefined ? '' : soakPart(view.soak, now),
     view.checks === undefined ? '' : checksPart(view.checks),
+    view.drift === undefined ? '' : driftPart(view.drift),
   ]
     .filter((part) => part !== '')
     .join('; ');
+}
+
+function driftPart(drift: DriftPolicyView): string {
+  const policy = `drift ${drift.mode} (rollout timeout ${drift.rolloutTimeout})`;
+  if (drift.drifted === undefined) return policy;
+  const { promoted, running, arrived } = drift.drifted;
+  const runs = running.length === 0 ? 'no revision' : running.map((r) => clip(r, 40)).join(', ');
+  const history = arrived ? 'ran it, then left it' : 'never ran it';
+  const next = drift.corrects === true ? 'promoting it again' : 'reported only';
+  return `drifted: runs ${runs}, not ${clip(promoted, 40)} (${history}; ${next}), ${policy}`;
 }
 
 function haltsPart(halts: readonly HaltView[]): string {

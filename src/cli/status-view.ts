@@ -138,6 +138,13 @@ function stateOf(env: EnvironmentStatus | undefined): string {
       approvals.length === 0 ? '' : `, approved by ${approvals.map((a) => a.principal).join(', ')}`;
     return `waiting for approval of ${display(env.waitingApproval.revision, 64)}${by}`;
   }
+  if (env.drift !== undefined) {
+    const { promoted, running, arrived } = env.drift;
+    const runs =
+      running.length === 0 ? 'no revision' : running.map((r) => display(r, 64)).join(',');
+    const history = arrived ? 'ran it, then left it' : 'never ran it';
+    return `drifted: runs ${runs}, not ${display(promoted, 64)} promoted there (${history})`;
+  }
   const record = env.promotion;
   const unready = (env.targets ?? []).find((t) => !t.ready);
   if (unready !== undefined) return `not ready: ${display(unready.error ?? 'not ready', 120)}`;
@@ -181,6 +188,12 @@ function recordLines(env: EnvironmentStatus | undefined): string[] {
   const lines = [
     `    last promotion: ${display(record.revision, 64)} ${record.phase ?? ''} at ${record.lastAttemptedTime}`.trimEnd(),
   ];
+  if (record.phase === 'Claimed' && record.deadlineTime !== undefined) {
+    lines.push(
+      `      claimed by ${display(record.claimedBy ?? 'unknown', 64)}, deadline ${display(record.deadlineTime, 40)}`,
+    );
+  }
+  if (record.resolution !== undefined) lines.push(`      resolved: ${record.resolution}`);
   if (record.message !== undefined) lines.push(`      ${display(record.message, 300)}`);
   if (record.pullRequest !== undefined) {
     lines.push(`      pull request ${record.pullRequest.url} (${record.pullRequest.state})`);

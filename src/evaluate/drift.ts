@@ -16,9 +16,9 @@ import type {
 import { display } from '../pipeline/text.js';
 import { formatTime, parseTimestamp } from '../pipeline/time.js';
 import type { DriftView, EnvironmentDecision, RetryPolicy, TargetStatus } from './decisions.js';
-import { parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from './duration.js';
 import { Reasons } from './reasons.js';
-import { attemptsMade } from './retry.js';
+import { attemptsMade, recordState } from './retry.js';
 
 /** How long a promoted revision may take to arrive when the spec does not say: 10 minutes. */
 export const DEFAULT_ROLLOUT_TIMEOUT_MS = 10 * 60_000;
@@ -40,6 +40,54 @@ export function driftPolicyOf(spec: PipelineSpec, env: PipelineEnvironment): Dri
   return {
     mode: given?.mode ?? 'CorrectIfNotArrived',
     rolloutTimeoutMs: timeout ?? DEFAULT_ROLLOUT_TIMEOUT_MS,
+  };
+}
+
+/** An environment's drift policy and, when it has drifted, the drift: as the policy view shows it. */
+export interface DriftPolicyView {
+  mode: DriftPolicy['mode'];
+  /** As a duration: `10m`. */
+  rolloutTimeout: string;
+  /** Present while the targets run another revision than the last successful promotion. */
+  drifted?: DriftView;
+  /** With `drifted`: whether the policy promotes the recorded revision again. */
+  corrects?: boolean;
+}
+
+/**
+ * The drift part of the policy view of `env`: shown when the spec sets a drift policy or the
+ * environment has drifted (its record a delivered success whose revision some readable target
+ * does not run, and it ran it since, or the rollout timeout passed); undefined otherwise.
+ */
+export function driftViewOf(
+  args: Omit<PromotedArgs, 'record' | 'policy' | 'waiting'> & {
+    record: PromotionRecord | undefined;
+  },
+): DriftPolicyView | undefined {
+  const { spec, env, record, own, stored, now } = args;
+  const policy = driftPolicyOf(spec, env);
+  const base: DriftPolicyView = {
+    mode: policy.mode,
+    rolloutTimeout: formatDuration(policy.rolloutTimeoutMs),
+  };
+  const explicit = (env.promotion?.drift ?? spec.promotion?.drift) !== undefined;
+  const drifted =
+    record !== undefined &&
+    recordState(record) === 'Succeeded' &&
+    (record.pullRequest === undefined || record.pullRequest.state === 'merged') &&
+    own.length > 0 &&
+    own.every((t) => t.health !== 'Unknown') &&
+    own.some((t) => t.revision !== record.revision);
+  if (!drifted) return explicit ? base : undefined;
+  const arrived = wasVerified(stored, record.revision);
+  if (!arrived && !(now >= succeededTime(stored, record) + policy.rolloutTimeoutMs)) {
+    return explicit ? base : undefined;
+  }
+  const corrects = policy.mode === 'Correct' || (policy.mode === 'CorrectIfNotArrived' && !arrived);
+  return {
+    ...base,
+    drifted: { promoted: record.revision, running: runningRevisions(own), arrived },
+    corrects,
   };
 }
 

@@ -18,6 +18,7 @@ import { windowView, type WindowView } from './policy-window.js';
 import { soakClock, soakGate, soakLeft } from './soak.js';
 import { alignTargets, summarise } from './targets.js';
 import { windowsGate } from './windows-gate.js';
+import { driftViewOf, type DriftPolicyView } from './drift.js';
 
 export type { WindowName, WindowView } from './policy-window.js';
 
@@ -44,6 +45,8 @@ export interface PolicyView {
   soak?: SoakView;
   /** The environment's checks in spec order. */
   checks?: CheckView[];
+  /** Its drift policy when the spec sets one, and the drift while there is one (drift.ts). */
+  drift?: DriftPolicyView;
 }
 
 /** A halt in force, as status.halts records it. */
@@ -117,7 +120,16 @@ export function policyViewOf(input: EvaluationInput, index: number): PolicyView 
   const window = windowView({ input, env, index, revision: '', upstream: [], ready: '' });
   const soaks = soakClock(input, env, index, '') !== undefined;
   const checked = (env.promotion?.checks?.length ?? 0) > 0;
-  if (halts.length === 0 && window === undefined && !soaks && !checked) return undefined;
+  const drift = driftViewOf({
+    spec: input.spec,
+    env,
+    record: input.records[env.name],
+    own: alignTargets(env, input.targets[env.name], false),
+    stored: input.histories?.[env.name],
+    now: input.now,
+  });
+  const gated = halts.length > 0 || window !== undefined || soaks || checked;
+  if (!gated && drift === undefined) return undefined;
   const args = gateArgsOf(input, index, env, upstreamEnv);
   const known = args.revision === '' ? undefined : args.revision;
   const soak = soakView(args, known);
@@ -133,6 +145,7 @@ export function policyViewOf(input: EvaluationInput, index: number): PolicyView 
     ...(window === undefined ? {} : { window }),
     ...(soak === undefined ? {} : { soak }),
     ...(checks === undefined ? {} : { checks }),
+    ...(drift === undefined ? {} : { drift }),
   };
 }
 

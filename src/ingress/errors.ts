@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes, GatewayError, errorBody } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
-import { failureSummary } from '../kube/errors.js';
+import { failureSummary, isUnavailable } from '../kube/errors.js';
 import { StatusWritesHeld } from '../kube/status-writer.js';
 import { logFailure, type GatewayLogger } from '../log.js';
 
@@ -39,6 +39,15 @@ const STATUS_CODES: Readonly<Record<number, ErrorCode>> = {
 /** Retry-After of a StatusHeld answer: the CRD is re-checked every resync interval. */
 const STATUS_HELD_RETRY_S = 60;
 
+/**
+ * Retry-After of an Unavailable answer, in seconds. An API server that refuses, resets, times
+ * out or answers 429/5xx is restarting, failing over or shedding load; the gateway's own
+ * Pipeline watch retries at most 2 s apart and re-checks what waited once it answers
+ * (docs/architecture.md, "Failure handling"). 5 s lets a caller's retry come after that, and
+ * keeps callers' retries from adding much load to an API server that sheds it.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const status = (error as { statusCode?: unknown }).statusCode;
@@ -61,7 +70,29 @@ export function toGatewayError(error: unknown): GatewayError {
   const byStatus = status === undefined ? undefined : STATUS_CODES[status];
   if (byStatus !== undefined) return new GatewayError(byStatus);
   if (status !== undefined && status >= 400 && status < 500) return new GatewayError('BadRequest');
+  // After the statuses: a caller's own broken connection is a fastify error with a statusCode,
+  // never a Kubernetes call's failure, even when its code reads ECONNRESET.
+  if (status === undefined && isUnavailable(error))
+    return new GatewayError('Unavailable', undefined, {
+      retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+    });
   return new GatewayError('Internal');
+}
+
+/**
+ * Logs a request answered Unavailable, at warn (the cluster's state, not a gateway fault): the
+ * classified, secret-free summary of what failed; the error itself only at debug.
+ */
+export function logUnavailable(
+  log: GatewayLogger,
+  fields: Record<string, unknown>,
+  error: unknown,
+): void {
+  const summary = failureSummary(error);
+  logFailure(log, 'warn', 'request failed: a Kubernetes API is unavailable', fields, {
+    summary,
+    err: error,
+  });
 }
 
 /** Sends the registry body for `error` (and Retry-After when it has one). */
@@ -86,8 +117,10 @@ function handleError(
     request.url.startsWith('/v1/pipelines/')
       ? new GatewayError('NotFound', pipelineNotFound)
       : thrown;
-  if (mapped.status >= 500 && mapped.code === 'Internal') {
-    const fields = { route: request.routeOptions.url, subject: request.identity?.subject };
+  const fields = { route: request.routeOptions.url, subject: request.identity?.subject };
+  if (mapped.code === 'Unavailable') {
+    logUnavailable(request.log as GatewayLogger, fields, error);
+  } else if (mapped.status >= 500 && mapped.code === 'Internal') {
     const summary = failureSummary(error);
     logFailure(request.log as GatewayLogger, 'error', 'request failed', fields, {
       summary,

@@ -23,6 +23,7 @@ import {
 import { GatewayError } from '../errors.js';
 import { parsePipelineId, pipelineRef } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import { bearerCaller, checkValid, haltAnswer, identifyBearer } from './halts.js';
 import { SchemaRefs } from './schemas.js';
 
@@ -156,14 +157,19 @@ function withoutUndefined<T extends object>(value: T): T {
 
 /**
  * 201 (halt) or 200 (lift) when every Pipeline concerned holds the halt (or is lifted); 207
- * with each Pipeline's outcome when some are not (with Retry-After: 1 when a retry may help);
- * or the documented error of a refusal, nothing written.
+ * with each Pipeline's outcome when some are not (with Retry-After when a retry may help: 1
+ * after contention, as Unavailable's after an unavailable API); or the documented error of a
+ * refusal, nothing written.
  */
 function send(reply: FastifyReply, result: FleetResult, action: 'halt' | 'lift'): FastifyReply {
   if (!result.ok) throw fleetError(result, action);
   const { halt, pipelines, skipped, complete } = result;
-  if (!complete && pipelines.some((p) => p.outcome === 'contended'))
-    void reply.header('retry-after', '1');
+  const retryAfter = pipelines.some((p) => p.outcome === 'unavailable')
+    ? UNAVAILABLE_RETRY_AFTER_SECONDS
+    : pipelines.some((p) => p.outcome === 'contended')
+      ? 1
+      : undefined;
+  if (!complete && retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
   const code = !complete ? 207 : action === 'halt' ? 201 : 200;
   return reply.code(code).send({ halt, pipelines, skipped, complete });
 }

@@ -9,7 +9,59 @@ export interface KubeFailure {
   status?: number;
 }
 
-const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+/** Transport failures: the API server could not be reached, or dropped the connection. */
+const networkCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
+
+/**
+ * The read failures of a target (ReadFailureReason) that say its cluster could not be reached or
+ * could not serve: not a refusal of the gateway's credentials, a missing object or a missing
+ * configuration. ServerError is what a GET gets for a 5xx answer (the 409 and odd 4xx it also
+ * covers are no answers to a GET).
+ */
+export const UNREACHABLE_READS: ReadonlySet<string> = new Set<ReadFailureReason>([
+  'Unavailable',
+  'Timeout',
+  'ServerError',
+]);
+
+/**
+ * Thrown where a request needed a cluster's state now and the read, classified rather than
+ * thrown, found the cluster unreachable (see UNREACHABLE_READS). Names the cluster and the
+ * reason only: no URL, no credential.
+ */
+export class ClusterUnavailable extends Error {
+  constructor(
+    readonly cluster: string,
+    readonly reason: string,
+  ) {
+    super(`cluster ${cluster} could not be read (${reason})`);
+    this.name = 'ClusterUnavailable';
+  }
+}
+
+/**
+ * True when `err` says a Kubernetes API server could not serve a call now: ClusterUnavailable,
+ * a 429 or 5xx answer, a timeout or abort, a transport failure (refused, reset, unreachable).
+ * False for every other answer (404, 409, 401, 403, 4xx) and for anything else, bugs included.
+ */
+export function isUnavailable(err: unknown): boolean {
+  if (err instanceof ClusterUnavailable) return true;
+  if (err instanceof ApiException) return err.code === 429 || err.code >= 500;
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'AbortError' || name === 'TimeoutError') return true;
+  const code = errorCode(err);
+  return code !== undefined && networkCodes.has(code);
+}
 
 /**
  * Turns anything a client-node call can throw into a KubeFailure. The API server's own
@@ -88,6 +140,7 @@ export function isNotFound(err: unknown): boolean {
  * failure classified as above; anything else (a bug) by its error name only.
  */
 export function failureSummary(err: unknown): { reason: string; message: string; status?: number } {
+  if (err instanceof ClusterUnavailable) return { reason: err.reason, message: err.message };
   const kube = err instanceof ApiException || errorCode(err) !== undefined;
   const name = err instanceof Error ? err.name : typeof err;
   if (kube || name === 'AbortError' || name === 'TimeoutError') return classifyKubeError(err);

@@ -42,7 +42,7 @@ export function factsOf(pipeline: Pipeline): NotificationFact[] {
     const context = { pipeline, env, status, targets: targetsOf(pipeline, env, status) };
     facts.push(...promotionFacts(context), ...authorizationFacts(context));
     facts.push(...waitingFacts(context));
-    if (index > 0) facts.push(...unhealthyFacts(context));
+    if (index > 0) facts.push(...unhealthyFacts(context), ...driftFacts(context));
   });
   facts.push(...eventsMissingFacts(pipeline));
   return facts.sort(compareFacts);
@@ -207,6 +207,26 @@ function unhealthyFacts(ctx: EnvContext): NotificationFact[] {
     });
   });
   return facts;
+}
+
+/** One Drifted fact per drift episode (its `since`), about the revision that was promoted. */
+function driftFacts(ctx: EnvContext): NotificationFact[] {
+  const drift = ctx.status.drift;
+  if (drift === undefined) return [];
+  const fact = base(ctx, 'Drifted', drift.promoted, drift.since);
+  if (fact === undefined) return [];
+  const { namespace, name } = ctx.pipeline.metadata;
+  const running = drift.running.length === 0 ? 'no revision' : drift.running.join(', ');
+  const history = drift.arrived ? 'it ran it, then left it' : 'it never ran it';
+  return [
+    {
+      ...fact,
+      subject: drift.since,
+      reason: 'Drifted',
+      severity: 'error',
+      message: `${namespace}/${name} ${ctx.env.name} runs ${running}, not ${drift.promoted} that was promoted there (${history})`,
+    },
+  ];
 }
 
 function eventsMissingFacts(pipeline: Pipeline): NotificationFact[] {

@@ -13,6 +13,7 @@ export const NOTIFICATION_TYPES = [
   'PromotionSucceeded',
   'PromotionFailed',
   'TargetUnhealthy',
+  'Drifted',
   'EventsMissing',
 ] as const;
 

@@ -23,6 +23,7 @@ export const ConditionTypes = {
   Ready: 'Ready',
   PromotionPending: 'PromotionPending',
   EventsMissing: 'EventsMissing',
+  Drifted: 'Drifted',
 } as const;
 
 /** Reasons of EventsMissing: True while some change was found only by the resync, then False. */
@@ -85,10 +86,13 @@ function environmentStatus(
 ): EnvironmentStatus {
   const promotion = pipeline.status?.environments?.[envName]?.promotion;
   const waiting = decision?.outcome === 'WaitingApproval' ? decision.revision : undefined;
+  // `since` is the view's to keep (status/view-change.ts); this is the drift as decided now.
+  const drift = decision?.drift;
   return {
     targets: specTargets.map((t, i) => targetRecord(pipeline.spec.appRef, t, statuses[i])),
     ...(promotion === undefined ? {} : { promotion }),
     ...(waiting === undefined ? {} : { waitingApproval: { revision: waiting } }),
+    ...(drift === undefined ? {} : { drift: { ...drift, running: [...drift.running], since: '' } }),
   };
 }
 

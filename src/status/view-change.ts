@@ -28,6 +28,7 @@ import type {
 } from '../pipeline/pipeline-resource.js';
 import { computeStatus, eventsMissingCondition } from './pipeline-status.js';
 import { verifiedAfter, type VerifiedRecord } from './verified-history.js';
+import { driftedCondition } from './drift-condition.js';
 
 /** What one view is computed from: the Pipeline as checked, its reads and their evaluation. */
 export interface ViewInputs {
@@ -103,12 +104,16 @@ export function viewChange(
       const since = soaked.has(name) ? healthySince(inputs, name, kept, options.now) : undefined;
       const waiting = waitingSince(env.waitingApproval, kept?.waitingApproval, options.now);
       const verified = verifiedAfter(kept?.verified, targets);
-      environments[name] = withView(kept, targets, { waiting, since, verified });
+      const drift = driftSince(env.drift, kept?.drift, options.now);
+      environments[name] = withView(kept, targets, { waiting, since, verified, drift });
     }
     if (stale.length > 0) return { keep: { kind: 'Stale', targets: stale } };
-    const eventsMissing = eventsMissingCondition(stored, environments, options.now);
+    const kept = [
+      eventsMissingCondition(stored, environments, options.now),
+      driftedCondition(stored, environments, options.now),
+    ].filter((c): c is Condition => c !== undefined);
     return {
-      write: nextStatus(stored.status, computed, environments, eventsMissing),
+      write: nextStatus(stored.status, computed, environments, kept),
       verdict: { kind: 'Current' },
     };
   };
@@ -199,24 +204,43 @@ function waitingSince(
   return { revision: computed.revision, since };
 }
 
+/**
+ * The view's drift record, with `since` kept from the stored one while it tells the same drift
+ * (so a view that finds it again writes nothing) and stamped `now` when it begins.
+ */
+function driftSince(
+  computed: EnvironmentStatus['drift'],
+  stored: EnvironmentStatus['drift'],
+  now: number,
+): EnvironmentStatus['drift'] {
+  if (computed === undefined) return undefined;
+  const same =
+    stored?.promoted === computed.promoted &&
+    stored.arrived === computed.arrived &&
+    jsonEqual(stored.running, computed.running);
+  return { ...computed, since: same ? stored.since : rfc3339Millis(now) };
+}
+
 /** The view's own fields of one environment besides its targets. */
 interface ViewFields {
   waiting: EnvironmentStatus['waitingApproval'];
   since: EnvironmentStatus['healthySince'];
   verified: readonly VerifiedRecord[] | undefined;
+  drift: EnvironmentStatus['drift'];
 }
 
 /** The stored environment with the view's own fields replaced and everything else kept. */
 function withView(
   kept: EnvironmentStatus | undefined,
   targets: TargetStatusRecord[],
-  { waiting, since, verified }: ViewFields,
+  { waiting, since, verified, drift }: ViewFields,
 ): EnvironmentStatus {
   const {
     targets: _t,
     waitingApproval: _w,
     healthySince: _h,
     verified: _v,
+    drift: _d,
     ...others
   } = kept ?? {};
   return {
@@ -225,6 +249,7 @@ function withView(
     ...(waiting === undefined ? {} : { waitingApproval: waiting }),
     ...(since === undefined ? {} : { healthySince: since }),
     ...(verified === undefined ? {} : { verified: [...verified] }),
+    ...(drift === undefined ? {} : { drift }),
   };
 }
 
@@ -232,12 +257,9 @@ function nextStatus(
   stored: PipelineStatus | undefined,
   computed: PipelineStatus,
   environments: Record<string, EnvironmentStatus>,
-  eventsMissing: Condition | undefined,
+  derived: readonly Condition[],
 ): PipelineStatus {
-  const conditions = [
-    ...(computed.conditions ?? []),
-    ...(eventsMissing === undefined ? [] : [eventsMissing]),
-  ];
+  const conditions = [...(computed.conditions ?? []), ...derived];
   return {
     ...stored,
     ...(computed.observedGeneration === undefined

@@ -10,7 +10,7 @@ import { fastify, LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Scheduler } from '../clock.js';
 import type { GatewayConfig, UiConfig } from '../config/gateway-config.js';
 import { createJwtKeys, type JwtKeys } from '../auth/jwt.js';
-import { createClientErrorHandler, toGatewayError } from '../ingress/errors.js';
+import { createClientErrorHandler, logUnavailable, toGatewayError } from '../ingress/errors.js';
 import { AJV_OPTIONS, installSchemas } from '../ingress/schemas.js';
 import type { GatewayLogger } from '../log.js';
 import { assetUrlOf, loadAssets, type AssetTable } from './assets.js';
@@ -92,7 +92,12 @@ export async function buildUi(deps: UiDeps): Promise<UiApp> {
   installHeaders(app);
   app.setErrorHandler((error, request, reply) => {
     const mapped = toGatewayError(error);
-    if (mapped.status >= 500) request.log.error({ err: error }, 'view request failed');
+    // The same mapping as the API's: an unreachable Kubernetes API is a 503 to retry, not a bug.
+    if (mapped.code === 'Unavailable')
+      logUnavailable(request.log as GatewayLogger, { route: request.routeOptions.url }, error);
+    else if (mapped.status >= 500) request.log.error({ err: error }, 'view request failed');
+    if (mapped.retryAfterSeconds !== undefined)
+      void reply.header('retry-after', String(mapped.retryAfterSeconds));
     return sendPage(reply, mapped.status, errorPage(mapped.status, mapped.code, assetUrl).text);
   });
   app.setNotFoundHandler((_request, reply) =>

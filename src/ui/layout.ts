@@ -90,6 +90,11 @@ const COPY: Readonly<Record<number, ErrorCopy>> = {
     what: 'This replica is answering too many requests or live streams right now.',
     todo: 'Wait a moment and reload; the live updates reconnect by themselves.',
   },
+  503: {
+    title: 'Try again shortly',
+    what: 'The view could not answer now: a Kubernetes API server it needs cannot be reached.',
+    todo: 'Reload in a few seconds; if it persists, the gateway’s log says which.',
+  },
 };
 
 const FALLBACK: ErrorCopy = {

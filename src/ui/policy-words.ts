@@ -5,6 +5,7 @@
  * `soaking 30m, until 2026-11-25 18:00 UTC`, `checks: 1 of 2 failed`. Only the gates that hold
  * a promotion now are named, when the view says which. Pure.
  */
+import type { DriftPolicyView } from '../evaluate/drift.js';
 import type { CheckView, PolicyView } from '../evaluate/policy-view.js';
 import { clip } from '../pipeline/text.js';
 import { parseTimestamp } from '../pipeline/time.js';
@@ -35,7 +36,16 @@ export function policyWords(view: PolicyView | undefined): string {
     else if (soak.healthySince === undefined) parts.push(`soak ${soak.duration} not started`);
   }
   if (view.checks !== undefined && holds('checks')) parts.push(checkWords(view.checks));
+  if (view.drift !== undefined) parts.push(driftWords(view.drift));
   return parts.filter((p) => p !== '').join('; ');
+}
+
+function driftWords(drift: DriftPolicyView): string {
+  const drifted = drift.drifted;
+  if (drifted === undefined) return '';
+  const running = clip(drifted.running.join(', ') || 'no revision', 40);
+  const next = drift.corrects === true ? 'promoting it again' : 'reported only';
+  return `drifted: runs ${running}, not ${clip(drifted.promoted, 40)} (${next})`;
 }
 
 function checkWords(checks: readonly CheckView[]): string {

@@ -7,10 +7,11 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { RequestCounter } from './accounting.js';
 import type { AccessRule } from './auth.js';
 import { Users } from './auth.js';
+import { Connections } from './connections.js';
 import { FaultController } from './faults.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { metaString } from './meta.js';
@@ -71,7 +72,7 @@ export class SimCluster {
   private readonly watches: WatchManager;
   private readonly users = new Users();
   private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly connections: Connections;
   private readonly host: string;
   private readonly certificate: SimCertificate | undefined;
   private boundPort: number;
@@ -97,7 +98,7 @@ export class SimCluster {
       {
         setDown: (down) => (down ? this.stopListening() : this.listen()),
         closeWatches: () => this.watches.closeAll(),
-        closeConnections: () => this.closeConnections(),
+        closeConnections: () => this.connections.destroyAll(),
       },
       random,
       sleep,
@@ -125,14 +126,9 @@ export class SimCluster {
       this.certificate === undefined
         ? createServer(listener)
         : createTlsServer({ cert: this.certificate.cert, key: this.certificate.key }, listener);
-    this.server.on(
-      this.certificate === undefined ? 'connection' : 'secureConnection',
-      (socket: Socket) => {
-        this.requests.recordConnection();
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-      },
-    );
+    this.connections = new Connections(this.server, this.certificate !== undefined, () => {
+      this.requests.recordConnection();
+    });
     for (const ns of DEFAULT_NAMESPACES) this.ensureNamespace(ns);
   }
 
@@ -245,6 +241,11 @@ export class SimCluster {
     return this.watches.openCount();
   }
 
+  /** Client connections open now: idle keep-alive ones and, with TLS, handshaking ones too. */
+  openConnections(): number {
+    return this.connections.open;
+  }
+
   /** Stops the listener, ends watches and open connections, releases hung requests. */
   async close(): Promise<void> {
     await this.faults.clear('hang');
@@ -275,12 +276,8 @@ export class SimCluster {
     });
   }
 
-  private closeConnections(): number {
-    const open = [...this.sockets];
-    for (const socket of open) socket.destroy();
-    return open.length;
-  }
-
+  // Resolves once the listener is closed: every connection is destroyed at once, so the close
+  // waits for none of them (a handshaking or idle one would hold it open for minutes).
   private stopListening(): Promise<void> {
     if (!this.server.listening) return Promise.resolve();
     return new Promise((resolve) => {
@@ -288,7 +285,7 @@ export class SimCluster {
       this.server.close(() => {
         resolve();
       });
-      this.closeConnections();
+      this.connections.destroyAll();
     });
   }
 }

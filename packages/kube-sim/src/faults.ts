@@ -39,7 +39,10 @@ export interface FaultSpec {
   latency?: LatencyFault;
   errors?: ErrorFault[];
   hang?: HangFault;
-  /** The cluster stops listening (ECONNREFUSED) until cleared; it returns on the same port. */
+  /**
+   * The cluster stops listening (ECONNREFUSED) until cleared; it returns on the same port. Every
+   * open connection is destroyed at once, idle, busy or still in its TLS handshake.
+   */
   down?: boolean;
 }
 
@@ -83,7 +86,11 @@ export class FaultController {
     this.book = new FaultBook(sleep);
   }
 
-  /** Adds or replaces the given kinds of fault; `down: true` resolves once the listener is closed. */
+  /**
+   * Adds or replaces the given kinds of fault, in force from this call on for every request not
+   * yet past its fault check; `down: true` resolves once the listener is closed and every
+   * connection destroyed.
+   */
   async set(spec: FaultSpec): Promise<void> {
     const wasDown = this.book.spec.down === true;
     this.book.set(spec);

@@ -2,49 +2,33 @@
  * Fault injection and request accounting, from code and from the admin endpoint. Latency is
  * observed through an injected sleep (no wall-clock assertions); randomness is injected.
  */
-import { request as httpRequest } from 'node:http';
+import { Agent } from 'node:https';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFleet } from '../src/index.js';
 import type { Fleet, SimCluster } from '../src/index.js';
-import { call, open, readEvents } from './helpers.js';
+import {
+  admin as adminCall,
+  call,
+  clientHello,
+  closed,
+  open,
+  readEvents,
+  settlesWithin,
+  tcpConnection,
+} from './helpers.js';
 
 let fleet: Fleet;
 let cluster: SimCluster;
 const sleeps: { ms: number; release: () => void }[] = [];
 let randomValue = 0.5;
 
+const admin = (method: string, path: string, body?: unknown) =>
+  adminCall(fleet.adminUrl, method, path, body);
+
 /** Resolves once `check` holds, yielding to the event loop between checks (no timers). */
 async function eventually(check: () => boolean): Promise<void> {
   for (let i = 0; i < 10_000 && !check(); i++) await new Promise((r) => setImmediate(r));
   expect(check()).toBe(true);
-}
-
-function admin(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: unknown }> {
-  const url = new URL(path, fleet.adminUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      { method, headers: { 'Content-Type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          resolve({
-            status: res.statusCode ?? 0,
-            json: text === '' ? undefined : JSON.parse(text),
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    if (body !== undefined) req.write(JSON.stringify(body));
-    req.end();
-  });
 }
 
 beforeAll(async () => {
@@ -163,6 +147,66 @@ describe('kube-sim fault injection', () => {
     const { ended } = await reading;
     expect(ended).toBe(true);
     expect(cluster.openWatches()).toBe(0);
+  });
+});
+
+describe('kube-sim outage (down)', () => {
+  // A bound on set(), not a measure of its speed: the old listener close waited for the
+  // 2-minute TLS handshake timeout of a connection that never finished its handshake.
+  const BOUND_MS = 2000;
+
+  it('destroys connections still in their TLS handshake, and set() resolves', async () => {
+    const silent = await tcpConnection(cluster);
+    const hello = await tcpConnection(cluster);
+    const answered = new Promise((resolve) => hello.once('data', resolve));
+    hello.write(await clientHello());
+    try {
+      await answered; // the server's hello: it waits for the client's next flight, mid-handshake
+      await eventually(() => cluster.openConnections() === 2);
+      expect(cluster.requests.connections()).toBe(0); // neither completed a handshake
+      await settlesWithin(cluster.faults.set({ down: true }), BOUND_MS);
+      await settlesWithin(Promise.all([closed(silent), closed(hello)]), BOUND_MS);
+      expect(cluster.openConnections()).toBe(0);
+      await expect(call(cluster, '/api/v1/namespaces')).rejects.toMatchObject({
+        code: 'ECONNREFUSED',
+      });
+    } finally {
+      silent.destroy();
+      hello.destroy();
+    }
+  });
+
+  it('closes an idle keep-alive connection; the next request on its agent is refused', async () => {
+    const agent = new Agent({ keepAlive: true, ca: Buffer.from(cluster.caData ?? '', 'base64') });
+    try {
+      expect((await call(cluster, '/api/v1/namespaces', { agent })).status).toBe(200);
+      const [pooled] = Object.values(agent.freeSockets).flat();
+      expect(pooled).toBeDefined();
+      await settlesWithin(cluster.faults.set({ down: true }), BOUND_MS);
+      if (pooled !== undefined) await settlesWithin(closed(pooled), BOUND_MS);
+      await expect(call(cluster, '/api/v1/namespaces', { agent })).rejects.toMatchObject({
+        code: 'ECONNREFUSED',
+      });
+      expect(cluster.requests.count({ verb: 'list', resource: 'namespaces' })).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('errors: a reused keep-alive connection meets the fault from the next request on', async () => {
+    const agent = new Agent({ keepAlive: true, ca: Buffer.from(cluster.caData ?? '', 'base64') });
+    try {
+      expect((await call(cluster, '/api/v1/namespaces/apps/configmaps', { agent })).status).toBe(
+        200,
+      );
+      await cluster.faults.set({ errors: [{ rate: 1, code: 503 }] });
+      const failed = await call(cluster, '/api/v1/namespaces/apps/configmaps', { agent });
+      expect(failed.status).toBe(503);
+      expect(failed.json()).toMatchObject({ reason: 'ServiceUnavailable' });
+      expect(cluster.requests.connections()).toBe(1); // the same connection carried both
+    } finally {
+      agent.destroy();
+    }
   });
 });
 

@@ -2,8 +2,14 @@
  * Raw HTTPS calls to a simulated cluster (trusting its self-signed certificate), for tests that
  * need to see the exact wire: status codes, headers, Status bodies and watch streams.
  */
-import { request } from 'node:https';
+import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
+import { request } from 'node:https';
+import type { Agent } from 'node:https';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import type { SimCluster } from '../src/index.js';
 
 /** A completed response. */
@@ -23,6 +29,8 @@ export interface RawOptions {
   token?: string | null;
   /** Extra request headers (an Accept here replaces the default application/json). */
   headers?: Record<string, string>;
+  /** A keep-alive agent to reuse connections with; default a new connection per call. */
+  agent?: Agent;
 }
 
 /** Starts a request and resolves with the response stream (for watches). */
@@ -44,7 +52,8 @@ export function open(
   if (payload !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
   const ca = Buffer.from(cluster.caData ?? '', 'base64');
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: opts.method ?? 'GET', headers, ca, agent: false }, resolve);
+    const agent = opts.agent ?? false;
+    const req = request(url, { method: opts.method ?? 'GET', headers, ca, agent }, resolve);
     req.on('error', reject);
     if (payload !== undefined) req.write(payload);
     req.end();
@@ -101,4 +110,92 @@ export function readEvents(
       finish(true);
     });
   });
+}
+
+/** A call to a fleet's admin endpoint, with its status and parsed JSON body. */
+export function admin(
+  adminUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
+  const url = new URL(path, adminUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method, headers: { 'Content-Type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          resolve({
+            status: res.statusCode ?? 0,
+            json: text === '' ? undefined : JSON.parse(text),
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(JSON.stringify(body));
+    req.end();
+  });
+}
+
+/** A bare TCP connection to the cluster's port, open and silent (no TLS spoken yet). */
+export function tcpConnection(cluster: SimCluster): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(cluster.port, '127.0.0.1');
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      // What follows (a reset by the server) is what the tests wait for, not a failure.
+      socket.on('error', () => undefined);
+      resolve(socket);
+    });
+  });
+}
+
+/** The bytes of a TLS ClientHello: a client's first flight, captured without any server. */
+export function clientHello(): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const client = tlsConnect({
+      socket: new Duplex({
+        read: () => undefined,
+        write: (chunk: Buffer, _encoding, done) => {
+          resolve(chunk);
+          done();
+          // The first write may come before tlsConnect returns: end the client a turn later.
+          setImmediate(() => client.destroy());
+        },
+      }),
+      rejectUnauthorized: false,
+    });
+    client.on('error', () => undefined);
+  });
+}
+
+/** Resolves once the socket has closed (at once if it has already). */
+export function closed(socket: Socket): Promise<void> {
+  if (socket.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    socket.once('close', () => {
+      resolve();
+    });
+  });
+}
+
+/** Resolves with `work`, or rejects if it has not settled within `ms` (a bound, not a speed test). */
+export async function settlesWithin<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`not settled within ${String(ms)} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -20,6 +20,7 @@ export const WEBHOOK_EVENT_TYPES: Readonly<Record<NotificationType, string>> = {
   PromotionSucceeded: 'promotion.succeeded',
   PromotionFailed: 'promotion.failed',
   TargetUnhealthy: 'target.unhealthy',
+  Drifted: 'environment.drifted',
   EventsMissing: 'pipeline.events_missing',
 };
 
@@ -34,6 +35,7 @@ const TITLES: Readonly<Record<NotificationType, string>> = {
   PromotionSucceeded: 'Promotion succeeded',
   PromotionFailed: 'Promotion failed',
   TargetUnhealthy: 'Target unhealthy',
+  Drifted: 'Drifted',
   EventsMissing: 'Events missing',
 };
 
