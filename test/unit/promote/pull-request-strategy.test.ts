@@ -30,7 +30,7 @@ const SETTINGS: PullRequestSettings = {
   gitTimeoutMs: 1000,
   apiTimeoutMs: 1000,
   attemptTimeoutMs: 60_000,
-      refreshIntervalMs: 0,
+  refreshIntervalMs: 0,
 };
 const SPEC: PullRequestStrategySpec = {
   type: 'github',
