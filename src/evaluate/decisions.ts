@@ -153,6 +153,11 @@ export interface EnvironmentDecision {
    * claim records (promotion-order.ts); absent when not known.
    */
   upstreamVerifiedAt?: number;
+  /**
+   * For Promote: which delivery of `revision` to this environment beyond the first this is (a
+   * drift correction, and its retries); absent for the first.
+   */
+  redelivery?: number;
 }
 
 /** A drift as decisions, the status and notifications tell it. */

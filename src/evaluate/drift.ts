@@ -18,7 +18,7 @@ import { formatTime, parseTimestamp } from '../pipeline/time.js';
 import type { DriftView, EnvironmentDecision, RetryPolicy, TargetStatus } from './decisions.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { Reasons } from './reasons.js';
-import { attemptsMade, recordState } from './retry.js';
+import { attemptsMade, recordState, redeliveryOf } from './retry.js';
 
 /** How long a promoted revision may take to arrive when the spec does not say: 10 minutes. */
 export const DEFAULT_ROLLOUT_TIMEOUT_MS = 10 * 60_000;
@@ -136,6 +136,8 @@ export function decidePromoted(args: PromotedArgs): EnvironmentDecision {
       attempt: attempts + 1,
       reason: Reasons.DriftCorrection,
       drift,
+      // Delivered again as a new message: a receiver that drops repeated ids would drop it.
+      redelivery: (redeliveryOf(record).redelivery ?? 0) + 1,
       message: `${what}; promoting ${rev} again (attempt ${String(attempts + 1)} of ${String(args.policy.maxAttempts)})`,
     };
   }

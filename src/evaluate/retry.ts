@@ -196,6 +196,8 @@ function decideFailed(ctx: RecordContext, abandoned: boolean): EnvironmentDecisi
   return decision(ctx, 'Promote', Reasons.RetryAfterFailure, {
     attempt: attempts + 1,
     message: `${head}; retrying (attempt ${attempts + 1} of ${ctx.policy.maxAttempts})`,
+    // A retry is the same delivery again: a drift correction's retry stays a correction.
+    ...redeliveryOf(ctx.record),
   });
 }
 
@@ -209,11 +211,17 @@ function invalidTime(ctx: RecordContext): EnvironmentDecision {
   });
 }
 
+/** The record's redelivery count as a decision carries it (absent for a first delivery). */
+export function redeliveryOf(record: PromotionRecord): { redelivery?: number } {
+  const n: unknown = record.redelivery;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 ? { redelivery: n } : {};
+}
+
 function decision(
   ctx: RecordContext,
   outcome: EnvironmentDecision['outcome'],
   reason: string,
-  extra: { message: string; attempt?: number; retryAt?: number },
+  extra: { message: string; attempt?: number; retryAt?: number; redelivery?: number },
 ): EnvironmentDecision {
   return { environment: ctx.env, outcome, revision: ctx.revision, reason, ...extra };
 }

@@ -43,6 +43,11 @@ export interface PromotionRecord {
    * retry policy).
    */
   resolution?: PromotionResolution;
+  /**
+   * ours: which delivery of `revision` beyond the first this attempt makes (a drift correction
+   * delivers it again, as a new message); absent for the first.
+   */
+  redelivery?: number;
 }
 
 /** ours: how a claim past its deadline was concluded; see PromotionRecord.resolution. */

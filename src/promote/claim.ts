@@ -105,6 +105,7 @@ export function claimRecord(args: ClaimArgs): PromotionRecord {
     succeeded: false,
     claimedBy: args.instanceId,
     deadlineTime: rfc3339Millis(claimDeadline(args)),
+    ...(decision.redelivery === undefined ? {} : { redelivery: decision.redelivery }),
     ...(upstream === undefined ? {} : { upstreamVerifiedTime: rfc3339Millis(upstream) }),
   };
 }

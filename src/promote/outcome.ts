@@ -50,6 +50,7 @@ export function outcomeRecord(claim: PromotionRecord, result: StrategyResult): P
     ...(claim.attempt === undefined ? {} : { attempt: claim.attempt }),
     ...(claim.claimedBy === undefined ? {} : { claimedBy: claim.claimedBy }),
     ...(claim.deadlineTime === undefined ? {} : { deadlineTime: claim.deadlineTime }),
+    ...(claim.redelivery === undefined ? {} : { redelivery: claim.redelivery }),
     ...(claim.upstreamVerifiedTime === undefined
       ? {}
       : { upstreamVerifiedTime: claim.upstreamVerifiedTime }),

@@ -77,6 +77,7 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
       environment,
       revision: record.revision,
       attempt: record.attempt ?? 1,
+      ...(record.redelivery === undefined ? {} : { redelivery: record.redelivery }),
       signal,
     }),
   );

@@ -11,6 +11,8 @@ export interface StrategyContext {
   revision: string;
   /** The claimed attempt number (1-based). */
   attempt: number;
+  /** Which delivery of `revision` beyond the first this is (a drift correction); absent: the first. */
+  redelivery?: number;
   /**
    * Aborts when the attempt's time is up (its claim's deadline less the margin for recording
    * the outcome): every call the strategy makes stops then, so no action of this attempt can

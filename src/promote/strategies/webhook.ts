@@ -45,16 +45,20 @@ export function webhookStrategy(options: WebhookStrategyOptions): PromotionStrat
 }
 
 /**
- * Stable per {pipeline, environment, revision, kind}: retries of one promotion share it, so the
- * receiver can de-duplicate; another revision gets another id.
+ * Stable per {pipeline, environment, revision, kind, redelivery}: retries of one promotion share
+ * it, so the receiver can de-duplicate; another revision, or a drift correction delivering the
+ * same revision again, gets another id.
  */
 export function webhookId(
   pipeline: { namespace: string; name: string },
   environment: string,
   revision: string,
   kind = 'promote',
+  redelivery = 0,
 ): string {
-  const key = JSON.stringify([pipeline.namespace, pipeline.name, environment, revision, kind]);
+  const parts = [pipeline.namespace, pipeline.name, environment, revision, kind];
+  // The first delivery's id is the one the gateway has always sent for the revision.
+  const key = JSON.stringify(redelivery > 0 ? [...parts, redelivery] : parts);
   return `msg_${createHash('sha256').update(key).digest('base64url')}`;
 }
 
@@ -96,7 +100,13 @@ function buildRequest(endpoint: WebhookEndpoint, nowMs: number, ctx: StrategyCon
     timestamp: rfc3339(nowMs),
   };
   const body = JSON.stringify(payload);
-  const id = webhookId({ namespace, name }, ctx.environment, ctx.revision);
+  const id = webhookId(
+    { namespace, name },
+    ctx.environment,
+    ctx.revision,
+    'promote',
+    ctx.redelivery,
+  );
   // The signing is the notifications' (notify/signing.ts): one implementation of the scheme.
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -209,7 +209,24 @@ function driftCases(): Case[] {
         reason: 'DriftCorrection',
         attempt: 2,
         drift: { promoted: '1.0.1', running: ['1.0.0'], arrived: false },
+        redelivery: 1,
       },
+    },
+    {
+      name: "a correction's retry is the same redelivery",
+      input: devProd('1.0.1', '1.0.0', {
+        records: {
+          prod: record({
+            revision: '1.0.1',
+            phase: 'Failed',
+            attempt: 2,
+            redelivery: 1,
+            lastAttemptedTime: at(-10 * MINUTE),
+          }),
+        },
+      }),
+      env: 'prod',
+      want: { outcome: 'Promote', reason: 'RetryAfterFailure', attempt: 3, redelivery: 1 },
     },
     {
       name: 'ran it, then left it: reported, not fought (default)',

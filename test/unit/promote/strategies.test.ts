@@ -149,6 +149,39 @@ describe('webhook strategy classification (injected fetch)', () => {
     expect(result).toMatchObject({ ok: false, reason: 'WebhookRedirected', retryable: false });
   });
 
+  it('sends one id per delivery: retries share it, a drift correction gets its own', async () => {
+    const ids: string[] = [];
+    const seen: FetchLike = (_, init) => {
+      ids.push(new Headers(init.headers).get('webhook-id') ?? '');
+      return Promise.resolve(new Response(null, { status: 204 }));
+    };
+    const strategy = webhookStrategy({ endpoint: 'ci', endpoints, fetch: seen, now: () => T0 });
+    await strategy.run(ctx);
+    await strategy.run({ ...ctx, attempt: 2 });
+    await strategy.run({ ...ctx, attempt: 3, redelivery: 1 });
+    await strategy.run({ ...ctx, attempt: 4, redelivery: 1 });
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[2]).toBe(ids[3]);
+    expect(ids[2]).not.toBe(ids[0]);
+    expect(strategy.attemptTimeoutMs).toBe(1000);
+  });
+
+  it('stops the delivery when the attempt reaches its deadline', async () => {
+    const deadline = new AbortController();
+    const hanging: FetchLike = (_, init) =>
+      new Promise((_resolve, reject) => {
+        init.signal?.addEventListener('abort', () => {
+          reject(new DOMException('aborted', 'AbortError'));
+        });
+        deadline.abort();
+      });
+    const result = await webhookStrategy({ endpoint: 'ci', endpoints, fetch: hanging }).run({
+      ...ctx,
+      signal: deadline.signal,
+    });
+    expect(result).toMatchObject({ ok: false, reason: 'WebhookTimeout', retryable: true });
+  });
+
   it('reports network errors as retryable, without their text', async () => {
     const result = await run(() => Promise.reject(new TypeError(`fetch failed ${url}`)));
     expect(result).toStrictEqual({

@@ -740,6 +740,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.deadlineTime;
   delete record.upstreamVerifiedTime;
   delete record.resolution;
+  delete record.redelivery;
   const environment = dig(
     openApiOf(copy),
     'properties',
