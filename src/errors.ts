@@ -23,6 +23,10 @@ export const ErrorCodes = {
   Internal: { status: 500, message: 'Internal error.' },
   QueueFull: { status: 503, message: 'The gateway is busy; retry later.' },
   NotReady: { status: 503, message: 'The gateway is not ready.' },
+  NotEvaluated: {
+    status: 503,
+    message: 'The gateway holds this Pipeline but has not evaluated it yet; retry.',
+  },
   StatusHeld: {
     status: 503,
     message: 'The gateway cannot record to the Pipeline status now; retry later.',

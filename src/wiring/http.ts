@@ -96,6 +96,7 @@ export function httpApp(
     pipelines: {
       hintPipeline: (id) => hintAll(catalog, hints, id),
       view: (id) => reconciler.view(id),
+      holds: (id) => catalog.has(id),
     },
   });
 }

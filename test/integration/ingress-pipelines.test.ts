@@ -32,6 +32,7 @@ describe('GET /v1/pipelines/:namespace/:name', () => {
     gw = await startGateway({
       config: testConfig(keys.publicPem),
       views: { 'apps/podinfo': VIEW },
+      held: ['apps/starting'],
     });
   });
   afterAll(async () => {
@@ -72,6 +73,17 @@ describe('GET /v1/pipelines/:namespace/:name', () => {
       expect(res.status).toBe(404);
       expect(await res.text()).toBe(NOT_FOUND);
     }
+  });
+
+  it('asks to retry for a Pipeline it holds but has not evaluated yet, never denying it', async () => {
+    const res = await get('/v1/pipelines/apps/starting', ['apps/*']);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect((await res.json()) as unknown).toMatchObject({ code: 'NotEvaluated' });
+    // Out of scope, the same Pipeline is the same 404 as any other: its existence is not told.
+    const hidden = await get('/v1/pipelines/apps/starting', ['other/*']);
+    expect(hidden.status).toBe(404);
+    expect(await hidden.text()).toBe(NOT_FOUND);
   });
 });
 

@@ -160,6 +160,8 @@ export interface GatewayOptions {
   offer?: (key: ObjectKey) => EnqueueResult;
   requestPipeline?: (namespace: string, name: string) => 'queued' | 'unknown' | 'full';
   views?: Record<string, PipelineView>;
+  /** Pipelines the gateway holds, evaluated (in `views`) or not yet. */
+  held?: readonly string[];
   legacyKeys?: AppDeps['legacyKeys'];
   readiness?: AppDeps['readiness'];
 }
@@ -207,6 +209,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         return options.requestPipeline?.(namespace, name) ?? 'queued';
       },
       view: (id) => options.views?.[id],
+      holds: (id) => options.held?.includes(id) === true || options.views?.[id] !== undefined,
     },
     legacyKeys: options.legacyKeys ?? (() => undefined),
     readiness: options.readiness ?? (() => ({ ready: true, reasons: [] })),
