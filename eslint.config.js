@@ -34,6 +34,7 @@ const vocabulary = [
   'src/pipeline/api-version.ts',
   'src/pipeline/flux-kinds.ts',
   'src/pipeline/text.ts',
+  'src/pipeline/redact-url.ts',
   'src/pipeline/time.ts',
   'src/pipeline/json-equal.ts',
   'src/pipeline/halt-resource.ts',

@@ -15,7 +15,7 @@ import { promotionLoop } from './wiring/loop.js';
 import { recoveryRechecks } from './wiring/recovery.js';
 import { resyncLoop } from './wiring/resync.js';
 import { runtimeOf, type GatewayOptions, type Runtime } from './wiring/runtime.js';
-import { notifier } from './wiring/notify.js';
+import { alertKnowledge, notifier, outboxCompletion } from './wiring/notify.js';
 import { pipelineWatch } from './wiring/watch.js';
 import { CrdGuard } from './wiring/crd-check.js';
 import { uiListener } from './wiring/ui.js';
@@ -28,12 +28,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const rt = runtimeOf(options);
   const catalog = new PipelineCatalog(rt.config);
   const crd = new CrdGuard(rt, undefined, options.crdFreshMs);
-  const access = clusterAccess(rt, catalog, crd);
+  const alerts = alertKnowledge(rt);
+  const access = clusterAccess(rt, catalog, crd, outboxCompletion(rt, alerts));
   const loop = promotionLoop(rt, catalog, access);
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
-  const notifications = notifier(rt, catalog, () => leadership.isLeader());
+  const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts);
+  let stopListing: (() => void) | undefined;
   const readiness = () =>
     readinessOf({
       pipelinesLoaded: watcher.synced(),
@@ -58,6 +60,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await access.clusters.sync();
       lifecycle.started = true;
       leadership.start();
+      stopListing = alerts.start();
       notifications.start();
     },
     listen: async (at) => {
@@ -75,6 +78,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close: async () => {
       // Deliveries in flight end (and are recorded) before the Lease is released.
       crd.stop();
+      stopListing?.();
       await notifications.stop();
       await leadership.stop();
       await watcher.stop();

@@ -1,6 +1,7 @@
 /**
  * The gateway's one logger. Secrets must never reach log output, so redaction is configured
- * here once, by key name, at every depth of every logged object, child binding and error.
+ * here once, by key name, at every depth of every logged object, child binding and error, and
+ * for the credentials of any URL in logged text (src/pipeline/redact-url.ts).
  *
  * Why not pino's own `redact` option: it has no recursive wildcard, so covering nested config
  * and error objects took 40 `*.`-prefixed paths, and its redactor then walked and cloned on
@@ -10,7 +11,8 @@
  * gap: a secret-named key is censored wherever it is.
  */
 import { pino } from 'pino';
-import type { Bindings, DestinationStream, Level, Logger } from 'pino';
+import type { Bindings, DestinationStream, Level, LogFn, Logger } from 'pino';
+import { redactUrls } from './pipeline/redact-url.js';
 
 /** The pino logger type every module receives. */
 export type GatewayLogger = Logger;
@@ -63,7 +65,8 @@ function isSecretName(key: string): boolean {
 }
 
 /**
- * `value` with every secret-named property censored, at any depth. Returns `value` itself when
+ * `value` with every secret-named property censored, and every URL's credentials in its text
+ * (see redactUrls), at any depth. Returns `value` itself when
  * nothing needed censoring; otherwise copies of the objects on the way to each secret. Errors
  * are first turned into plain objects by pino's error serializer, so their own properties
  * (e.g. a request's headers on an HTTP error) are walked too.
@@ -73,6 +76,8 @@ export function redactSecrets(value: unknown): unknown {
 }
 
 function redact(value: unknown, depth: number, ancestors: object[]): unknown {
+  // A URL's credentials (`https://user:password@...`, `?token=...`) in any logged text.
+  if (typeof value === 'string') return redactUrls(value);
   if (typeof value !== 'object' || value === null) return value;
   if (ArrayBuffer.isView(value) || value instanceof Date) return value;
   if (ancestors.includes(value)) return CIRCULAR;
@@ -140,10 +145,17 @@ function redactLogObject(object: Record<string, unknown>): Record<string, unknow
   return copy ?? object;
 }
 
+/** pino's `hooks.logMethod`: the message and its format arguments, URLs' credentials redacted. */
+function redactMessages(this: Logger, args: Parameters<LogFn>, method: LogFn): void {
+  const safe = args.map((arg: unknown) => (typeof arg === 'string' ? redactUrls(arg) : arg));
+  method.apply(this, safe as Parameters<LogFn>);
+}
+
 /**
  * A pino logger at `level` writing to `destination` (stdout when absent), with secret
  * redaction always on: log objects, root and child bindings and serialized errors all go
- * through redactSecrets. Tests pass a capturing stream as destination.
+ * through redactSecrets, messages through redactUrls. Tests pass a capturing stream as
+ * destination.
  */
 export function createLogger(
   level: Level | 'silent' = 'info',
@@ -151,6 +163,7 @@ export function createLogger(
 ): GatewayLogger {
   const options = {
     level,
+    hooks: { logMethod: redactMessages },
     formatters: { log: redactLogObject, bindings: redactLogObject },
     serializers: { err: (err: unknown) => redactSecrets(pino.stdSerializers.err(err as Error)) },
     base: { service: 'promotion-gateway' },

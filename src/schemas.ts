@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { packagePath } from './paths.js';
+import { unsafeCharacterOf } from './pipeline/text.js';
+import { isRfc3339 } from './pipeline/time.js';
 
 /** The schema files the gateway validates against. */
 export type SchemaFile =
@@ -21,10 +23,28 @@ export function readSchema(file: SchemaFile): Record<string, unknown> {
   return JSON.parse(readFileSync(packagePath('schemas', file), 'utf8')) as Record<string, unknown>;
 }
 
-/** Compiles a file of schemas/ with ajv `options` and every format ajv-formats knows. */
+/** The format of text a person writes (a halt's reason, an approval's comment). */
+export const PLAIN_TEXT_FORMAT = 'plain-text';
+
+/**
+ * Adds the gateway's formats to an ajv that has ajv-formats' (fastify's adds them itself):
+ * `date-time` as isRfc3339 checks it, `plain-text` as unsafeCharacterOf does.
+ */
+export function addGatewayFormats(ajv: Ajv): void {
+  // Replaces ajv-formats' date-time (which takes a space for `T`, `+0100` and `23:59:60`) so
+  // that a body's date is judged as a signed statement's is.
+  ajv.addFormat('date-time', { type: 'string', validate: isRfc3339 });
+  ajv.addFormat(PLAIN_TEXT_FORMAT, {
+    type: 'string',
+    validate: (text: string) => unsafeCharacterOf(text) === undefined,
+  });
+}
+
+/** Compiles a file of schemas/ with ajv `options`, ajv-formats' formats and the gateway's. */
 export function compileSchema<T>(file: SchemaFile, options: Options): ValidateFunction<T> {
   const ajv = new Ajv(options);
   // ajv-formats is CommonJS: under NodeNext its default import is the module object.
   addFormats.default(ajv);
+  addGatewayFormats(ajv);
   return ajv.compile<T>(readSchema(file));
 }

@@ -7,6 +7,7 @@
 import { runApprovals } from './cli/approvals.js';
 import { runHalts } from './cli/halts.js';
 import { runStatus } from './cli/status.js';
+import { redactUrls } from './pipeline/redact-url.js';
 import { runServe } from './serve.js';
 
 const usage = `promotion-gateway: promotes applications through Flux environments from verified state.
@@ -81,7 +82,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${redactUrls(err instanceof Error ? err.message : String(err))}\n`);
     process.exitCode = 1;
   },
 );

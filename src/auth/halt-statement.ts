@@ -8,6 +8,8 @@
 import type { CryptoKey, KeyObject } from 'jose';
 import { SignJWT } from 'jose';
 import type { AuthorizationConfig } from '../config/gateway-config.js';
+import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../pipeline/text.js';
+import { isRfc3339, RFC3339_RULE } from '../pipeline/time.js';
 import type { Identity } from './identity.js';
 import { factText, refuse, verified, withFacts, type Checked } from './refusal.js';
 import {
@@ -81,6 +83,18 @@ function liftShape(c: Omit<HaltStatementClaims, 'action'>): boolean {
   if (c.haltId === undefined || !HALT_ID.test(c.haltId)) return false;
   const extra = [c.selector, c.namespace, c.environment, c.haltExpiresAt];
   return extra.every((v) => v === undefined);
+}
+
+/**
+ * What the claims ask for that the JSON doors' schema (`date-time`, `plain-text`) refuses, as
+ * `<claim> <rule>`, or undefined: a signed halt is refused (400) where the same JSON one is.
+ */
+export function haltClaimsProblem(claims: HaltStatementClaims): string | undefined {
+  const { haltExpiresAt, reason } = claims;
+  if (haltExpiresAt !== undefined && !isRfc3339(haltExpiresAt))
+    return `haltExpiresAt ${RFC3339_RULE}`;
+  const unsafe = reason === undefined ? undefined : unsafeCharacterOf(reason);
+  return unsafe === undefined ? undefined : `reason ${PLAIN_TEXT_RULE} (${unsafe})`;
 }
 
 /** A verified halt statement: who signed it (as an identity) and what it says. */

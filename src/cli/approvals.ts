@@ -21,7 +21,14 @@ import {
   type CommandRunner,
   type CommandValues,
 } from './args.js';
-import { algorithm, lifetime, pipelineOf, postStatement, signingKey } from './statement-key.js';
+import {
+  algorithm,
+  lifetime,
+  pipelineOf,
+  plainText,
+  postStatement,
+  signingKey,
+} from './statement-key.js';
 import { verifyCommand, VERIFY_USAGE } from './verify-approvals.js';
 
 const KEYGEN_USAGE = `Usage: promotion-gateway approvals keygen --name NAME [--out DIR] [--alg EdDSA|ES256]
@@ -87,7 +94,7 @@ async function sign(
       environment: required(values.env, '--env'),
       revision: required(values.revision, '--revision'),
       decision: decisionOf(values),
-      ...(values.comment === undefined ? {} : { comment: values.comment }),
+      ...(values.comment === undefined ? {} : { comment: plainText(values.comment, '--comment') }),
       ...lifetime(values.ttl),
       jti: randomUUID(),
     },

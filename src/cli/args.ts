@@ -3,6 +3,7 @@
  * answer `--help`, and turn a command-line mistake into usage text and exit status 2.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { redactUrls } from '../pipeline/redact-url.js';
 
 /** A command-line mistake: the command prints it with its usage and exits 2. */
 export class UsageError extends Error {
@@ -127,7 +128,8 @@ const GATEWAY_LABELS: FailureLabels = { mistake: '', failure: 'error: ' };
 
 /**
  * Runs `command`: a UsageError is written with `usage` (exit 2), any other error in one line
- * (exit 1), each after its label.
+ * (exit 1), each after its label and without the credentials of any URL it quotes (fetch's
+ * own errors quote the URL they were given, `--send https://user:password@...` included).
  */
 export async function runCommand(
   out: NodeJS.WritableStream,
@@ -138,7 +140,7 @@ export async function runCommand(
   try {
     return await command();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = redactUrls(error instanceof Error ? error.message : String(error));
     if (error instanceof UsageError) {
       out.write(`${labels.mistake}${message}\n\n${usage}`);
       return 2;

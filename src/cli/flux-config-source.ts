@@ -22,6 +22,7 @@ import { KubeCalls } from '../kube/request-options.js';
 import { GITOPS_CLUSTER, PIPELINE, type ResourceCoordinates } from '../kube/resources.js';
 import { parseSelectorText, selectorText } from '../pipeline/label-selector.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import { redactUrls } from '../pipeline/redact-url.js';
 
 /** A problem with an input of the command: it exits 2 with this one line. */
 export class SourceError extends Error {
@@ -31,7 +32,7 @@ export class SourceError extends Error {
 /** The management cluster's credentials, and how to name them in a message. */
 export interface ManagementAccess {
   kubeConfig: KubeConfig;
-  /** `context NAME of FILE (SERVER)`: says which credentials a failure is about. */
+  /** `context NAME of FILE (SERVER)`, the server's credentials redacted: names the access. */
   where: string;
 }
 
@@ -66,7 +67,8 @@ export function loadManagementAccess(
     throw new SourceError(
       `context "${current}" of the kubeconfig ${shown} names no cluster server`,
     );
-  return { kubeConfig, where: `context "${current}" of ${shown} (${server})` };
+  // The server as kubectl shows one: a password or token in its URL is no part of a message.
+  return { kubeConfig, where: `context "${current}" of ${shown} (${redactUrls(server)})` };
 }
 
 function mergeFiles(files: readonly string[]): KubeConfig {

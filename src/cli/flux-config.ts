@@ -19,6 +19,7 @@ import {
   withProposedNames,
 } from './flux-config-plan.js';
 import type { ClusterPlan, FluxPlan } from './flux-config-plan.js';
+import { redactUrls } from '../pipeline/redact-url.js';
 import type { FluxObjectOptions } from './flux-config-objects.js';
 import {
   existingKeyFiles,
@@ -102,7 +103,7 @@ export function runFluxConfig(args: string[], io: FluxConfigIo): Promise<number>
       return await fluxConfig(values, io);
     } catch (error) {
       if (!(error instanceof SourceError || error instanceof NamingError)) throw error;
-      io.err.write(`flux-config: ${error.message}\n`);
+      io.err.write(`flux-config: ${redactUrls(error.message)}\n`);
       return 2;
     }
   });
@@ -143,7 +144,7 @@ function objectOptions(values: Values): FluxObjectOptions {
   try {
     url = new URL(address);
   } catch {
-    throw new UsageError(`--address must be an http(s) URL, not "${address}"`);
+    throw new UsageError(`--address must be an http(s) URL, not "${redactUrls(address)}"`);
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '')
     throw new UsageError('--address must be an http(s) URL without query or fragment');

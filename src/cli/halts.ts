@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signHaltStatement, type HaltStatementClaims } from '../auth/halt-statement.js';
+import { redactUrls } from '../pipeline/redact-url.js';
 import {
   command,
   commandGroup,
@@ -18,7 +19,8 @@ import {
   type CommandRunner,
   type CommandValues,
 } from './args.js';
-import { lifetime, pipelineOf, postStatement, signingKey } from './statement-key.js';
+import { isRfc3339, RFC3339_RULE } from '../pipeline/time.js';
+import { lifetime, pipelineOf, plainText, postStatement, signingKey } from './statement-key.js';
 
 const HALT_USAGE = `Usage: promotion-gateway halts sign --name NAME --key NAME.key.pem --reason TEXT
          (--pipeline NAMESPACE/NAME | --selector SELECTOR [--namespace NAMESPACE])
@@ -68,10 +70,10 @@ function haltTarget(values: CommandValues<typeof HALT_OPTIONS>): Partial<HaltSta
   return { selector, ...(namespace === undefined ? {} : { namespace }) };
 }
 
+/** `--expires`, checked as the gateway checks it (a date the calendar has), or a UsageError. */
 function expiresAt(value: string | undefined): Partial<HaltStatementClaims> {
   if (value === undefined) return {};
-  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value))
-    throw new UsageError('--expires must be an RFC 3339 time, e.g. 2026-12-01T18:00:00Z');
+  if (!isRfc3339(value)) throw new UsageError(`--expires ${RFC3339_RULE}`);
   return { haltExpiresAt: value };
 }
 
@@ -79,7 +81,7 @@ async function halt(values: CommandValues<typeof HALT_OPTIONS>, io: CommandIo): 
   const claims: HaltStatementClaims = {
     sub: required(values.name, '--name'),
     action: 'halt',
-    reason: required(values.reason, '--reason'),
+    reason: plainText(required(values.reason, '--reason'), '--reason'),
     ...haltTarget(values),
     ...(values.env === undefined ? {} : { environment: values.env }),
     ...expiresAt(values.expires),
@@ -121,7 +123,7 @@ async function signAndSend(
   // per Pipeline), and a shard with none of them answers 404.
   const statuses: number[] = [];
   for (const gateway of gateways) {
-    out.write(`${gateway}: `);
+    out.write(`${redactUrls(gateway)}: `);
     statuses.push(await postStatement(url(gateway), jws, out));
   }
   const settled = statuses.every((status) => status === done || status === 404);

@@ -1,11 +1,12 @@
 /**
  * What the approvers' commands share: their private key read from a PKCS#8 PEM file, the
- * statement's lifetime and a Pipeline named on the command line, each checked with a clear
- * usage error.
+ * statement's lifetime, a Pipeline named on the command line and the text they write (as the
+ * gateway would take it), each checked with a clear usage error.
  */
 import { readFile } from 'node:fs/promises';
 import { importPKCS8, type CryptoKey } from 'jose';
 import { STATEMENT_ALGORITHMS } from '../auth/statement.js';
+import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../pipeline/text.js';
 import { required, UsageError } from './args.js';
 
 /** A statement signing algorithm (EdDSA or ES256). */
@@ -40,6 +41,16 @@ export function pipelineOf(value: string | undefined): string {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(pipeline))
     throw new UsageError('--pipeline must be NAMESPACE/NAME');
   return pipeline;
+}
+
+/**
+ * `text` (the value of `flag`: a reason, a comment) when the gateway would take it, else a
+ * UsageError naming the first control or invisible formatting character it holds.
+ */
+export function plainText(text: string, flag: string): string {
+  const unsafe = unsafeCharacterOf(text);
+  if (unsafe !== undefined) throw new UsageError(`${flag} ${PLAIN_TEXT_RULE} (${unsafe})`);
+  return text;
 }
 
 /** `iat` and `exp` (seconds) of a statement valid for `--ttl` seconds (300 when absent). */

@@ -1,9 +1,12 @@
 /**
  * What `promotion-gateway status` prints, computed from Pipelines as the API server stores them
  * (the gateway's own status records, nothing read from the target clusters): a table with one
- * row per environment, as `flux get` prints one per object, or one Pipeline in detail. Pure.
+ * row per environment, as `flux get` prints one per object, one Pipeline in detail, or JSON.
+ * Records are shown as stored, but never with a character that could drive the terminal or
+ * reorder the line (text.ts) nor a URL's credentials (redact-url.ts). Pure.
  */
-import { display } from '../pipeline/text.js';
+import { redactUrls } from '../pipeline/redact-url.js';
+import { display, escapeUnsafeJson, neutralize } from '../pipeline/text.js';
 import { policyLine } from './policy-line.js';
 import { storedPolicyOf } from './status-policy.js';
 import type {
@@ -74,9 +77,11 @@ export function renderTable(rows: readonly EnvironmentRow[]): string {
   if (rows.length === 0) return 'No Pipelines found.\n';
   const policy = rows.some((r) => r.policy !== undefined);
   const columns = COLUMNS.filter(([k]) => policy || k !== 'policy');
+  // Every cell neutralized: a field the records hold as stored (a principal, a link) may carry
+  // a control or bidirectional character written before the doors refused them.
   const cells = [
     columns.map(([, header]) => header),
-    ...rows.map((r) => columns.map(([k]) => r[k] ?? '')),
+    ...rows.map((r) => columns.map(([k]) => neutralize(r[k] ?? ''))),
   ];
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => (line[i] ?? '').length)));
   return cells
@@ -113,7 +118,30 @@ export function renderDetail(pipeline: Pipeline, now: number): string {
     if (line !== '') lines.push(`    policy: ${line}`);
     lines.push(...soakLines(stored), ...gateLines(stored?.approvals ?? []), ...recordLines(stored));
   }
-  return `${lines.join('\n')}\n`;
+  // Each line neutralized, as the table's cells are: the records are shown as they are stored.
+  return `${lines.map(neutralize).join('\n')}\n`;
+}
+
+/**
+ * `status --json` at `now` (ms): each Pipeline's rows, policy gates and stored status, with unsafe
+ * characters as `\uXXXX` escapes and URLs' credentials redacted (the same JSON otherwise).
+ */
+export function renderJson(pipelines: readonly Pipeline[], now: number): string {
+  const rows = environmentRows(pipelines, now);
+  const body = pipelines.map((p) => {
+    const policy = storedPolicyOf(p, now);
+    return {
+      namespace: p.metadata.namespace,
+      name: p.metadata.name,
+      environments: rows.filter(
+        (r) => r.namespace === p.metadata.namespace && r.pipeline === p.metadata.name,
+      ),
+      ...(policy === undefined ? {} : { policy }),
+      status: p.status ?? {},
+    };
+  });
+  const json = JSON.stringify({ pipelines: body }, null, 2);
+  return `${escapeUnsafeJson(redactUrls(json))}\n`;
 }
 
 function byName(a: Pipeline, b: Pipeline): number {
@@ -156,7 +184,7 @@ function stateOf(env: EnvironmentStatus | undefined): string {
 
 function openRequest(env: EnvironmentStatus | undefined): string {
   const pr = env?.promotion?.pullRequest;
-  return pr === undefined ? '' : `${pr.url} (${pr.state})`;
+  return pr === undefined ? '' : `${redactUrls(pr.url)} (${pr.state})`;
 }
 
 function targetLine(record: TargetStatusRecord | undefined): string {
@@ -196,7 +224,8 @@ function recordLines(env: EnvironmentStatus | undefined): string[] {
   if (record.resolution !== undefined) lines.push(`      resolved: ${record.resolution}`);
   if (record.message !== undefined) lines.push(`      ${display(record.message, 300)}`);
   if (record.pullRequest !== undefined) {
-    lines.push(`      pull request ${record.pullRequest.url} (${record.pullRequest.state})`);
+    const { url, state } = record.pullRequest;
+    lines.push(`      pull request ${redactUrls(url)} (${state})`);
   }
   return lines;
 }

@@ -14,8 +14,7 @@ import { PIPELINE } from '../kube/resources.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { runCommand, UsageError, type CommandIo } from './args.js';
 import { loadManagementAccess, SourceError } from './flux-config-source.js';
-import { storedPolicyOf } from './status-policy.js';
-import { environmentRows, renderDetail, renderTable } from './status-view.js';
+import { environmentRows, renderDetail, renderJson, renderTable } from './status-view.js';
 
 /** `status --help`. */
 export const STATUS_USAGE = `Usage: promotion-gateway status [NAMESPACE/PIPELINE] [-n NAMESPACE | -A] [--watch] [--json]
@@ -169,22 +168,7 @@ function valid(objects: readonly KubeObject[]): Pipeline[] {
 
 /** The output at `now` (ms), the clock the policy gates' times are counted from. */
 function render(pipelines: readonly Pipeline[], request: StatusRequest, now: number): string {
-  if (request.json) {
-    const rows = environmentRows(pipelines, now);
-    const body = pipelines.map((p) => {
-      const policy = storedPolicyOf(p, now);
-      return {
-        namespace: p.metadata.namespace,
-        name: p.metadata.name,
-        environments: rows.filter(
-          (r) => r.namespace === p.metadata.namespace && r.pipeline === p.metadata.name,
-        ),
-        ...(policy === undefined ? {} : { policy }),
-        status: p.status ?? {},
-      };
-    });
-    return `${JSON.stringify({ pipelines: body }, null, 2)}\n`;
-  }
+  if (request.json) return renderJson(pipelines, now);
   const [one] = pipelines;
   if (request.name !== undefined && one !== undefined) return renderDetail(one, now);
   return renderTable(environmentRows(pipelines, now));

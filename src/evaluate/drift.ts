@@ -20,8 +20,8 @@ import { formatDuration, parseDuration } from './duration.js';
 import { Reasons } from './reasons.js';
 import { attemptsMade, recordState, redeliveryOf } from './retry.js';
 
-/** How long a promoted revision may take to arrive when the spec does not say: 10 minutes. */
-export const DEFAULT_ROLLOUT_TIMEOUT_MS = 10 * 60_000;
+/** How long a promoted revision may take to arrive when the spec does not say: 30 minutes (a webhook that runs a pipeline committing to Git, then Flux applying it). */
+export const DEFAULT_ROLLOUT_TIMEOUT_MS = 30 * 60_000;
 
 /** The drift policy in force for one environment, defaults applied. */
 export interface DriftPolicy {
@@ -31,7 +31,7 @@ export interface DriftPolicy {
 
 /**
  * The environment's drift policy: its own `promotion.drift`, else the Pipeline's, else the
- * defaults (CorrectIfNotArrived, 10m). A rollout timeout that cannot be read is the default.
+ * defaults (CorrectIfNotArrived, 30m). A rollout timeout that cannot be read is the default.
  */
 export function driftPolicyOf(spec: PipelineSpec, env: PipelineEnvironment): DriftPolicy {
   const given = env.promotion?.drift ?? spec.promotion?.drift;

@@ -17,16 +17,17 @@ const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, 
 
 /**
  * Milliseconds of a duration such as `1h30m` or `1.5s` (rounded to whole ms), or undefined when
- * it does not match DURATION_PATTERN or is longer than MAX_DURATION_MS.
+ * it does not match DURATION_PATTERN or is longer than `max` (MAX_DURATION_MS unless given: a
+ * promotion window may last a year and a day).
  */
-export function parseDuration(text: string): number | undefined {
+export function parseDuration(text: string, max = MAX_DURATION_MS): number | undefined {
   if (text.length > 64 || !DURATION_PATTERN.test(text)) return undefined;
   let total = 0;
   for (const part of text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/g)) {
     total += Number(part[1]) * (UNIT_MS[part[2] ?? ''] ?? Number.NaN);
   }
   const ms = Math.round(total);
-  return Number.isFinite(ms) && ms <= MAX_DURATION_MS ? ms : undefined;
+  return Number.isFinite(ms) && ms <= max ? ms : undefined;
 }
 
 /**

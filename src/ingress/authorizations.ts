@@ -18,6 +18,7 @@ import { factText, refuse, verified, withFacts, type Checked } from '../auth/ref
 import type { AuthorizationResult, Authorizer } from '../authorize/authorizer.js';
 import { GatewayError } from '../errors.js';
 import { pipelineId } from '../pipeline/id.js';
+import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../pipeline/text.js';
 import { callerOf } from './authenticated.js';
 import type { Halter } from '../authorize/halter.js';
 import { registerFleetHalts, type FleetHaltOptions } from './fleet-halts.js';
@@ -79,14 +80,18 @@ function atTarget<T>(checked: Checked<T>, target: AuthorizationTarget): Checked<
 
 /**
  * The principal and claim of an authenticated authorization request. A break-glass without a
- * reason is refused here, whichever door it came through (a signed statement's claims are
- * checked by no body schema): 400, nothing recorded.
+ * reason, and a comment holding a control or invisible formatting character (the JSON body's
+ * `plain-text` format), are refused here, whichever door they came through (a signed
+ * statement's claims are checked by no body schema): 400, nothing recorded.
  */
 function authorizationOf(identity: Identity, claim: AuthorizationClaim | undefined) {
   if (identity.principal === undefined || claim === undefined)
     throw new GatewayError('Unauthenticated');
   if (claim.decision === 'break-glass' && (claim.comment ?? '').trim() === '')
     throw new GatewayError('InvalidBody', 'A break-glass authorization needs a reason (comment).');
+  const unsafe = claim.comment === undefined ? undefined : unsafeCharacterOf(claim.comment);
+  if (unsafe !== undefined)
+    throw new GatewayError('InvalidBody', `Invalid body: comment ${PLAIN_TEXT_RULE} (${unsafe}).`);
   return { principal: identity.principal, claim };
 }
 

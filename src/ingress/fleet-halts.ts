@@ -8,7 +8,11 @@
  * Authentication comes first, as on every door; who may is judged by the halters.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
-import type { HaltStatement, HaltStatementClaims } from '../auth/halt-statement.js';
+import {
+  haltClaimsProblem,
+  type HaltStatement,
+  type HaltStatementClaims,
+} from '../auth/halt-statement.js';
 import type { Principals } from '../auth/principals.js';
 import { verified, type Checked } from '../auth/refusal.js';
 import type { Identity } from '../auth/identity.js';
@@ -124,6 +128,9 @@ async function byStatement(
     throw new GatewayError('InvalidBody', 'The statement’s pipeline is not namespace/name.');
   if (claims.action === 'lift')
     return send(reply, await options.fleet.lift(caller, claims.haltId ?? '', only), 'lift');
+  const problem = haltClaimsProblem(claims);
+  if (problem !== undefined)
+    throw new GatewayError('InvalidBody', `Invalid body: the statement’s ${problem}.`);
   const halt = {
     reason: claims.reason ?? '',
     ...(claims.environment === undefined ? {} : { environment: claims.environment }),

@@ -3,8 +3,9 @@
  * registry message for a request that does not match its route's schema.
  */
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
-import { clip } from '../pipeline/text.js';
-import { readSchema } from '../schemas.js';
+import { clip, PLAIN_TEXT_RULE } from '../pipeline/text.js';
+import { RFC3339_RULE } from '../pipeline/time.js';
+import { addGatewayFormats, PLAIN_TEXT_FORMAT, readSchema } from '../schemas.js';
 
 const BASE = 'https://promotion-gateway.dev/schemas';
 
@@ -25,7 +26,8 @@ export const SchemaRefs = {
 
 /**
  * fastify's ajv, set to validate exactly as the schema says: no type coercion, no defaults,
- * nothing removed (fastify's defaults would turn `"name": 1` into `"1"` and accept it).
+ * nothing removed (fastify's defaults would turn `"name": 1` into `"1"` and accept it), and
+ * with the gateway's formats (a `date-time` is checked as a signed statement's is).
  */
 export const AJV_OPTIONS = {
   customOptions: {
@@ -35,6 +37,7 @@ export const AJV_OPTIONS = {
     allErrors: false,
     strict: true,
   },
+  onCreate: addGatewayFormats,
 } as const;
 
 /** Registers every schema routes refer to; call once on the root instance before any route. */
@@ -46,6 +49,12 @@ export function installSchemas(app: FastifyInstance): void {
 
 const MAX_DETAIL_LENGTH = 200;
 
+/** What a value breaking one of the gateway's formats must be, in words. */
+const FORMAT_RULES: Readonly<Record<string, string>> = {
+  'date-time': RFC3339_RULE,
+  [PLAIN_TEXT_FORMAT]: PLAIN_TEXT_RULE,
+};
+
 /** A short message naming the first offending field: `Invalid body: /x must be string.` */
 export function validationMessage(
   errors: readonly FastifySchemaValidationError[] | undefined,
@@ -53,5 +62,7 @@ export function validationMessage(
   const first = errors?.[0];
   if (first === undefined) return 'Invalid body.';
   const path = first.instancePath === '' ? '(body)' : first.instancePath;
-  return clip(`Invalid body: ${path} ${first.message ?? 'is invalid'}.`, MAX_DETAIL_LENGTH);
+  const format = first.keyword === 'format' ? String(first.params.format) : '';
+  const rule = FORMAT_RULES[format] ?? first.message ?? 'is invalid';
+  return clip(`Invalid body: ${path} ${rule}.`, MAX_DETAIL_LENGTH);
 }

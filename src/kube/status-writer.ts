@@ -52,7 +52,14 @@ export class StatusWritesHeld extends Error {
 }
 
 /** What the writer needs besides the port. */
-export type StatusWriterOptions = ConditionalWriterOptions;
+export interface StatusWriterOptions extends ConditionalWriterOptions {
+  /**
+   * The last step of every write that happens (not of a change that keeps the status): what
+   * every status write adds to what its change computed, from the object it is applied to (the
+   * notification events the new status owes: notify/outbox-record.ts).
+   */
+  complete?: (stored: Pipeline, next: PipelineStatus) => PipelineStatus;
+}
 
 /** The one writer of Pipeline statuses; see the module comment. */
 export class StatusWriter {
@@ -96,7 +103,8 @@ export class StatusWriter {
     return {
       kind: 'Pipeline',
       read: (ref) => this.read(ref),
-      replace: async (stored, status) => {
+      replace: async (stored, computed) => {
+        const status = this.options.complete?.(stored, computed) ?? computed;
         const result = await this.port.replaceStatus({ ...stored, status }, answer);
         return result.conflict ? result : { conflict: false, value: asPipeline(result.value) };
       },

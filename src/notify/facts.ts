@@ -271,11 +271,14 @@ function targetsOf(
 }
 
 /**
- * Each Pipeline's facts, derived once per version of it: keyed by its catalog head, which is a
- * new object whenever the Pipeline changes (and let go with it).
+ * Each Pipeline's facts as `read` makes them, read once per version of it: keyed by its catalog
+ * head, which is a new object whenever the Pipeline changes (and let go with it).
  */
 export class FactsByVersion {
   private readonly facts = new WeakMap<PipelineHead, NotificationFact[]>();
+
+  /** `read` is what a Pipeline's facts are: its recorded outbox (outbox-record.ts). */
+  constructor(private readonly read: (pipeline: Pipeline) => NotificationFact[]) {}
 
   /** The facts of `head`'s Pipeline, which `whole` gives whole (none once it is gone). */
   of(head: PipelineHead, whole: (head: PipelineHead) => Pipeline | undefined): NotificationFact[] {
@@ -283,7 +286,7 @@ export class FactsByVersion {
     if (known !== undefined) return known;
     const pipeline = whole(head);
     if (pipeline === undefined) return [];
-    const facts = factsOf(pipeline);
+    const facts = this.read(pipeline);
     this.facts.set(head, facts);
     return facts;
   }

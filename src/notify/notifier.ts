@@ -21,6 +21,7 @@ import {
 import type { AlertStatus, PromotionAlert, UncheckedAlert } from './alert-resource.js';
 import { selects, wantsType, type SelectionPolicy } from './alert-selection.js';
 import { FactsByVersion, type NotificationFact } from './facts.js';
+import { outboxFacts } from './outbox-record.js';
 import type { NotificationEvent } from './notification-event.js';
 
 /** The alert's status as a change of what is stored: undefined keeps it. */
@@ -86,7 +87,7 @@ export class Notifier {
   private leaderSince: number | undefined;
   private listFailing = false;
   private readonly running = new Map<string, Promise<void>>();
-  private readonly facts = new FactsByVersion();
+  private readonly facts = new FactsByVersion(outboxFacts);
 
   constructor(private readonly deps: NotifierDeps) {}
 

@@ -4,6 +4,7 @@
  */
 import type { AuthorizationRecord } from './authorization-record.js';
 import type { HaltRecord } from './halt-resource.js';
+import type { OutboxEvent } from './outbox-event.js';
 import type { PromotionHistoryEntry, PromotionRecord } from './promotion-record.js';
 
 /** Reference to a GitopsCluster holding a remote cluster's kubeconfig. */
@@ -256,6 +257,8 @@ export interface PipelineStatus {
   environments?: Record<string, EnvironmentStatus>;
   /** ours: the stop-the-line halts in force (docs/policy.md, "Stop-the-line halts"). */
   halts?: HaltRecord[];
+  /** ours: the notification events owed to subscribers, oldest first (pipeline/outbox-event.ts). */
+  outbox?: OutboxEvent[];
 }
 
 /** ours: status.halts[i], one stop-the-line halt (src/pipeline/halt-resource.ts). */

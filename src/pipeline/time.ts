@@ -4,7 +4,9 @@
  * engine-specific formats.
  */
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /** The range of a JavaScript Date, in ms either side of the epoch. */
 const MAX_DATE_MS = 8.64e15;
 
@@ -23,11 +25,47 @@ export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }
 
-/** Milliseconds since the epoch of an RFC 3339 timestamp, or undefined when it is not one. */
+/**
+ * Milliseconds since the epoch of an RFC 3339 timestamp, or undefined when it is not one, or is
+ * on a date the calendar does not have (`2099-02-30`), at hour 24, a leap second or offset 24:00.
+ */
 export function parseTimestamp(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !RFC3339.test(value)) return undefined;
+  // Date.parse would roll `2099-02-30` over to 2 March, a time nobody wrote; no clock the
+  // gateway reads shows a leap second (`:60`).
+  if (typeof value !== 'string') return undefined;
+  const m = RFC3339.exec(value);
+  if (m === null) return undefined;
+  // Groups not matched (the offset of a `Z` time) are undefined: 0 for the checks below.
+  const fields = m.slice(1).map((part: string | undefined) => Number(part ?? 0));
+  if (!exists(fields)) return undefined;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Whether year, month, day, hour, minute, second and the offset's hours and minutes exist. */
+function exists(fields: readonly number[]): boolean {
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = fields;
+  const [offsetHour = 0, offsetMinute = 0] = fields.slice(6);
+  const date = month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+  const time = hour <= 23 && minute <= 59 && second <= 59;
+  return date && time && offsetHour <= 23 && offsetMinute <= 59;
+}
+
+/** What isRfc3339 asks of a date-time, in words, after the field's name. */
+export const RFC3339_RULE =
+  'must be an RFC 3339 date-time on a calendar date that exists, e.g. 2026-11-26T08:00:00Z';
+
+/**
+ * Whether `value` is an RFC 3339 date-time the gateway can use (parseTimestamp's rules): the one
+ * check of every door, the JSON schemas' `date-time` format and signed statements alike.
+ */
+export function isRfc3339(value: unknown): boolean {
+  return parseTimestamp(value) !== undefined;
+}
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] ?? 0);
 }
 
 /** ISO text for a time in ms, or the raw number when it is outside Date's range. */

@@ -52,6 +52,8 @@ export function compileWindow(
   if (!duration.ok) return duration;
   const rule = ruleOf(spec, zone);
   if (!rule.ok) return rule;
+  const never = neverStarts(rule.value, zone, typeof spec.rrule === 'string' ? 'rrule' : 'cron');
+  if (never !== undefined) return fail(never);
   return {
     ok: true,
     value: {
@@ -83,8 +85,8 @@ export function parseWindowDuration(text: unknown): Parsed<WindowDuration> {
   );
   if (typeof text !== 'string') return bad;
   if (DURATION_PATTERN.test(text)) {
-    const ms = parseDuration(text);
-    if (ms === undefined || ms <= 0 || ms > MAX_DAYS * DAY_MS) return bad;
+    const ms = parseDuration(text, MAX_DAYS * DAY_MS);
+    if (ms === undefined || ms <= 0) return bad;
     return {
       ok: true,
       value: { duration: Temporal.Duration.from({ milliseconds: ms }), maxMs: ms },
@@ -105,6 +107,24 @@ export function parseWindowDuration(text: unknown): Parsed<WindowDuration> {
   return { ok: true, value: { duration, maxMs: total + slack } };
 }
 
+/**
+ * Why a rule that has no start at all cannot be a window, or undefined when it has one: a
+ * rule that never fires (`BYMONTH=2;BYMONTHDAY=30`, cron `0 0 30 2 *`) would make a deny window
+ * that never holds and an allow window that never opens, and it is only found by searching
+ * (rrule-temporal gives up after its own bounded search, 10,000 steps), so it is searched for
+ * once, here, from the rule's start, rather than at every evaluation.
+ */
+function neverStarts(rule: FloatingRule, zone: string, field: string): string | undefined {
+  const problem = `${field}: the rule produces no occurrence, so the window would never be in force`;
+  try {
+    return firstStart(rule, zone, placeWall(rule.origin, zone) - DAY_MS) === undefined
+      ? problem
+      : undefined;
+  } catch {
+    return problem;
+  }
+}
+
 function scheduleOf(rule: FloatingRule, zone: string, d: WindowDuration): WindowSchedule {
   const memo = new StartMemo();
   return {
@@ -116,21 +136,22 @@ function scheduleOf(rule: FloatingRule, zone: string, d: WindowDuration): Window
 }
 
 /**
- * The earliest start on the time line at or after `from`. Away from offset changes local and
- * real time run in step, so the first local start at or after `from`'s local time is it. Near
- * one, a start moved forward out of a gap can land after a later local start (02:30 -> 03:30,
- * after a 03:10 start), so the search begins the offset change earlier and goes on that much
- * past the best start found.
+ * The earliest start on the time line at or after `from` (and not after the rule's UTC UNTIL).
+ * Away from offset changes local and real time run in step, so the first local start at or
+ * after `from`'s local time is it. Near one, a start moved forward out of a gap can land after
+ * a later local start (02:30 -> 03:30, after a 03:10 start), so the search begins the offset
+ * change earlier and goes on that much past the best start found.
  */
 function firstStart(rule: FloatingRule, zone: string, from: number): number | undefined {
   let wall = rule.next(wallOf(from, zone) - offsetSwing(from, zone));
   let best: number | undefined;
   let stopAfter = Number.POSITIVE_INFINITY;
+  const until = rule.until ?? Number.POSITIVE_INFINITY;
   for (let n = 0; wall !== undefined && wall <= stopAfter; n++) {
     if (n >= MAX_SCAN)
       throw new Error('the rule fires too often near a time-zone change to follow');
     const at = placeWall(wall, zone);
-    if (at >= from && (best === undefined || at < best)) {
+    if (at >= from && at <= until && (best === undefined || at < best)) {
       best = at;
       stopAfter = wall + offsetSwing(at, zone);
     }

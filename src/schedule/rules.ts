@@ -10,18 +10,27 @@
 import { Cron } from 'croner';
 import { RRuleTemporal } from 'rrule-temporal';
 import { Temporal } from 'temporal-polyfill';
-import { wallOf } from './zone.js';
+import { offsetSwing, wallOf } from './zone.js';
 
 /** A recurrence on the floating wall clock. */
 export interface FloatingRule {
   /** The first start at or after floating time `fromWall`, or undefined when none follows. */
   next(fromWall: number): number | undefined;
+  /** Where its first start is looked for: DTSTART, or for cron the year 2000. */
+  readonly origin: number;
+  /**
+   * The last instant (on the time line, ms) a start may be placed at: an UNTIL given in UTC,
+   * which RFC 5545 compares with each start's UTC time, not with its local time.
+   */
+  readonly until?: number;
 }
 
 /** A parse result: the value, or a one-line problem for a person. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 const fail = (problem: string): { ok: false; problem: string } => ({ ok: false, problem });
+/** Where a cron expression's first start is looked for (it has no start of its own). */
+const Y2K = Date.UTC(2000, 0, 1);
 const NICKNAMES = /^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$/i;
 
 /** A cron expression: five fields, six with seconds first, or an @nickname. */
@@ -30,6 +39,9 @@ export function cronRule(expression: string): Parsed<FloatingRule> {
   const fields = text.split(/\s+/).length;
   if (!NICKNAMES.test(text) && fields !== 5 && fields !== 6)
     return fail(`cron must have five fields (six with seconds first), not ${fields}`);
+  // As for an RRULE: a window starts at most once a minute (see tooOften).
+  if (fields === 6 && !/^\d{1,2}\s/.test(text))
+    return fail('cron seconds field takes one value: a window starts at most once a minute');
   let cron: Cron;
   try {
     // utcOffset 0: plain arithmetic on the floating clock, no time zone involved.
@@ -39,7 +51,7 @@ export function cronRule(expression: string): Parsed<FloatingRule> {
   }
   return {
     ok: true,
-    value: { next: (fromWall) => cron.nextRun(new Date(fromWall - 1))?.getTime() },
+    value: { next: (fromWall) => cron.nextRun(new Date(fromWall - 1))?.getTime(), origin: Y2K },
   };
 }
 
@@ -99,7 +111,7 @@ export function rrule(text: string, zone: string): Parsed<FloatingRule> {
   let rule: RRuleTemporal;
   try {
     rule = new RRuleTemporal({
-      rruleString: parts.value,
+      rruleString: parts.value.text,
       dtstart: start.value,
       temporal: Temporal,
       strict: true,
@@ -107,10 +119,10 @@ export function rrule(text: string, zone: string): Parsed<FloatingRule> {
   } catch (error) {
     return fail(`rrule: ${message(error)}`);
   }
-  return {
-    ok: true,
-    value: { next: (fromWall) => rule.next(new Date(fromWall), true)?.epochMilliseconds },
-  };
+  const next = (fromWall: number) => rule.next(new Date(fromWall), true)?.epochMilliseconds;
+  const { until } = parts.value;
+  const origin = start.value.epochMilliseconds;
+  return { ok: true, value: until === undefined ? { next, origin } : { next, origin, until } };
 }
 
 /** DTSTART as a floating time (a ZonedDateTime in UTC whose fields are the local ones). */
@@ -151,10 +163,17 @@ function dtstart(line: string, zone: string): Parsed<Temporal.ZonedDateTime> {
   }
 }
 
+/** The RRULE text for the floating clock, and the instant a UTC UNTIL bounds it at. */
+interface RuleParts {
+  text: string;
+  until?: number;
+}
+
 /** The RRULE parts checked, with UNTIL turned into the floating clock's UTC form. */
-function ruleParts(body: string, zone: string): Parsed<string> {
+function ruleParts(body: string, zone: string): Parsed<RuleParts> {
   const seen = new Set<string>();
   const out: string[] = [];
+  let until: number | undefined;
   for (const part of body.split(';')) {
     const [rawName = '', value = '', extra] = part.split('=');
     const name = rawName.toUpperCase();
@@ -164,21 +183,45 @@ function ruleParts(body: string, zone: string): Parsed<string> {
     seen.add(name);
     const upper = value.toUpperCase();
     if (extra !== undefined || !check(upper)) return fail(`RRULE ${name} has an invalid value`);
-    out.push(`${name}=${name === 'UNTIL' ? floatingUntil(upper, zone) : upper}`);
+    const limit = name === 'UNTIL' ? floatingUntil(upper, zone) : undefined;
+    if (limit?.instant !== undefined) until = limit.instant;
+    out.push(`${name}=${limit?.text ?? upper}`);
   }
   if (!seen.has('FREQ')) return fail('RRULE needs FREQ');
-  return { ok: true, value: out.join(';') };
+  const often = tooOften(seen, body);
+  if (often !== undefined) return fail(often);
+  const text = out.join(';');
+  return { ok: true, value: until === undefined ? { text } : { text, until } };
 }
 
-/** UNTIL on the floating clock: a UTC time converted to local, a date through its last second. */
-function floatingUntil(value: string, zone: string): string {
+/**
+ * UNTIL on the floating clock: a date through its last local second, a local time as it is. A
+ * UTC time (RFC 5545's form with a TZID) bounds the starts on the time line (3.3.10: "the UTC
+ * value"): its `instant` is the bound, and the floating text only ends the expansion, late
+ * enough (by the zone's offset change around it) for every start placed at or before it.
+ */
+function floatingUntil(value: string, zone: string): { text: string; instant?: number } {
   const m = LOCAL.exec(value);
-  if (m === null) return value;
+  if (m === null) return { text: value };
   const [, y = '', mo = '', d = '', h, mi, s, z] = m;
-  if (h === undefined) return `${y}${mo}${d}T235959Z`;
-  if (z !== 'Z') return `${y}${mo}${d}T${h}${mi ?? ''}${s ?? ''}Z`;
-  const wall = wallOf(Date.UTC(+y, +mo - 1, +d, +h, +(mi ?? 0), +(s ?? 0)), zone);
-  return new Date(wall).toISOString().replace(/[-:]|\.\d{3}/g, '');
+  if (h === undefined) return { text: `${y}${mo}${d}T235959Z` };
+  if (z !== 'Z') return { text: `${y}${mo}${d}T${h}${mi ?? ''}${s ?? ''}Z` };
+  const instant = Date.UTC(+y, +mo - 1, +d, +h, +(mi ?? 0), +(s ?? 0));
+  const wall = wallOf(instant, zone) + offsetSwing(instant, zone);
+  return { text: new Date(wall).toISOString().replace(/[-:]|\.\d{3}/g, ''), instant };
+}
+
+/**
+ * Why the rule may start more often than once a minute, if it may: FREQ=SECONDLY, or several
+ * BYSECOND values. A window is an occurrence with a duration, never a tick, and following a
+ * rule second by second near a daylight-saving change would need thousands of steps.
+ */
+function tooOften(parts: ReadonlySet<string>, body: string): string | undefined {
+  if (/(^|;)FREQ=SECONDLY(;|$)/i.test(body))
+    return 'RRULE FREQ=SECONDLY is not supported: a window starts at most once a minute';
+  if (parts.has('BYSECOND') && /(^|;)BYSECOND=[^;]*,/i.test(body))
+    return 'RRULE BYSECOND takes one value: a window starts at most once a minute';
+  return undefined;
 }
 
 function message(error: unknown): string {

@@ -1,8 +1,10 @@
 /**
  * HTML built from template literals with every interpolated value escaped: the only way text
  * from a Pipeline (a revision, a reason, a principal) reaches a page is through `html`, so a
- * `<script>` in any of them renders as inert text. Pure.
+ * `<script>` in any of them renders as inert text, and a bidirectional override as U+FFFD. Pure.
  */
+
+import { neutralize } from '../pipeline/text.js';
 
 /** Markup that is safe to insert as is: made only by `html` (or `trusted` for fixed markup). */
 export class SafeHtml {
@@ -25,9 +27,13 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": '&#39;',
 };
 
-/** `text` with the five characters that matter in HTML text and quoted attributes escaped. */
+/**
+ * `text` with the five characters that matter in HTML text and quoted attributes escaped, and
+ * every control or invisible formatting character (a bidirectional override would reorder the
+ * page's text) replaced by U+FFFD, as in the terminal (src/pipeline/text.ts).
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+  return neutralize(text).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
 function render(value: HtmlValue): string {

@@ -11,6 +11,7 @@ import type {
   PromotionHistoryEntry,
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
+import { redactUrls } from '../pipeline/redact-url.js';
 import { clip } from '../pipeline/text.js';
 import { parseTimestamp } from '../pipeline/time.js';
 import { leadTimeChart, weeklyChart } from './charts.js';
@@ -30,7 +31,8 @@ export function timeText(at: string | number): SafeHtml {
 
 /**
  * The link to a pull request, when its URL is a plain http(s) URL; any credentials in it are
- * left out, and any other scheme (`javascript:`) is shown as text, never linked.
+ * left out (its userinfo, and credential parameters redacted), and any other scheme
+ * (`javascript:`) is shown as text, never linked.
  */
 export function safeLink(url: string): string | undefined {
   let parsed: URL;
@@ -42,7 +44,7 @@ export function safeLink(url: string): string | undefined {
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
   parsed.username = '';
   parsed.password = '';
-  return parsed.toString();
+  return redactUrls(parsed.toString());
 }
 
 /** The latest promotion's pull request: its state and a link that opens it. */
@@ -50,8 +52,8 @@ export function pullRequestLine(record: PromotionRecord | undefined): SafeHtml {
   const request = record?.pullRequest;
   if (request === undefined) return html``;
   const href = safeLink(request.url);
-  // Not linked (not http(s)): shown as text, still without any `user:password@` it holds.
-  const label = href ?? clip(request.url.replace(/\/\/[^/@\s]*@/g, '//'), 200);
+  // Not linked (not http(s)): shown as text, still without any credential it holds.
+  const label = href ?? clip(redactUrls(request.url), 200);
   const link =
     href === undefined
       ? html`<span data-testid="pull-request">${label}</span>`

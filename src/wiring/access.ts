@@ -4,7 +4,7 @@ import { wantedClusters } from '../catalog/wanted-clusters.js';
 import { LegacyKeyStore } from '../auth/legacy-keys.js';
 import { ClusterRegistry } from '../kube/clusters.js';
 import { KubePipelineWriter } from '../kube/pipeline-writer.js';
-import { StatusWriter } from '../kube/status-writer.js';
+import { StatusWriter, type StatusWriterOptions } from '../kube/status-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { secretKeyReader } from '../kube/secrets.js';
 import { Verifier } from '../verify/verifier.js';
@@ -14,12 +14,14 @@ import type { Runtime } from './runtime.js';
 
 /**
  * [verify]'s side of Kubernetes: one reader per cluster, verified state, and status writes,
- * which reject with the CRD guard's error while it holds them (see CrdGuard).
+ * which reject with the CRD guard's error while it holds them (see CrdGuard) and are completed
+ * by `complete` (the events they owe: wiring/notify.ts's outboxCompletion).
  */
 export function clusterAccess(
   rt: Runtime,
   catalog: PipelineCatalog,
   crd: Pick<CrdGuard, 'beforeWrite' | 'recheck'>,
+  complete?: StatusWriterOptions['complete'],
 ) {
   const { config, calls, metrics, now } = rt;
   const clusters = new ClusterRegistry({
@@ -42,6 +44,7 @@ export function clusterAccess(
     onAttempt: (result) => {
       metrics.statusWrites.inc({ result });
     },
+    ...(complete === undefined ? {} : { complete }),
   });
   const legacyKeys = new LegacyKeyStore(secretKeyReader(rt.management, calls));
   const verified = new VerifiedTargets(verifier, now);

@@ -21,18 +21,86 @@ import { notifyMetrics } from '../notify/notify-metrics.js';
 import { Notifier, type NotifierPorts, type Prepared } from '../notify/notifier.js';
 import { compileTemplate } from '../notify/template.js';
 import type { Runtime } from './runtime.js';
+import { AlertDirectory } from '../notify/alert-directory.js';
+import { withOwedEvents } from '../notify/outbox-record.js';
+import type { NotificationType } from '../notify/notification-event.js';
+import type { Pipeline, PipelineStatus } from '../pipeline/pipeline-resource.js';
+
+/** How often every replica lists the alerts, so its status writes record what they select. */
+const ALERT_LISTING_MS = 5_000;
+
+/** The alerts as this replica knows them: listed, and what their selection wants recorded. */
+export interface AlertKnowledge {
+  source: AlertSource;
+  directory: AlertDirectory;
+  /** Lists the alerts now and every few seconds (every replica); returns the stop. */
+  start(): () => void;
+}
+
+/** The alert listing and directory of this gateway; nothing is listed until start(). */
+export function alertKnowledge(rt: Runtime): AlertKnowledge {
+  const { config, calls, management } = rt;
+  const settings = config.notifications;
+  const source = new AlertSource(new KubeObjectReader(management, calls), {
+    namespaces: config.pipelineNamespaces,
+    policy: settings,
+  });
+  const directory = new AlertDirectory(settings);
+  const refresh = async (): Promise<void> => {
+    const listed = await source.list();
+    if (listed.ok) directory.update(listed.alerts);
+  };
+  return {
+    source,
+    directory,
+    start: () => {
+      let cancel: (() => void) | undefined;
+      let stopped = false;
+      const loop = (): void => {
+        void refresh()
+          .catch(() => undefined)
+          .finally(() => {
+            if (!stopped) cancel = rt.scheduler.setTimer(ALERT_LISTING_MS, loop);
+          });
+      };
+      if (settings.enabled) loop();
+      return () => {
+        stopped = true;
+        cancel?.();
+      };
+    },
+  };
+}
+
+/**
+ * What every status write of this gateway completes its status with: the events it owes the
+ * alerts that select it (notify/outbox-record.ts); nothing while notifications are off.
+ */
+export function outboxCompletion(
+  rt: Runtime,
+  alerts: Pick<AlertKnowledge, 'directory'>,
+): ((stored: Pipeline, next: PipelineStatus) => PipelineStatus) | undefined {
+  const settings = rt.config.notifications;
+  if (!settings.enabled) return undefined;
+  const policy = {
+    horizonMs: settings.horizonMs,
+    wants: (pipeline: Pipeline, type: NotificationType) => alerts.directory.wants(pipeline, type),
+  };
+  return (stored, next) => withOwedEvents(stored, next, rt.now(), policy);
+}
 
 /** Builds the notifier of this gateway; it does nothing until start() and while not leading. */
 export function notifier(
   rt: Runtime,
   catalog: Pick<PipelineCatalog, 'heads' | 'get'>,
   isLeader: () => boolean,
+  alerts: AlertKnowledge,
 ): Notifier {
   const { config } = rt;
   const settings = config.notifications;
   const metrics = notifyMetrics(rt.metrics.registry, rt.now);
   return new Notifier({
-    ports: alertPorts(rt),
+    ports: alertPorts(rt, alerts),
     pipelines: () => catalog.heads(),
     whole: (head) => catalog.get(pipelineIdOf(head)),
     isLeader: () => settings.enabled && isLeader(),
@@ -55,13 +123,10 @@ export function notifier(
 }
 
 /** The notifier's I/O over the management cluster and the network. */
-function alertPorts(rt: Runtime): NotifierPorts {
+function alertPorts(rt: Runtime, alerts: AlertKnowledge): NotifierPorts {
   const { config, calls, management } = rt;
   const settings = config.notifications;
-  const source = new AlertSource(new KubeObjectReader(management, calls), {
-    namespaces: config.pipelineNamespaces,
-    policy: settings,
-  });
+  const { source, directory } = alerts;
   const writer = new AlertStatusWriter(new KubeAlertWriter(management, calls), {
     scheduler: rt.scheduler,
     random: rt.random,
@@ -74,6 +139,7 @@ function alertPorts(rt: Runtime): NotifierPorts {
     listAlerts: async () => {
       const listed = await source.list();
       if (!listed.ok) throw new Error(listed.reason);
+      directory.update(listed.alerts);
       return [
         ...listed.alerts.map(withTemplateChecked),
         ...listed.invalid.map(({ alert, problem }) => ({ ok: false as const, alert, problem })),

@@ -70,6 +70,23 @@ describe('createLogger redaction', () => {
     expect(circular.password).toBe('SECRET4');
   });
 
+  it('redacts the credentials of URLs in messages, fields, bindings and errors', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger('debug', stream);
+    const server = 'https://admin:SECRET1@api.example.com:6443';
+    const error = new Error(`cannot reach https://bot:SECRET2@forge.example.com/x.git`);
+    logger
+      .child({ upstream: 'https://h.example.com/hook?sig=SECRET3&v=1' })
+      .warn({ server, err: error, nested: { link: 'https://h/?access_token=SECRET4' } }, 'read');
+    logger.info('fetching %s', 'https://h.example.com/?token=SECRET5');
+    logger.info(`polling https://u:SECRET6@h.example.com`);
+    const output = lines.join('');
+    for (let i = 1; i <= 6; i++) expect(output).not.toMatch(new RegExp(`SECRET${i}(?!\\d)`));
+    expect(output).toContain('https://[REDACTED]@api.example.com:6443');
+    expect(output).toContain('sig=[REDACTED]&v=1');
+    expect(output).toContain('fetching https://h.example.com/?token=[REDACTED]');
+  });
+
   it('honours the level', () => {
     const { lines, stream } = capture();
     const logger = createLogger('info', stream);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkHaltStatement,
   haltClaimsOf,
+  haltClaimsProblem,
   signHaltStatement,
   type HaltStatementClaims,
 } from '../../../src/auth/halt-statement.js';
@@ -136,5 +137,24 @@ describe('checkHaltStatement', () => {
     // Past 4096 characters a statement is refused before any key is tried (else BadSignature).
     const padded = `${text}${'A'.repeat(4097 - text.length)}`;
     expect(await checkHaltStatement(config, padded, NOW)).toMatchObject({ reason: 'Malformed' });
+  });
+});
+
+describe('haltClaimsProblem', () => {
+  const claims = (extra: Partial<HaltStatementClaims>): HaltStatementClaims => ({
+    ...{ sub: 'alice', iat: 1, exp: 2, jti: 'j', action: 'halt', pipeline: 'apps/podinfo' },
+    reason: 'incident 42',
+    ...extra,
+  });
+
+  it('asks of the claims what the JSON doors ask of a body', () => {
+    expect(haltClaimsProblem(claims({ haltExpiresAt: '2096-02-29T00:00:00Z' }))).toBeUndefined();
+    expect(haltClaimsProblem(claims({ haltExpiresAt: '2099-02-30T00:00:00Z' }))).toBe(
+      'haltExpiresAt must be an RFC 3339 date-time on a calendar date that exists, e.g. 2026-11-26T08:00:00Z',
+    );
+    expect(haltClaimsProblem(claims({ reason: 'all clear\u001b[2J' }))).toBe(
+      'reason must not contain control or invisible formatting characters (U+001B)',
+    );
+    expect(haltClaimsProblem(claims({ reason: 'x \u2067y\u2069' }))).toMatch(/\(U\+2067\)$/);
   });
 });

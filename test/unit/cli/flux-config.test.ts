@@ -129,6 +129,21 @@ describe('flux-config command line', () => {
     );
   });
 
+  it('names a server whose URL holds a password or token without them, as kubectl does', async () => {
+    const port = String(await closedPort());
+    const server = `https://admin:S3cret@127.0.0.1:${port}/?access_token=T0ken&x=1`;
+    const path = kubeconfig('userinfo.yaml', 'mgmt', server);
+    const line = oneLineProblem(await run([...ADDRESS, '--kubeconfig', path]));
+    expect(line).toBe(
+      `flux-config: cannot list Pipelines through context "mgmt" of ${path} (https://[REDACTED]@127.0.0.1:${port}/?access_token=[REDACTED]&x=1): the cluster is unreachable (ECONNREFUSED)`,
+    );
+    expect(loadManagementAccess(path, undefined, {}).where).not.toMatch(/S3cret|T0ken/);
+    const address = await run(['--address', 'https://gw:S3cret@gw example']);
+    expect(address.code).toBe(2);
+    expect(address.err).toContain('--address must be an http(s) URL, not "https://[REDACTED]@gw');
+    expect(address.err).not.toContain('S3cret');
+  });
+
   it('names the gateway configuration and its bad field, never its secrets', async () => {
     const path = kubeconfig('ok.yaml', 'mgmt', 'https://127.0.0.1:1');
     const config = join(dir, 'gateway.yaml');

@@ -99,6 +99,14 @@ describe('halts sign and lift', () => {
     [['--reason', 'x', '--pipeline', 'apps/a', '--namespace', 'apps'], '--namespace narrows'],
     [['--reason', 'x', '--pipeline', 'apps/a', '--expires', 'tomorrow'], '--expires must be'],
     [['--reason', 'x', '--pipeline', 'not-a-pipeline'], '--pipeline must be NAMESPACE/NAME'],
+    [
+      ['--reason', 'x', '--pipeline', 'apps/a', '--expires', '2099-02-30T00:00:00Z'],
+      '--expires must be an RFC 3339 date-time on a calendar date that exists',
+    ],
+    [
+      ['--reason', 'incident \u001b[2J', '--pipeline', 'apps/a'],
+      '--reason must not contain control or invisible formatting characters (U+001B)',
+    ],
   ])('refuse %j with exit 2 and the usage', async (extra, message) => {
     const { key } = await carol();
     const refused = await run(runHalts, 'sign', '--name', 'carol', '--key', key, ...extra);
@@ -149,6 +157,10 @@ describe('approvals sign --break-glass', () => {
     [
       ['--break-glass', '--reject', '--comment', 'x'],
       '--reject and --break-glass exclude each other',
+    ],
+    [
+      ['--comment', 'LGTM \u202egnp.exe'],
+      '--comment must not contain control or invisible formatting characters (U+202E)',
     ],
   ])('refuses %j with exit 2', async (extra, message) => {
     const { key } = await carol();

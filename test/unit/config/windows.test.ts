@@ -46,6 +46,12 @@ describe('config promotion.windows', () => {
     );
   });
 
+  it('takes a window of exactly 366 days, the longest it says it takes', () => {
+    const [w] = defaultConfig({ promotion: { windows: [{ ...freeze, duration: '8784h' }] } })
+      .promotion.windows;
+    expect(w?.schedule.maxDurationMs).toBe(366 * 86_400_000);
+  });
+
   it('takes every environment when none is named', () => {
     const { environments, ...all } = freeze;
     expect(environments).toBeDefined();
@@ -65,6 +71,22 @@ describe('config promotion.windows', () => {
     [
       { ...freeze, rrule: undefined, cron: '0 0 20 12 * *', duration: 'P400D' },
       'config /promotion/windows/0/duration: must be like 8h, 90m, PT8H, P2DT14H or P2W, longer than 0 and at most 366 days',
+    ],
+    [
+      {
+        ...freeze,
+        rrule:
+          'DTSTART;TZID=Europe/Berlin:20250101T000000\nRRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30',
+      },
+      'config /promotion/windows/0/rrule: the rule produces no occurrence, so the window would never be in force',
+    ],
+    [
+      { ...freeze, rrule: undefined, cron: '0 0 31 2 *' },
+      'config /promotion/windows/0/cron: the rule produces no occurrence, so the window would never be in force',
+    ],
+    [
+      { ...freeze, rrule: 'DTSTART;TZID=Europe/Berlin:20250101T000000\nRRULE:FREQ=SECONDLY' },
+      'config /promotion/windows/0/rrule: RRULE FREQ=SECONDLY is not supported: a window starts at most once a minute',
     ],
   ])('refuses a rule it cannot follow, naming the field: %#', (window, problem) => {
     expect(problemsOf([window])).toEqual([problem]);

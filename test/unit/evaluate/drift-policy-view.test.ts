@@ -15,7 +15,7 @@ const succeeded = record({
   revision: '1.0.1',
   phase: 'Succeeded',
   succeeded: true,
-  lastAttemptedTime: at(-20 * MINUTE),
+  lastAttemptedTime: at(-40 * MINUTE),
 });
 
 describe('the drift part of the policy view', () => {
@@ -30,15 +30,15 @@ describe('the drift part of the policy view', () => {
       records: { prod: succeeded },
       promotion: { strategy: { notification: {} }, drift: { mode: 'Warn' } },
     });
-    expect(policyViewsOf(input)?.prod?.drift).toEqual({ mode: 'Warn', rolloutTimeout: '10m' });
-    expect(policyLine(policyViewsOf(input)?.prod, NOW)).toBe('drift Warn (rollout timeout 10m)');
+    expect(policyViewsOf(input)?.prod?.drift).toEqual({ mode: 'Warn', rolloutTimeout: '30m' });
+    expect(policyLine(policyViewsOf(input)?.prod, NOW)).toBe('drift Warn (rollout timeout 30m)');
   });
 
   it('shows a drift that never arrived as one the default policy corrects', () => {
     const view = policyViewsOf(devProd('1.0.1', '1.0.0', { records: { prod: succeeded } }))?.prod;
     expect(view?.drift).toEqual({
       mode: 'CorrectIfNotArrived',
-      rolloutTimeout: '10m',
+      rolloutTimeout: '30m',
       drifted: { promoted: '1.0.1', running: ['1.0.0'], arrived: false },
       corrects: true,
     });
@@ -48,10 +48,10 @@ describe('the drift part of the policy view', () => {
   it('shows a revision left after it ran as reported only', () => {
     const input = devProd('1.0.1', '1.0.0', {
       records: { prod: succeeded },
-      histories: { prod: { verified: [{ revision: '1.0.1', time: at(-19 * MINUTE) }] } },
+      histories: { prod: { verified: [{ revision: '1.0.1', time: at(-39 * MINUTE) }] } },
     });
     expect(policyLine(policyViewsOf(input)?.prod, NOW)).toBe(
-      'drifted: runs 1.0.0, not 1.0.1 (ran it, then left it; reported only), drift CorrectIfNotArrived (rollout timeout 10m)',
+      'drifted: runs 1.0.0, not 1.0.1 (ran it, then left it; reported only), drift CorrectIfNotArrived (rollout timeout 30m)',
     );
   });
 });

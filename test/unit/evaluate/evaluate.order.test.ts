@@ -175,18 +175,18 @@ function driftCases(): Case[] {
       phase: 'Succeeded',
       succeeded: true,
       attempt,
-      lastAttemptedTime: at(-20 * MINUTE),
+      lastAttemptedTime: at(-40 * MINUTE),
     });
   const ranIt = history({
     history: [
       {
         revision: '1.0.1',
-        startedTime: at(-20 * MINUTE),
+        startedTime: at(-40 * MINUTE),
         attempts: 1,
-        succeededTime: at(-20 * MINUTE),
+        succeededTime: at(-40 * MINUTE),
       },
     ],
-    verified: [{ revision: '1.0.1', time: at(-19 * MINUTE) }],
+    verified: [{ revision: '1.0.1', time: at(-39 * MINUTE) }],
   });
   const recent = history({
     history: [
@@ -198,7 +198,11 @@ function driftCases(): Case[] {
       name: 'promoted a minute ago and not arrived: still rolling out, looked at at the timeout',
       input: devProd('1.0.1', '1.0.0', { records: { prod: succeeded() }, histories: recent }),
       env: 'prod',
-      want: { outcome: 'AlreadyPromoted', reason: 'PromotionSucceeded', retryAt: NOW + 9 * MINUTE },
+      want: {
+        outcome: 'AlreadyPromoted',
+        reason: 'PromotionSucceeded',
+        retryAt: NOW + 29 * MINUTE,
+      },
     },
     {
       name: 'never arrived within the rollout timeout: promoted again as a new attempt (default)',
@@ -236,7 +240,7 @@ function driftCases(): Case[] {
         outcome: 'Drifted',
         reason: 'Drifted',
         drift: { promoted: '1.0.1', running: ['1.0.0'], arrived: true },
-        message: `prod runs 1.0.0, not 1.0.1 whose promotion succeeded at ${at(-20 * MINUTE)} (it ran it, then left it); reported, not corrected (it ran it and then left it, which is not fought)`,
+        message: `prod runs 1.0.0, not 1.0.1 whose promotion succeeded at ${at(-40 * MINUTE)} (it ran it, then left it); reported, not corrected (it ran it and then left it, which is not fought)`,
       },
     },
     {

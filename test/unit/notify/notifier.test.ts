@@ -5,10 +5,23 @@ import type { PromotionAlert, UncheckedAlert } from '../../../src/notify/alert-r
 import { Notifier, type NotifierPorts, type Prepared } from '../../../src/notify/notifier.js';
 import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { createLogger } from '../../../src/log.js';
+import { withOwedEvents } from '../../../src/notify/outbox-record.js';
 
 const T = Date.parse('2026-11-25T10:00:00Z');
 
+/** What the status writer records: every fact, as an alert selects them all. */
+const RECORD_ALL = { horizonMs: 86_400_000, wants: () => true };
+
+/** The Pipeline as stored after a status write recorded the events its history owes. */
 function pipeline(revisions: string[]): Pipeline {
+  const written = unrecorded(revisions);
+  return {
+    ...written,
+    status: withOwedEvents(written, written.status ?? {}, T + 100_000, RECORD_ALL),
+  };
+}
+
+function unrecorded(revisions: string[]): Pipeline {
   return {
     apiVersion: 'pipelines.weave.works/v1alpha1',
     kind: 'Pipeline',

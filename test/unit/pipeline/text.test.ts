@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { clip, display, flatten, TextPool, truncate } from '../../../src/pipeline/text.js';
+import {
+  clip,
+  display,
+  escapeUnsafeJson,
+  flatten,
+  neutralize,
+  TextPool,
+  truncate,
+  unsafeCharacterOf,
+} from '../../../src/pipeline/text.js';
 
 describe('flatten', () => {
   it('keeps the text of a string built from parts', () => {
@@ -33,6 +42,56 @@ describe('truncate, clip, display', () => {
     expect(clip(42, 10)).toBe('');
     expect(display(undefined)).toBe('(none)');
     expect(display('  x  ')).toBe('x');
+  });
+});
+
+describe('control and invisible formatting characters', () => {
+  const unsafe: [string, string][] = [
+    ['\u001b[2J', 'U+001B'],
+    ['\u0000', 'U+0000'],
+    ['\u007f', 'U+007F'],
+    ['\u009b31m', 'U+009B'],
+    ['\u0085', 'U+0085'],
+    ['\u202e', 'U+202E'],
+    ['\u202a', 'U+202A'],
+    ['\u2066', 'U+2066'],
+    ['\u2069', 'U+2069'],
+    ['\u200e', 'U+200E'],
+    ['\u061c', 'U+061C'],
+    ['\u200b', 'U+200B'],
+    ['\ufeff', 'U+FEFF'],
+    ['\u2028', 'U+2028'],
+    ['\udb40\udc41', 'U+E0041'],
+    ['\ud800', 'U+D800'],
+  ];
+
+  it.each(unsafe)('finds %j as %s', (text, code) => {
+    expect(unsafeCharacterOf(`ok ${text} ok`)).toBe(code);
+  });
+
+  it('finds none in text people write: accents, other scripts, emoji with joiners', () => {
+    for (const text of ['café', 'שלום עולם', 'नमस्ते', '👩‍💻 done', 'a\u200cb', 'plain ASCII'])
+      expect(unsafeCharacterOf(text)).toBeUndefined();
+  });
+
+  it('display, clip and neutralize never let one through; JSON keeps its value', () => {
+    for (const [text] of unsafe) {
+      const shown = [display(`a ${text} b`), clip(`a ${text} b`, 50), neutralize(`a${text}b`)];
+      for (const line of shown) expect(unsafeCharacterOf(line)).toBeUndefined();
+      const json = escapeUnsafeJson(JSON.stringify({ reason: `a${text}b` }));
+      expect(unsafeCharacterOf(json)).toBeUndefined();
+      expect(JSON.parse(json)).toEqual({ reason: `a${text}b` });
+    }
+    expect(display('halted \u202eevil\u202c by \u009b31m')).toBe(
+      'halted \ufffdevil\ufffd by \ufffd31m',
+    );
+    expect(neutralize('a\u001bb\nc')).toBe('a\ufffdb\ufffdc');
+    expect(neutralize('👩‍💻 café')).toBe('👩‍💻 café');
+  });
+
+  it('never cuts a surrogate pair in half', () => {
+    expect(truncate('ab😀cd', 4)).toBe('ab…');
+    expect(unsafeCharacterOf(truncate('ab😀cd', 4))).toBeUndefined();
   });
 });
 

@@ -5,9 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { pipelineId } from '../../../src/pipeline/id.js';
 import { MGMT, reconcileRig, rigPipeline } from '../../support/reconcile-rig.js';
 
-
 /** What a check asks once a promotion succeeded and its targets do not run it yet. */
-const ROLLOUT_TIMEOUT = { requeueAfterMs: 600_000 };
+const ROLLOUT_TIMEOUT = { requeueAfterMs: 1_800_000 };
 describe('Reconciler.reconcile', () => {
   it('forgets a Pipeline that is no longer loaded and reads nothing', async () => {
     const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
@@ -77,7 +76,7 @@ describe('Reconciler.reconcile', () => {
 
   it('promotes staging once dev runs a newer healthy revision, claiming before it acts', async () => {
     const rig = reconcileRig({ dev: '1.1.0', staging: '1.0.0', prod: '1.0.0' });
-    // Promoted: looked at again when its rollout timeout (10m) passes, to tell a drift.
+    // Promoted: looked at again when its rollout timeout (30m) passes, to tell a drift.
     expect(await rig.reconciler.reconcile(rig.id)).toEqual(ROLLOUT_TIMEOUT);
     expect(rig.record('staging')).toMatchObject({
       revision: '1.1.0',

@@ -757,6 +757,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete environment.drift;
   delete dig(environment, 'waitingApproval', 'properties').since;
   delete dig(openApiOf(copy), 'properties', 'status', 'properties').halts;
+  delete dig(openApiOf(copy), 'properties', 'status', 'properties').outbox;
   const targetRecord = dig(environment, 'targets', 'items', 'properties');
   delete targetRecord.observedTime;
   delete targetRecord.unannounced;

@@ -59,6 +59,7 @@ describe('prunedStatusFields', () => {
         conditions: { items: { 'x-kubernetes-preserve-unknown-fields': true } },
         observedGeneration: { type: 'integer' },
         halts: { 'x-kubernetes-preserve-unknown-fields': true },
+        outbox: { 'x-kubernetes-preserve-unknown-fields': true },
         environments: { type: 'object', additionalProperties: true },
       },
     });

@@ -38,6 +38,13 @@ describe('html', () => {
       html`<p title="${'"onmouseover="x'}">${inner}${[1, undefined, false, 'y']}</p>`.text,
     ).toBe('<p title="&quot;onmouseover=&quot;x"><b>&lt;i&gt;</b>1y</p>');
   });
+
+  it('shows control and bidirectional characters as U+FFFD, so they cannot reorder the page', () => {
+    const reason = 'incident \u202egnp.exe\u202c \u2066x\u2069 \u009b31m \u001b[2J 👩‍💻';
+    expect(html`<td>${reason}</td>`.text).toBe(
+      '<td>incident \ufffdgnp.exe\ufffd \ufffdx\ufffd \ufffd31m \ufffd[2J 👩‍💻</td>',
+    );
+  });
 });
 
 describe('the fleet row and page', () => {
@@ -160,5 +167,8 @@ describe('the Pipeline page', () => {
     expect(safeLink('data:text/html,x')).toBeUndefined();
     expect(safeLink('not a url')).toBeUndefined();
     expect(safeLink('https://a:b@forge/x')).toBe('https://forge/x');
+    expect(safeLink('https://forge/x?private_token=S3cret&tab=files')).toBe(
+      'https://forge/x?private_token=[REDACTED]&tab=files',
+    );
   });
 });
