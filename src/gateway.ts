@@ -34,7 +34,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
-  const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts);
+  const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts, access.status);
   let stopListing: (() => void) | undefined;
   const readiness = () =>
     readinessOf({

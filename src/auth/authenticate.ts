@@ -63,8 +63,10 @@ export async function authenticateBearer(
   const checked = await verifyJwt(token, settings.jwtKeys, settings.jwt);
   if (!checked.ok) return checked;
   const payload = checked.value;
-  const subject = payload.sub;
-  if (subject === undefined || subject.length === 0)
+  const subject: unknown = payload.sub;
+  // jose checks that `sub` is present, not that it is a string: a signed `"sub": null` or
+  // `"sub": 42` is no subject either (and `null.length` was a 500).
+  if (typeof subject !== 'string' || subject.length === 0)
     return refuse('MissingClaim', { claim: 'sub' });
   return verified({
     kind: 'jwt',

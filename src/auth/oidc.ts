@@ -15,6 +15,11 @@ const REMOTE_JWKS_OPTIONS = {
   cacheMaxAge: 600_000,
 };
 const MAX_TOKEN_LENGTH = 16 * 1024;
+/**
+ * The last second RFC 3339 can write (9999-12-31T23:59:59Z). A credential's expiry is recorded
+ * as RFC 3339 in the Pipeline status; a later `exp` (jose takes any finite number) was a 500.
+ */
+const LAST_RFC3339_SECOND = 253_402_300_799;
 
 /** A verified token's claims with the ones the gateway relies on present. */
 export type VerifiedClaims = JWTPayload & { sub: string; jti: string; iat: number; exp: number };
@@ -47,6 +52,7 @@ export class OidcVerifier {
     if (typeof sub !== 'string' || sub === '')
       return refuse('MissingClaim', { ...facts, claim: 'sub' });
     if (typeof iat !== 'number' || typeof exp !== 'number') return refuse('Malformed', facts);
+    if (exp > LAST_RFC3339_SECOND) return refuse('LifetimeTooLong', facts);
     return verified({ ...checked.value, sub, jti, iat, exp });
   }
 

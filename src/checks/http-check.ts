@@ -1,11 +1,13 @@
 /**
- * One run of an HTTP check: GET the URL (admitted by the operator's allow-list, redirects not
- * followed, bounded in time and size), then compare the status and, optionally, one JSON field.
- * A status that says the service could not answer (408, 429, 5xx), a timeout, an unreachable
- * host or a body that is not JSON is Unknown: the check could not be read. Messages never quote
- * the URL's query, a header, or any secret value.
+ * One run of an HTTP check: GET the URL (admitted by the operator's allow-list and the address
+ * policy of src/egress, redirects not followed, bounded in time and size), then compare the
+ * status and, optionally, one JSON field. A status that says the service could not answer (408,
+ * 429, 5xx), a timeout, an unreachable host, an address the policy refuses or a body that is not
+ * JSON is Unknown: the check could not be read. Messages never quote the URL's query, a header,
+ * or any secret value.
  */
 import type { SecretKeyReader } from '../auth/legacy-keys.js';
+import { refusalIn, type AddressGuard } from '../egress/address-guard.js';
 import type { FetchLike } from '../promote/strategies/webhook.js';
 import type { CheckOutcome, HttpCheck } from './resolve.js';
 import { valueAt } from './json-path.js';
@@ -14,10 +16,11 @@ import { checkUrl } from './url-policy.js';
 
 /** What an HTTP check run needs besides the check. */
 export interface HttpCheckDeps {
-  fetch: FetchLike;
+  /** The HTTP checks' fetch: guardedFetch over `guard` in the gateway; tests may stand in. */
+  httpFetch: FetchLike;
   readSecret: SecretKeyReader;
-  /** The operator's allow-list (config checks.http.allowedUrlPrefixes). */
-  allowedUrlPrefixes: readonly string[];
+  /** The operator's allow-list (config checks.http.allowedUrlPrefixes) and address policy. */
+  guard: AddressGuard;
 }
 
 /** Largest answer read when a JSON field is compared. */
@@ -30,14 +33,16 @@ export async function runHttpCheck(
   revision: string,
   deps: HttpCheckDeps,
 ): Promise<CheckOutcome> {
-  const url = checkUrl(check.url, revision, deps.allowedUrlPrefixes);
+  const url = checkUrl(check.url, revision, deps.guard.allowedUrlPrefixes);
   if (typeof url === 'string') return { state: 'Unknown', message: url };
+  const refused = await deps.guard.problem(url);
+  if (refused !== undefined) return { state: 'Unknown', message: `its url ${refused}` };
   const secret =
     check.secretRef === undefined
       ? { headers: {}, secrets: [] }
       : await secretHeaders(deps.readSecret, namespace, check.secretRef);
   if (typeof secret === 'string') return { state: 'Unknown', message: secret };
-  const outcome = await call(url, check, secret.headers, deps.fetch);
+  const outcome = await call(url, check, secret.headers, deps.httpFetch);
   return { ...outcome, message: redact(outcome.message, secret.secrets) };
 }
 
@@ -70,6 +75,9 @@ async function call(
     return judgeJson(response.status, body, check.json);
   } catch (err) {
     const timedOut = err instanceof Error && ['TimeoutError', 'AbortError'].includes(err.name);
+    // The connection's own check refused what the host resolved to by then (names no path).
+    const refused = refusalIn(err);
+    if (refused !== undefined) return { state: 'Unknown', message: `its url ${refused.message}` };
     // Transport errors can quote the URL: none of their text is kept.
     return {
       state: 'Unknown',

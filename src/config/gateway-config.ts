@@ -66,7 +66,10 @@ export interface PullRequestSettings {
 export interface ChecksSettings {
   maxConcurrent: number;
   http: {
-    /** URL prefixes an HTTP check may call; empty = HTTP checks disabled. */
+    /**
+     * URL prefixes an HTTP check may call; empty = HTTP checks disabled. An IP-literal entry
+     * also opens that internal address (src/egress/address-guard.ts).
+     */
     allowedUrlPrefixes: readonly string[];
   };
 }
@@ -78,7 +81,10 @@ export interface NotificationsConfig {
    * namespace only), true = every alert, a list = alerts in these namespaces.
    */
   crossNamespace: boolean | readonly string[];
-  /** URL prefixes an alert may deliver to (checks/url-policy.ts' rules); empty = any. */
+  /**
+   * URL prefixes an alert may deliver to (checks/url-policy.ts' rules); empty = any outside the
+   * refused address classes, which only an IP-literal entry opens (src/egress/address-guard.ts).
+   */
   allowedUrlPrefixes: readonly string[];
   /** Whether the Lease holder delivers at all. */
   enabled: boolean;

@@ -183,8 +183,21 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
 };
 
 /**
+ * Whether a response has started on `socket` (its head sent, its body not finished, e.g. a live
+ * stream): an answer written now would land inside it. Node's own clientError default checks the
+ * same (`_httpMessage`, the response it is writing, is not part of its typed API).
+ */
+function responseStarted(socket: Socket): boolean {
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })
+    ._httpMessage;
+  return current?.headersSent === true;
+}
+
+/**
  * fastify's `clientErrorHandler` option: HTTP messages too broken to become requests (bad
- * framing, oversized headers, a body that arrives too slowly) still get a registry body.
+ * framing, oversized headers, a body that arrives too slowly) still get a registry body, unless
+ * a response is already under way on the connection (a garbled message after a request whose
+ * live stream has begun): that connection is only closed, never sent a second status line.
  */
 export function createClientErrorHandler(
   logger: GatewayLogger,
@@ -195,7 +208,7 @@ export function createClientErrorHandler(
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'RequestTimeout' : 'BadRequest';
     const status = ErrorCodes[code].status;
     logger.debug({ code, cause: error.code }, 'client error');
-    if (socket.writable) {
+    if (socket.writable && !responseStarted(socket)) {
       const body = JSON.stringify(errorBody(code));
       socket.write(
         `HTTP/1.1 ${status} ${REASON_PHRASES[status] ?? 'Error'}\r\n` +

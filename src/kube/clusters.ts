@@ -32,6 +32,8 @@ export interface ClusterRegistryOptions {
   now: () => number;
   /** refreshSoon() re-reads credentials at most this often; default 10 s. */
   minRefreshIntervalMs?: number;
+  /** Told each cluster's API server URLs when its kubeconfig is taken, and [] when dropped. */
+  onServers?: (cluster: string, servers: readonly string[]) => void;
 }
 
 /**
@@ -54,6 +56,7 @@ export class ClusterRegistry implements ClusterDirectory {
     this.entries.set(managementName, {
       reader: options.makeReader(managementConfig, managementName),
     });
+    options.onServers?.(managementName, serversOf(managementConfig));
   }
 
   /** The reader for a cluster, or undefined while its credentials are missing or unusable. */
@@ -83,7 +86,10 @@ export class ClusterRegistry implements ClusterDirectory {
     const wanted = this.options.wanted();
     const names = new Set(wanted.map((w) => w.name));
     for (const name of [...this.entries.keys()]) {
-      if (name !== this.managementName && !names.has(name)) this.entries.delete(name);
+      if (name !== this.managementName && !names.has(name)) {
+        this.entries.delete(name);
+        this.options.onServers?.(name, []);
+      }
     }
     await Promise.all(
       wanted.flatMap((w) =>
@@ -118,6 +124,7 @@ export class ClusterRegistry implements ClusterDirectory {
       reader: this.options.makeReader(result.kubeConfig, name),
       secretVersion: result.version,
     });
+    this.options.onServers?.(name, serversOf(result.kubeConfig));
   }
 
   private async readKubeconfig(
@@ -155,4 +162,9 @@ export class ClusterRegistry implements ClusterDirectory {
       };
     }
   }
+}
+
+/** Every API server a kubeconfig names (not only its current context's): none may be a target. */
+function serversOf(kubeConfig: KubeConfig): string[] {
+  return kubeConfig.getClusters().map((cluster) => cluster.server);
 }

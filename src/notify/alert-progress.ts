@@ -13,7 +13,7 @@ import {
   type PromotionAlert,
   type RecentDelivery,
 } from './alert-resource.js';
-import { readyCondition } from './alert-conditions.js';
+import { readyCondition, type Blocked } from './alert-conditions.js';
 import { readStream } from './stream-record.js';
 import { eventId, type NotificationFact } from './facts.js';
 import {
@@ -124,6 +124,8 @@ export interface StatusAfterArgs {
   alert: PromotionAlert;
   round: AlertRound;
   results: ReadonlyMap<string, AttemptResult>;
+  /** Why this round could make no delivery at all (read before any attempt), if so. */
+  blocked?: Blocked | undefined;
   now: number;
   retry: RetryPolicy;
   random: () => number;
@@ -172,7 +174,14 @@ export function statusAfter(args: StatusAfterArgs): AlertStatus {
     conditions: [
       readyCondition(
         alert,
-        { gone: gone?.detail, failing, backlog, overflow: round.overflow },
+        {
+          gone: gone?.detail,
+          failing,
+          blocked: args.blocked,
+          attempted: results.size > 0,
+          backlog,
+          overflow: round.overflow,
+        },
         now,
       ),
     ],

@@ -1,9 +1,12 @@
 /**
  * One delivery attempt: a formatted event POSTed to the alert's receiver, and what came of it
  * in the outbox's words (src/notify/alert-progress.ts AttemptResult). Details name the HTTP
- * status or the network error's code only: never the URL (a Slack or Teams URL is a secret),
- * a header, or the receiver's body, which is never read.
+ * status, the network error's code, or the class of an address the connection refused
+ * (src/egress) only: never the URL or its host (a Slack or Teams URL is a secret), a header, or
+ * the receiver's body, which is never read.
  */
+import { refusalIn } from '../egress/address-guard.js';
+import { CLASS_PHRASES } from '../egress/ip-address.js';
 import { retryAfter } from '../promote/strategies/pull-request/forge-answers.js';
 import type { AttemptResult } from './alert-progress.js';
 
@@ -86,6 +89,10 @@ function withoutUserinfo(request: DeliveryRequest): {
 
 function networkDetail(error: unknown): string {
   if (error instanceof DOMException && error.name === 'TimeoutError') return 'timeout';
+  // The connection's own check refused what the host resolved to (a log line: no host).
+  const refused = refusalIn(error)?.refusal;
+  if (refused !== undefined)
+    return `address not allowed: ${refused.verb} ${CLASS_PHRASES[refused.addressClass]}`;
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   return code === undefined ? 'network error' : `network error ${code}`;

@@ -19,9 +19,12 @@ import {
   type RetryPolicy,
 } from './alert-progress.js';
 import type { AlertStatus, PromotionAlert, UncheckedAlert } from './alert-resource.js';
+import { keyOf, logResults, reportBacklog, reportWritten } from './round-report.js';
+import { isGone, sameStatus, type Blocked } from './alert-conditions.js';
 import { selects, wantsType, type SelectionPolicy } from './alert-selection.js';
 import { FactsByVersion, type NotificationFact } from './facts.js';
 import { outboxFacts } from './outbox-record.js';
+import type { OutboxCatchUp } from './outbox-catch-up.js';
 import type { NotificationEvent } from './notification-event.js';
 
 /** The alert's status as a change of what is stored: undefined keeps it. */
@@ -38,8 +41,11 @@ export interface NotifierPorts {
   listAlerts(): Promise<readonly AlertCheck[]>;
   /** Reads the stored alert fresh (undefined: deleted). */
   readAlert(alert: UncheckedAlert): Promise<UncheckedAlert | undefined>;
-  /** Applies `change` through the one writer (re-applied on a conflict). */
-  applyStatus(alert: UncheckedAlert, change: AlertStatusChange): Promise<void>;
+  /**
+   * Applies `change` through the one writer (re-applied on a conflict); true when the status
+   * it computed last was written, false when nothing was (no change, or the write gave up).
+   */
+  applyStatus(alert: UncheckedAlert, change: AlertStatusChange): Promise<boolean>;
   /** Prepares a sender for one alert's round (its Secret read once), or a problem. */
   prepare(
     alert: PromotionAlert,
@@ -67,6 +73,8 @@ export interface NotifierDeps {
   onResult?: (alert: string, result: string) => void;
   /** Reports each alert's backlog and its oldest event's time (metrics). */
   onBacklog?: (alert: string, backlog: number, oldest: number | undefined) => void;
+  /** Records what a selected Pipeline owes and its outbox lacks (outbox-catch-up.ts). */
+  catchUp?: Pick<OutboxCatchUp, 'visit'>;
 }
 
 /** The engine's settings (config `notifications`). */
@@ -133,6 +141,7 @@ export class Notifier {
     if (this.listFailing)
       this.deps.logger.info('notifications: the PromotionAlerts are listed again');
     this.listFailing = false;
+    this.catchUp(checks);
     for (const check of checks) {
       const key = keyOf(check.alert);
       if (this.running.has(key)) continue;
@@ -141,6 +150,19 @@ export class Notifier {
       });
       this.running.set(key, round);
       void round.finally(() => this.running.delete(key));
+    }
+  }
+
+  /** Each Pipeline a usable alert selects gets its outbox caught up (once per version). */
+  private catchUp(checks: readonly AlertCheck[]): void {
+    const { catchUp } = this.deps;
+    if (catchUp === undefined) return;
+    const alerts = checks.filter((c) => c.ok).map((c) => c.alert);
+    if (alerts.length === 0) return;
+    const policy = this.deps.settings.selection;
+    for (const head of this.deps.pipelines()) {
+      if (alerts.some((alert) => selects(alert, head, policy)))
+        void catchUp.visit(head, this.deps.whole);
     }
   }
 
@@ -153,13 +175,19 @@ export class Notifier {
     const facts = this.factsFor(alert);
     const now = this.deps.clock();
     const listed = planAlert(alert, facts, now, this.deps.settings.retry);
-    if (!this.worthALook(alert, listed, now)) return;
+    if (!this.worthALook(alert, listed, now)) {
+      // Nothing to send or record: the gauges still say what the stored status says.
+      reportBacklog(this.deps, alert, alert.status);
+      return;
+    }
     // The list may lag our own last write: decide on the stored alert, never a cached one.
     const stored = await this.deps.ports.readAlert(alert);
     if (stored === undefined) return;
     const fresh = { ...alert, metadata: stored.metadata, status: stored.status } as PromotionAlert;
     const round = planAlert(fresh, facts, now, this.deps.settings.retry);
-    const results = await this.deliver(fresh, round);
+    const { results, blocked } = await this.deliver(fresh, round);
+    // What the change computed last: the status written, when the write lands.
+    let computed: { before: AlertStatus | undefined; after: AlertStatus } | undefined;
     const change: AlertStatusChange = (current) => {
       const latest = {
         ...fresh,
@@ -168,17 +196,24 @@ export class Notifier {
       } as PromotionAlert;
       const at = this.deps.clock();
       const replanned = planAlert(latest, facts, at, this.deps.settings.retry);
-      return statusAfter({
+      const after = statusAfter({
         alert: latest,
         round: replanned,
         results,
+        blocked,
         now: at,
         retry: this.deps.settings.retry,
         random: this.deps.random,
       });
+      computed = { before: current.status, after };
+      return after;
     };
-    await this.deps.ports.applyStatus(fresh, change);
-    this.report(fresh, round, results);
+    const written = await this.deps.ports.applyStatus(fresh, change);
+    // The metrics count what the written status counts, nothing else: the two always agree.
+    if (written && computed !== undefined)
+      reportWritten(this.deps, fresh, computed.before, computed.after);
+    else reportBacklog(this.deps, fresh, fresh.status);
+    logResults(this.deps.logger, fresh, results);
   }
 
   /** Whether this replica leads for less than the alert's delivery timeout. */
@@ -204,14 +239,13 @@ export class Notifier {
   private async deliver(
     alert: PromotionAlert,
     round: AlertRound,
-  ): Promise<Map<string, AttemptResult>> {
+  ): Promise<{ results: Map<string, AttemptResult>; blocked?: Blocked }> {
     const results = new Map<string, AttemptResult>();
-    if (round.due.length === 0 || !this.deps.isLeader()) return results;
+    if (round.due.length === 0 || !this.deps.isLeader()) return { results };
     const prepared = await this.deps.ports.prepare(alert);
-    if (!prepared.ok) {
-      await this.holdWith(alert, prepared.reason, prepared.problem);
-      return results;
-    }
+    // Nothing can be sent: the status says why (Ready=False, steadily), nothing is attempted.
+    if (!prepared.ok)
+      return { results, blocked: { reason: prepared.reason, message: prepared.problem } };
     await Promise.all(
       round.due.map(async ({ id, fact }) => {
         const { subject: _s, at: _a, ...rest } = fact;
@@ -224,7 +258,7 @@ export class Notifier {
         results.set(id, result);
       }),
     );
-    return results;
+    return { results };
   }
 
   /** Ready=False with `reason` (nothing is sent), written only when it says something new. */
@@ -256,44 +290,4 @@ export class Notifier {
     }
     return facts;
   }
-
-  private report(
-    alert: PromotionAlert,
-    round: AlertRound,
-    results: ReadonlyMap<string, AttemptResult>,
-  ): void {
-    const key = keyOf(alert);
-    for (const result of results.values()) this.deps.onResult?.(key, result.kind);
-    for (const look of round.streams) {
-      look.plan.superseded.forEach(() => this.deps.onResult?.(key, 'Superseded'));
-      look.plan.dropped.forEach(() => this.deps.onResult?.(key, 'Dropped'));
-    }
-    const backlog = round.streams.reduce((n, s) => n + s.plan.backlog, 0);
-    const oldest = Math.min(...round.streams.map((s) => s.plan.oldest ?? Infinity));
-    this.deps.onBacklog?.(key, backlog, Number.isFinite(oldest) ? oldest : undefined);
-    for (const [id, result] of results) {
-      const fields = { alert: key, id, result: result.kind, detail: result.detail };
-      if (result.kind === 'Delivered') this.deps.logger.debug(fields, 'notification delivered');
-      else this.deps.logger.info(fields, 'notification not delivered');
-    }
-  }
-}
-
-/** An alert a receiver answered 410 for stays stopped until its spec changes. */
-function isGone(alert: PromotionAlert): boolean {
-  const ready = alert.status?.conditions?.find((c) => c.type === 'Ready');
-  return ready?.reason === 'Gone' && ready.observedGeneration === alert.metadata.generation;
-}
-
-function sameStatus(a: AlertStatus | undefined, b: AlertStatus): boolean {
-  const strip = (s: AlertStatus | undefined) =>
-    JSON.stringify({
-      ...s,
-      conditions: s?.conditions?.map(({ lastTransitionTime: _t, ...c }) => c),
-    });
-  return strip(a) === strip(b);
-}
-
-function keyOf(alert: UncheckedAlert): string {
-  return `${alert.metadata.namespace}/${alert.metadata.name}`;
 }

@@ -42,19 +42,26 @@ export function withOwedEvents(
   now: number,
   policy: OutboxPolicy,
 ): PipelineStatus {
-  const pipeline: Pipeline = { ...stored, status: next };
   const kept = (next.outbox ?? []).filter(
     (e) => (parseTimestamp(e.time) ?? -Infinity) >= now - policy.horizonMs - OUTBOX_KEEP_MARGIN_MS,
   );
-  const known = new Set(kept.map(eventKey));
-  const owed = factsOf(pipeline)
+  const owed = owedEvents({ ...stored, status: { ...next, outbox: kept } }, now, policy);
+  const outbox = capped([...kept, ...owed]);
+  const { outbox: _previous, ...rest } = next;
+  return outbox.length === 0 ? rest : { ...rest, outbox };
+}
+
+/**
+ * The events `pipeline`'s status owes that its outbox does not hold yet (facts younger than the
+ * horizon that some alert wants), in the order they happened.
+ */
+export function owedEvents(pipeline: Pipeline, now: number, policy: OutboxPolicy): OutboxEvent[] {
+  const known = new Set((pipeline.status?.outbox ?? []).map(eventKey));
+  return factsOf(pipeline)
     .filter((f) => f.at >= now - policy.horizonMs && !known.has(eventKey(f)))
     .filter((f) => policy.wants(pipeline, f.type))
     .sort(compareFacts)
     .map(recordOf);
-  const outbox = capped([...kept, ...owed]);
-  const { outbox: _previous, ...rest } = next;
-  return outbox.length === 0 ? rest : { ...rest, outbox };
 }
 
 /** The recorded events of `pipeline` as facts, in the order they happened. */

@@ -1,10 +1,14 @@
 /**
  * What a body template can see: the event's fields and nothing else. The view is a deep, frozen
- * copy made of prototype-less objects and arrays, so that a name such as `constructor`,
- * `__proto__` or `toString` finds nothing (mustache looks names up with `in`, which walks the
- * prototype chain), and no function is reachable to be called. An object or list written as a
+ * copy made of prototype-less objects and arrays of strings, numbers and booleans, and templates
+ * are rendered through ViewContext, whose lookups follow only own data properties of those
+ * objects and arrays: mustache's own lookup walks the prototype chain (`in`) and reads fields of
+ * strings and numbers through their wrappers, so `{{revision.constructor.name}}` would reach
+ * `String`, a function, and its name. No prototype, constructor, getter or function is reachable
+ * by any name, and a string, number or boolean has no fields. An object or list written as a
  * value renders empty, never `[object Object]`.
  */
+import Mustache from 'mustache';
 import { eventData } from './formats/event-names.js';
 import type { NotificationEvent } from './notification-event.js';
 
@@ -14,6 +18,51 @@ export type ViewObject = Readonly<Record<string, unknown>>;
 /** The template view of one event: `id` and every other field of the contract. */
 export function templateView(event: NotificationEvent): ViewObject {
   return viewValue({ id: event.id, ...eventData(event) }) as ViewObject;
+}
+
+/**
+ * The context to render a template view in: a name (or dotted path) finds a value only through
+ * own data properties of the view's prototype-less objects and arrays (an array's items and its
+ * `length`), each step landing on a string, number, boolean or another such object or array;
+ * anything else is a miss, looked up in the enclosing section's context as mustache does.
+ */
+export class ViewContext extends Mustache.Context {
+  /** A section's context over `view` (an item of a list, or a field's value). */
+  override push(view: unknown): ViewContext {
+    return new ViewContext(view, this);
+  }
+
+  /** The value `name` names here or in an enclosing context, or undefined. */
+  override lookup(name: string): unknown {
+    if (name === '.') return isViewValue(this.view) ? this.view : undefined;
+    const found = walk(this.view, name.split('.'));
+    // Every enclosing context is a ViewContext too: push() makes them.
+    return found.hit ? found.value : this.parent?.lookup(name);
+  }
+}
+
+/** Follows `path` from `start` through own data properties of view containers only. */
+function walk(start: unknown, path: readonly string[]): { hit: boolean; value?: unknown } {
+  let current = start;
+  for (const name of path) {
+    if (!isViewContainer(current)) return { hit: false };
+    const field = Object.getOwnPropertyDescriptor(current, name);
+    // A getter has no `value`: it is never called.
+    if (field === undefined || !('value' in field)) return { hit: false };
+    const value: unknown = field.value;
+    if (!isViewValue(value)) return { hit: false };
+    current = value;
+  }
+  return { hit: true, value: current };
+}
+
+function isViewContainer(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === null;
+}
+
+function isViewValue(value: unknown): boolean {
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' || isViewContainer(value);
 }
 
 function viewValue(value: unknown): unknown {

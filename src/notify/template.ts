@@ -3,14 +3,15 @@
  * compiled once when the PromotionAlert is loaded. What `{{name}}` escapes for follows the
  * body's content type: JSON string escaping for JSON (so `"{{revision}}"` stays one valid
  * string whatever the revision holds), HTML escaping for HTML and XML, percent-encoding for a
- * form, nothing for anything else; `{{{name}}}` never escapes. The view is the event only
- * (template-view.ts). A template that does not parse, uses partials, nests `{{#targets}}`, or,
- * for JSON, renders invalid JSON for one of the sample events is a load problem.
+ * form, nothing for anything else; `{{{name}}}` never escapes. The view is the event only,
+ * looked up through its ViewContext (template-view.ts). A template that does not parse, uses
+ * partials, nests `{{#targets}}`, or, for JSON, renders invalid JSON for one of the sample
+ * events is a load problem.
  */
 import Mustache from 'mustache';
 import type { NotificationEvent } from './notification-event.js';
 import { templateSamples } from './template-samples.js';
-import { templateView } from './template-view.js';
+import { templateView, ViewContext } from './template-view.js';
 
 /** A template ready to render, made only by compileTemplate. */
 export interface CompiledTemplate {
@@ -68,7 +69,7 @@ export function compileTemplate(
   const template: CompiledTemplate = Object.freeze({
     contentType,
     render: (event: NotificationEvent) =>
-      writer.render(text, templateView(event), undefined, { escape }),
+      writer.render(text, new ViewContext(templateView(event)), undefined, { escape }),
   });
   const rendering = renderingProblem(template);
   return rendering === undefined ? { ok: true, template } : fail(rendering);
@@ -85,11 +86,6 @@ function fail(problem: string): CompileResult {
 function structureProblem(tokens: readonly Token[], inTargets: boolean): string | undefined {
   for (const [kind, name, , , children] of tokens) {
     if (kind === '>') return `template uses the partial {{> ${name}}}; partials are not supported`;
-    // mustache caches lookups in a plain object and calls its hasOwnProperty: this one name
-    // would replace that method and make the next lookup throw.
-    if (name === 'hasOwnProperty' && kind !== 'text' && kind !== '!') {
-      return 'template uses the name hasOwnProperty, which mustache cannot look up';
-    }
     const isTargets = kind === '#' && name === 'targets';
     if (isTargets && inTargets) {
       return 'template nests a {{#targets}} section inside another; nested target lists are not supported';

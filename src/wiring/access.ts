@@ -31,6 +31,9 @@ export function clusterAccess(
     calls,
     wanted: () => wantedClusters(config, catalog),
     now,
+    onServers: (cluster, servers) => {
+      rt.apiServers.set(cluster, servers);
+    },
   });
   const verifier = new Verifier(clusters, (cluster, _verb, result) => {
     metrics.observeRead(cluster, result);

@@ -10,7 +10,9 @@ import { KubeObjectReader } from '../kube/reader.js';
 import { kubeSecretReader } from '../kube/secrets.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { pipelineIdOf } from '../pipeline/id.js';
-import { addressProblem } from '../notify/alert-address.js';
+import { AddressGuard } from '../egress/address-guard.js';
+import { guardedFetch } from '../egress/guarded-fetch.js';
+import { addressProblem, addressRefusal } from '../notify/alert-address.js';
 import { alertTimeoutMs, type AlertCheck } from '../notify/alert-check.js';
 import { AlertCredentialsReader } from '../notify/alert-credentials.js';
 import type { PromotionAlert, UncheckedAlert } from '../notify/alert-resource.js';
@@ -22,7 +24,9 @@ import { Notifier, type NotifierPorts, type Prepared } from '../notify/notifier.
 import { compileTemplate } from '../notify/template.js';
 import type { Runtime } from './runtime.js';
 import { AlertDirectory } from '../notify/alert-directory.js';
-import { withOwedEvents } from '../notify/outbox-record.js';
+import { owedEvents, withOwedEvents, type OutboxPolicy } from '../notify/outbox-record.js';
+import { OutboxCatchUp } from '../notify/outbox-catch-up.js';
+import type { StatusWriter } from '../kube/status-writer.js';
 import type { NotificationType } from '../notify/notification-event.js';
 import type { Pipeline, PipelineStatus } from '../pipeline/pipeline-resource.js';
 
@@ -80,13 +84,37 @@ export function outboxCompletion(
   rt: Runtime,
   alerts: Pick<AlertKnowledge, 'directory'>,
 ): ((stored: Pipeline, next: PipelineStatus) => PipelineStatus) | undefined {
-  const settings = rt.config.notifications;
-  if (!settings.enabled) return undefined;
-  const policy = {
-    horizonMs: settings.horizonMs,
+  if (!rt.config.notifications.enabled) return undefined;
+  const policy = outboxPolicy(rt, alerts);
+  return (stored, next) => withOwedEvents(stored, next, rt.now(), policy);
+}
+
+/** The outbox's policy of this gateway: the horizon, and the alerts this replica knows. */
+function outboxPolicy(rt: Runtime, alerts: Pick<AlertKnowledge, 'directory'>): OutboxPolicy {
+  return {
+    horizonMs: rt.config.notifications.horizonMs,
     wants: (pipeline: Pipeline, type: NotificationType) => alerts.directory.wants(pipeline, type),
   };
-  return (stored, next) => withOwedEvents(stored, next, rt.now(), policy);
+}
+
+/** The Lease holder's catch-up of outboxes, writing through the one status writer. */
+function outboxCatchUp(
+  rt: Runtime,
+  alerts: Pick<AlertKnowledge, 'directory'>,
+  status: Pick<StatusWriter, 'apply'>,
+): OutboxCatchUp {
+  const policy = outboxPolicy(rt, alerts);
+  return new OutboxCatchUp({
+    policy,
+    now: rt.now,
+    record: async (pipeline) => {
+      await status.apply(pipeline, (stored) => {
+        if (owedEvents(stored, rt.now(), policy).length === 0) return { keep: undefined };
+        const next = withOwedEvents(stored, stored.status ?? {}, rt.now(), policy);
+        return { write: next, verdict: undefined };
+      });
+    },
+  });
 }
 
 /** Builds the notifier of this gateway; it does nothing until start() and while not leading. */
@@ -95,6 +123,7 @@ export function notifier(
   catalog: Pick<PipelineCatalog, 'heads' | 'get'>,
   isLeader: () => boolean,
   alerts: AlertKnowledge,
+  status: Pick<StatusWriter, 'apply'>,
 ): Notifier {
   const { config } = rt;
   const settings = config.notifications;
@@ -119,6 +148,7 @@ export function notifier(
     },
     onResult: metrics.onResult,
     onBacklog: metrics.onBacklog,
+    catchUp: outboxCatchUp(rt, alerts, status),
   });
 }
 
@@ -134,7 +164,12 @@ function alertPorts(rt: Runtime, alerts: AlertKnowledge): NotifierPorts {
   const credentials = new AlertCredentialsReader(kubeSecretReader(management, calls), {
     now: rt.now,
   });
-  const send = rt.fetch ?? ((url: string, init: RequestInit) => fetch(url, init));
+  const guard = new AddressGuard({
+    allowedUrlPrefixes: settings.allowedUrlPrefixes,
+    setting: 'notifications.allowedUrlPrefixes',
+    apiServers: rt.apiServers,
+  });
+  const send = rt.fetch ?? guardedFetch(guard);
   const ports: NotifierPorts = {
     listAlerts: async () => {
       const listed = await source.list();
@@ -147,10 +182,11 @@ function alertPorts(rt: Runtime, alerts: AlertKnowledge): NotifierPorts {
     },
     readAlert: (alert) => writer.read(alert.metadata),
     applyStatus: async (alert, change) => {
-      await writer.apply(alert, (stored: UncheckedAlert) => {
+      const written = await writer.apply(alert, (stored: UncheckedAlert) => {
         const status = change(stored);
         return status === undefined ? { keep: undefined } : { write: status, verdict: undefined };
       });
+      return written.outcome === 'Written';
     },
     prepare: async (alert) => {
       const read = await credentials.readAlertCredentials(alert);
@@ -165,8 +201,10 @@ function alertPorts(rt: Runtime, alerts: AlertKnowledge): NotifierPorts {
           problem: 'no address: set spec.address or the Secret key address',
         };
       }
-      // The Secret's address is seen only here; spec.address was checked with the alert too.
-      const refused = addressProblem(url, settings.allowedUrlPrefixes);
+      // The Secret's address is seen only here (spec.address was checked against the list with
+      // the alert too); the address policy resolves either's host now, on every round.
+      const refused =
+        addressProblem(url, settings.allowedUrlPrefixes) ?? (await addressRefusal(url, guard));
       if (refused !== undefined)
         return { ok: false, reason: 'AddressNotAllowed', problem: refused };
       const timeoutMs = alertTimeoutMs(alert.spec);

@@ -4,6 +4,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { realScheduler, type Scheduler } from '../clock.js';
+import { ApiServerBook, systemResolver } from '../egress/api-servers.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { AgentPool } from '../kube/agent-pool.js';
 import { KubeCalls } from '../kube/request-options.js';
@@ -41,6 +42,8 @@ export interface Runtime {
   metrics: GatewayMetrics;
   fetch: FetchLike | undefined;
   maxPipelinesPerHalt: number | undefined;
+  /** The API servers of every cluster reached (fed by the cluster registry): never a target. */
+  apiServers: ApiServerBook;
 }
 
 /** The runtime `options` describe; a pool and the real clock when none is given. */
@@ -61,5 +64,6 @@ export function runtimeOf(options: GatewayOptions): Runtime {
     }),
     fetch: options.fetch,
     maxPipelinesPerHalt: options.maxPipelinesPerHalt,
+    apiServers: new ApiServerBook({ resolve: systemResolver, now: () => scheduler.now() }),
   };
 }

@@ -3,7 +3,8 @@
  * GitHub and a check service on loopback: staging waits for a commit status of its chart
  * version's tag (CheckPending while CI runs, one promotion once it succeeds), holds on a failing
  * HTTP check (CheckFailed) until it turns green, and decides nothing on a check that cannot be
- * read (CheckUnknown), including one the operator's allow-list does not admit.
+ * read (CheckUnknown), including one the operator's allow-list does not admit and ones it admits
+ * by a name that resolves to loopback or to an API server of the fleet.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +41,9 @@ let forgeToken: string;
 let service: Server;
 let serviceUrl: string;
 let closedUrl: string;
+/** The check service and the management API server by a name (localhost), not an address. */
+let namedServiceUrl: string;
+let namedApiServerUrl: string;
 /** What the check service answers, by path; and every path it was asked. */
 const answers = new Map<string, { status: number; body: unknown }>();
 const asked: string[] = [];
@@ -60,6 +64,8 @@ beforeAll(async () => {
   const closed = createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   closedUrl = `http://127.0.0.1:${String((closed.address() as AddressInfo).port)}`;
+  namedServiceUrl = serviceUrl.replace('127.0.0.1', 'localhost');
+  namedApiServerUrl = fleet.management.url.replace('127.0.0.1', 'localhost');
   await new Promise<void>((resolve) =>
     closed.close(() => {
       resolve();
@@ -113,7 +119,16 @@ describe.each([1, 2])('external checks with %i gateway replica(s)', (replicas) =
           instanceId: `gw-${String(replicas)}-${String(i)}`,
           config: {
             jwt: viewer.jwt,
-            checks: { http: { allowedUrlPrefixes: [`${serviceUrl}/checks/`, `${closedUrl}/`] } },
+            checks: {
+              http: {
+                allowedUrlPrefixes: [
+                  `${serviceUrl}/checks/`,
+                  `${closedUrl}/`,
+                  `${namedServiceUrl}/checks/`,
+                  `${namedApiServerUrl}/checks/`,
+                ],
+              },
+            },
             promotion: { pullRequest: { allowPlainHttp: true } },
           },
         }),
@@ -240,6 +255,8 @@ describe.each([1, 2])('external checks with %i gateway replica(s)', (replicas) =
     appWithChecks(ns, [
       { name: 'down', http: { url: `${closedUrl}/health`, timeoutSeconds: 1 } },
       { name: 'internal', http: { url: `${serviceUrl}/admin/{{revision}}` } },
+      { name: 'named', http: { url: `${namedServiceUrl}/checks/${ns}/{{revision}}?key=s3cret` } },
+      { name: 'kube', http: { url: `${namedApiServerUrl}/checks/{{revision}}` } },
     ]);
     await waitSteady(fleet, gateways, ns);
     await devRollsOut(gateways, ns, '6.6.0');
@@ -247,13 +264,24 @@ describe.each([1, 2])('external checks with %i gateway replica(s)', (replicas) =
     expect(c.message).toContain(
       `internal unknown: ${serviceUrl}/admin/6.6.0 is not admitted by the gateway's checks.http.allowedUrlPrefixes`,
     );
-    // Still waiting after more passes; the refused URL was never called.
+    const hint =
+      'which only an entry of checks.http.allowedUrlPrefixes naming that IP address opens';
+    expect(c.message).toContain(
+      `named unknown: its url ${namedServiceUrl}/… resolves to a loopback address, ${hint}`,
+    );
+    expect(c.message).toContain(
+      // The condition's message is clipped at its end: the hint is in the check's result.
+      `kube unknown: its url ${namedApiServerUrl}/… resolves to the API server of a cluster the gateway reaches`,
+    );
+    expect(c.message).not.toContain('s3cret');
+    // Still waiting after more passes; the refused URLs were never called.
     for (const g of gateways) {
       await g.gateway.resync();
       await g.gateway.idle();
     }
     expect(pendingCondition(ns)?.reason).toBe('CheckUnknown');
     expect(recordOf(fleet, ns, 'staging')).toBeUndefined();
-    expect(asked.slice(before).filter((p) => p.startsWith('/admin'))).toEqual([]);
+    const refused = (p: string) => p.startsWith('/admin') || p.startsWith(`/checks/${ns}/`);
+    expect(asked.slice(before).filter(refused)).toEqual([]);
   });
 });

@@ -79,7 +79,7 @@ describe('GET /v1/pipelines/:namespace/:name', () => {
     const res = await get('/v1/pipelines/apps/starting', ['apps/*']);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
-    expect((await res.json())).toMatchObject({ code: 'NotEvaluated' });
+    expect(await res.json()).toMatchObject({ code: 'NotEvaluated' });
     // Out of scope, the same Pipeline is the same 404 as any other: its existence is not told.
     const hidden = await get('/v1/pipelines/apps/starting', ['other/*']);
     expect(hidden.status).toBe(404);

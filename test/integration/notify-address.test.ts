@@ -1,9 +1,12 @@
 /**
- * Where PromotionAlerts may deliver (`notifications.allowedUrlPrefixes`), through the real
- * gateway on kube-sim with one replica and with two: an alert whose spec.address the list does
- * not admit is refused as InvalidSpec, one whose Secret's address it does not admit as
- * AddressNotAllowed, neither sends a request, and neither message quotes the path or query
- * that could hold its secret; an admitted alert on the same receiver is delivered meanwhile.
+ * Where PromotionAlerts may deliver, through the real gateway on kube-sim. Under an allow-list
+ * (`notifications.allowedUrlPrefixes`), with one replica and with two: an alert whose
+ * spec.address the list does not admit is refused as InvalidSpec, one whose Secret's address it
+ * does not admit as AddressNotAllowed, neither sends a request, and neither message quotes the
+ * path or query that could hold its secret; an admitted alert on the same receiver is delivered
+ * meanwhile. By default: loopback, metadata, private addresses, a name resolving to loopback and
+ * the fleet's API servers are AddressNotAllowed, naming host and class only; an allow-list entry
+ * opens an address it writes, never one a name resolves to.
  */
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,5 +110,82 @@ describe.each([1, 2])('alert addresses under an allow-list, %i replica(s)', (cou
       );
       expect(c?.message).not.toMatch(/s3cret|elsewhere|private/);
     }
+  });
+});
+
+describe('the default address policy, one replica', () => {
+  const hint =
+    'which only an entry of notifications.allowedUrlPrefixes naming that IP address opens';
+
+  it('refuses internal addresses and the API servers, and sends them nothing', async () => {
+    const f = await startTestFleet();
+    fleet = f;
+    const { base, paths } = await receiver();
+    const port = new URL(base).port;
+    createApp(f, NS);
+    replicas = [await launchGateway(f, { config: { notifications: { intervalMs: 100 } } })];
+    await waitSteady(f, replicas, NS);
+    const refused: Record<string, [string, string]> = {
+      loopback: [`${base}/hooks?token=s3cret`, `${base}/… is a loopback address`],
+      metadata: [
+        'http://169.254.169.254/latest/meta-data/s3cret',
+        'http://169.254.169.254/… is a cloud metadata address',
+      ],
+      private: ['http://10.255.255.1/s3cret', 'http://10.255.255.1/… is a private address'],
+      named: [
+        `http://localhost:${port}/hooks/s3cret`,
+        `http://localhost:${port}/… resolves to a loopback address`,
+      ],
+      management: [
+        `${f.management.url}/api/v1/namespaces/s3cret`,
+        `${f.management.url}/… is the API server of a cluster the gateway reaches`,
+      ],
+      dev: [
+        `${f.dev.url}/apis/s3cret`,
+        `${f.dev.url}/… is the API server of a cluster the gateway reaches`,
+      ],
+    };
+    for (const [name, [address]] of Object.entries(refused)) alert(f, name, { address });
+
+    await announceRollout(f, replicas, NS, 'dev', '6.6.0');
+    await eventually(() => {
+      for (const name of Object.keys(refused))
+        expect(ready(f, name)?.reason, name).toBe('AddressNotAllowed');
+    });
+    for (const [name, [, sentence]] of Object.entries(refused)) {
+      expect(ready(f, name)).toMatchObject({
+        status: 'False',
+        message: `address: ${sentence}, ${hint}`,
+      });
+      expect(ready(f, name)?.message).not.toContain('s3cret');
+    }
+    expect(paths).toEqual([]);
+  });
+
+  it('opens an address an allow-list entry writes, and no name', async () => {
+    const f = await startTestFleet();
+    fleet = f;
+    const { base, paths } = await receiver();
+    const named = `http://localhost:${new URL(base).port}`;
+    createApp(f, NS);
+    const notifications = {
+      intervalMs: 100,
+      allowedUrlPrefixes: [`${base}/hooks/`, `${named}/hooks/`],
+    };
+    replicas = [await launchGateway(f, { config: { notifications } })];
+    await waitSteady(f, replicas, NS);
+    alert(f, 'opened', { address: `${base}/hooks/in` });
+    alert(f, 'named', { address: `${named}/hooks/in` });
+
+    await announceRollout(f, replicas, NS, 'dev', '6.6.0');
+    await eventually(() => {
+      expect(ready(f, 'opened')?.status).toBe('True');
+      expect(ready(f, 'named')?.reason).toBe('AddressNotAllowed');
+    });
+    expect(ready(f, 'named')?.message).toBe(
+      `address: ${named}/… resolves to a loopback address, ${hint}`,
+    );
+    expect(paths.length).toBeGreaterThan(0);
+    expect(paths.every((p) => p === '/hooks/in')).toBe(true);
   });
 });

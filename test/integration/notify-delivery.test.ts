@@ -1,5 +1,5 @@
 /**
- * Notifications that arrive (issue 18's "done when"), through real HTTP against kube-sim: a
+ * Notifications that arrive, through real HTTP against kube-sim: a
  * receiver is down for an hour of compressed time (every replica's clock is stepped forward
  * 20 minutes at a time, as an NTP step would, while retries run at a compressed backoff) while
  * revisions R1, R2 and R3 are promoted dev -> staging -> prod; the gateway is restarted twice
@@ -116,7 +116,13 @@ async function scenario(replicaCount: 1 | 2): Promise<void> {
       ),
       config: {
         leaderElection: TIMINGS,
-        notifications: { intervalMs: 100, retryBaseMs: 50, retryMaxMs: 400 },
+        // The receiver is on loopback, which an operator opens by writing its address.
+        notifications: {
+          intervalMs: 100,
+          retryBaseMs: 50,
+          retryMaxMs: 400,
+          allowedUrlPrefixes: [receiver.url],
+        },
       },
     });
     gw.advanceClock(offset);

@@ -79,7 +79,15 @@ beforeAll(async () => {
   alert('gone', { address: `${base}/gone`, timeout: '1s' });
   gw = await launchGateway(fleet, {
     logLines,
-    config: { notifications: { intervalMs: 100, retryBaseMs: 50, retryMaxMs: 200 } },
+    config: {
+      // The receiver is on loopback, which an operator opens by writing its address.
+      notifications: {
+        intervalMs: 100,
+        retryBaseMs: 50,
+        retryMaxMs: 200,
+        allowedUrlPrefixes: [`${base}/`],
+      },
+    },
   });
   await waitSteady(fleet, [gw], NS);
 });

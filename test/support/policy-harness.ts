@@ -74,7 +74,7 @@ export async function announceRollout(
   fleet: TestFleet,
   gateways: readonly RunningGateway[],
   ns: string,
-  env: 'dev' | 'staging',
+  env: 'dev' | 'staging' | 'prod',
   version: string,
 ): Promise<void> {
   const body = upgradeBody(rollOut(fleet[env], ns, version));

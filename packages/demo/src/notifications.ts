@@ -27,16 +27,23 @@ interface Delivered {
   };
 }
 
+/** The demo's receiver, listening; the gateway's allow-list must open its address. */
+export interface DemoReceiver {
+  /** Where the alert delivers, for the gateway's `notifications.allowedUrlPrefixes`. */
+  address: string;
+  /** Subscribes the receiver to every event of the app's namespace, logged with `logger`. */
+  subscribe(logger: GatewayLogger): void;
+  stop(): Promise<void>;
+}
+
 /**
- * Starts the receiver on 127.0.0.1 (an ephemeral port) and subscribes it to every event of
- * the app's namespace; resolves to its stop function.
+ * Starts the receiver on 127.0.0.1 (an ephemeral port); it subscribes once the gateway is
+ * built, since a loopback receiver is called only where the gateway's configuration opens it.
  */
-export async function startDemoReceiver(
-  fleet: Fleet,
-  logger: GatewayLogger,
-): Promise<() => Promise<void>> {
+export async function startDemoReceiver(fleet: Fleet): Promise<DemoReceiver> {
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const webhook = new Webhook(secret);
+  let logger: GatewayLogger | undefined;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -46,13 +53,13 @@ export async function startDemoReceiver(
         const event = webhook.verify(body, req.headers as Record<string, string>) as Delivered;
         const { environment, revision, message } = event.data;
         const id = req.headers['webhook-id'];
-        logger.info(
+        logger?.info(
           { id, type: event.type, environment, revision, message },
           'notification received (signature verified)',
         );
         res.writeHead(204).end();
       } catch {
-        logger.warn(
+        logger?.warn(
           { id: req.headers['webhook-id'] },
           'notification refused: its signature does not verify',
         );
@@ -61,9 +68,27 @@ export async function startDemoReceiver(
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string')
-    throw new Error('the demo receiver has no port');
+  const port = server.address();
+  if (port === null || typeof port === 'string') throw new Error('the demo receiver has no port');
+  const address = `http://127.0.0.1:${String(port.port)}/promotions`;
+  return {
+    address,
+    subscribe: (log) => {
+      logger = log;
+      subscribe(fleet, secret, address);
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+/** The Secret with the signing secret, and the PromotionAlert delivering to `address`. */
+function subscribe(fleet: Fleet, secret: string, address: string): void {
   const management = fleet.cluster('management');
   management.apply({
     apiVersion: 'v1',
@@ -77,16 +102,9 @@ export async function startDemoReceiver(
     kind: 'PromotionAlert',
     metadata: { name: DEMO_ALERT, namespace: APP_NAMESPACE },
     spec: {
-      address: `http://127.0.0.1:${String(address.port)}/promotions`,
+      address,
       secretRef: { name: DEMO_ALERT },
       timeout: '5s',
     },
   });
-  return () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => {
-        resolve();
-      });
-    });
 }

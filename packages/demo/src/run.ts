@@ -23,7 +23,7 @@ import { DEMO_CI, startIssuer, type DemoIssuer } from './ci-issuer.js';
 import { startDemoFleet, GATEWAY_USER, type DemoFleet } from './fleet.js';
 import { FLEET_REPO, startDemoForge, type DemoForge } from './fleet-repo.js';
 import { watchGit } from './git-flux.js';
-import { startDemoReceiver } from './notifications.js';
+import { startDemoReceiver, type DemoReceiver } from './notifications.js';
 import {
   APP_NAME,
   APP_NAMESPACE,
@@ -60,6 +60,7 @@ interface DemoParts {
   demo: DemoFleet;
   issuer: DemoIssuer;
   git: DemoForge;
+  receiver: DemoReceiver;
 }
 
 /** Resolves when `port` on 127.0.0.1 can be listened on; a DemoError when it is taken. */
@@ -101,9 +102,11 @@ export async function runDemo(
     stops.push(() => git.forge.close());
     const issuer = await startIssuer();
     stops.push(() => issuer.close());
-    const started = await startGateway(options, env, { demo, issuer, git });
+    const receiver = await startDemoReceiver(demo.fleet);
+    stops.push(() => receiver.stop());
+    const started = await startGateway(options, env, { demo, issuer, git, receiver });
     stops.push(() => started.gateway.close());
-    stops.push(await startDemoReceiver(demo.fleet, started.logger));
+    receiver.subscribe(started.logger);
     stops.push(() => removeState(options.stateDir));
     await writeState(options.stateDir, started.state);
     if (options.autoRollout) {
@@ -172,13 +175,14 @@ async function startGateway(options: DemoOptions, env: Env, parts: DemoParts) {
 }
 
 /**
- * The gateway's configuration for the demo: its clusters, viewer JWT, approver, CI issuer and
- * the forge its pull requests go to (plain HTTP on loopback, which only a demo may allow).
+ * The gateway's configuration for the demo: its clusters, viewer JWT, approver, CI issuer, the
+ * forge its pull requests go to (plain HTTP on loopback, which only a demo may allow) and the
+ * address of the demo's notification subscriber, opened in the alerts' allow-list.
  */
 function demoConfig(
   options: DemoOptions,
   env: Env,
-  { demo, issuer, git }: DemoParts,
+  { demo, issuer, git, receiver }: DemoParts,
   keys: { viewer: string; approver: string },
 ) {
   return defaultConfig(
@@ -234,6 +238,9 @@ function demoConfig(
           refreshIntervalMs: PULL_REQUEST_REFRESH_MS,
         },
       },
+      // The demo's subscriber is on loopback, which alerts reach only where the operator
+      // writes its address (docs/notifications.md, "Where alerts may deliver").
+      notifications: { allowedUrlPrefixes: [receiver.address] },
       resync: { intervalMs: 30_000 },
       logLevel: env.LOG_LEVEL === undefined ? 'info' : (env.LOG_LEVEL as 'info'),
     },

@@ -17,7 +17,8 @@ export interface CloudEvent {
   id: string;
   source: string;
   type: string;
-  subject: string;
+  /** The environment; absent for an event about the whole Pipeline (a subject is never ''). */
+  subject?: string;
   time: string;
   datacontenttype: 'application/json';
   data: Omit<NotificationEvent, 'id'>;
@@ -29,14 +30,17 @@ export function cloudEventSource(pipeline: { namespace: string; name: string }):
   return `/${segments.map(encodeURIComponent).join('/')}`;
 }
 
-/** The structured-mode CloudEvent of `event`; `subject` is the environment it is about. */
+/**
+ * The structured-mode CloudEvent of `event`; `subject` is the environment it is about, left out
+ * for an event about the whole Pipeline: CloudEvents 1.0 requires a subject to be non-empty.
+ */
 export function cloudEvent(event: NotificationEvent): CloudEvent {
   return {
     specversion: '1.0',
     id: event.id,
     source: cloudEventSource(event.pipeline),
     type: cloudEventType(event.type),
-    subject: event.environment,
+    ...(event.environment === '' ? {} : { subject: event.environment }),
     time: event.time,
     datacontenttype: 'application/json',
     data: eventData(event),

@@ -49,10 +49,14 @@ export function cloudEventType(type: NotificationType): string {
   return CLOUDEVENTS_TYPE_PREFIX + WEBHOOK_EVENT_TYPES[type];
 }
 
-/** The headline for people: `Promotion succeeded: team-a/podinfo → staging`. */
+/**
+ * The headline for people: `Promotion succeeded: team-a/podinfo → staging`, or for an event
+ * about the whole Pipeline (environment '', as EventsMissing), `Events missing: team-a/podinfo`.
+ */
 export function headline(event: NotificationEvent): string {
   const { namespace, name } = event.pipeline;
-  return `${TITLES[event.type]}: ${namespace}/${name} → ${event.environment}`;
+  const where = event.environment === '' ? '' : ` → ${event.environment}`;
+  return `${TITLES[event.type]}: ${namespace}/${name}${where}`;
 }
 
 /**

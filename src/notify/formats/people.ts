@@ -12,15 +12,14 @@ export interface Fact {
 }
 
 /**
- * The facts of `event`: pipeline, environment, revision (when there is one), reason, the
- * targets' count (with how many are ready, when known), and who decided, for authorizations.
+ * The facts of `event`: pipeline, environment and revision (when there are: an event about the
+ * whole Pipeline has neither), reason, the targets' count (with how many are ready, when
+ * known), and who decided, for authorizations.
  */
 export function eventFacts(event: NotificationEvent): Fact[] {
   const { namespace, name } = event.pipeline;
-  const facts: Fact[] = [
-    { label: 'Pipeline', value: `${namespace}/${name}` },
-    { label: 'Environment', value: event.environment },
-  ];
+  const facts: Fact[] = [{ label: 'Pipeline', value: `${namespace}/${name}` }];
+  if (event.environment !== '') facts.push({ label: 'Environment', value: event.environment });
   if (event.revision !== '') facts.push({ label: 'Revision', value: event.revision });
   facts.push({ label: 'Reason', value: event.reason });
   facts.push({ label: 'Targets', value: targetsSummary(event) });

@@ -12,6 +12,8 @@ export interface SharedSettings {
   /** Environment -> the raw generic-hmac key of its Flux Provider. */
   hmacKeys: Record<string, string>;
   receiverUrl: string;
+  /** Where the PromotionAlerts deliver (on loopback: opened by writing its address). */
+  alertUrl: string;
   /** The webhook endpoint's Standard Webhooks secret (`whsec_...`). */
   webhookSecret: string;
   /** The approver's name and SPKI PEM. */
@@ -78,7 +80,7 @@ export function replicaConfig(shared: SharedSettings, identity: string): object 
       ],
     },
     // PromotionAlerts: failed deliveries retried within the run, not minutes later.
-    notifications: { retryBaseMs: 500, retryMaxMs: 2_000 },
+    notifications: { retryBaseMs: 500, retryMaxMs: 2_000, allowedUrlPrefixes: [shared.alertUrl] },
     logLevel: shared.logLevel,
   };
 }

@@ -70,7 +70,8 @@ export class ChaosScenario {
     this.bundle = await bundleGateway();
     const fleet = (this.fleet = await startTestFleet());
     const apps = createApps(fleet, knobs.pipelines);
-    createAlerts(fleet, namespacesOf(apps), await this.alertReceiver.start());
+    const alertUrl = await this.alertReceiver.start();
+    createAlerts(fleet, namespacesOf(apps), alertUrl);
     const alice = await approver('alice');
     const reader = await apiReader();
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -86,6 +87,7 @@ export class ChaosScenario {
     const shared: SharedSettings = {
       hmacKeys: Object.fromEntries(ENVIRONMENTS.map((e) => [e, fleet.key(e).toString('utf8')])),
       receiverUrl: receiver.url,
+      alertUrl,
       webhookSecret: secret,
       approver: { name: alice.name, publicKeyPem: alice.publicKeyPem },
       reader,

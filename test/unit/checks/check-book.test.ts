@@ -14,6 +14,7 @@ import type { Evaluation } from '../../../src/evaluate/decisions.js';
 import { createLogger } from '../../../src/log.js';
 import type { PipelineId } from '../../../src/pipeline/id.js';
 import type { CheckSpec, Pipeline, StrategySpec } from '../../../src/pipeline/pipeline-resource.js';
+import { testGuard } from '../../support/address-guard.js';
 
 const E2E: CheckSpec = { name: 'e2e', commitStatus: { contexts: ['ci/e2e'], cacheSeconds: 60 } };
 const HEALTH: CheckSpec = { name: 'health', http: { url: 'https://x/', cacheSeconds: 300 } };
@@ -218,8 +219,9 @@ describe('CheckBook', () => {
     expect(rechecked).toEqual(['apps/a']);
     const real = checkRunner({
       fetch,
+      httpFetch: fetch,
       readSecret: () => Promise.resolve(undefined),
-      allowedUrlPrefixes: [],
+      guard: testGuard([]),
       settings: { allowedHosts: [], allowPlainHttp: false },
       now: Date.now,
     });
@@ -265,7 +267,8 @@ describe('CheckBook over real HTTP', () => {
       fetch,
       readSecret: (_ns, _name, key) =>
         Promise.resolve(key === 'token' ? Buffer.from(TOKEN) : undefined),
-      allowedUrlPrefixes: [`${base}/`],
+      httpFetch: fetch,
+      guard: testGuard([`${base}/`]),
       settings: { allowedHosts: [], allowPlainHttp: false },
       now: Date.now,
     });

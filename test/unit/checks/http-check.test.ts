@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecretKeyReader } from '../../../src/auth/legacy-keys.js';
 import { runHttpCheck, MAX_BODY_BYTES } from '../../../src/checks/http-check.js';
 import type { HttpCheck } from '../../../src/checks/resolve.js';
+import { testGuard } from '../../support/address-guard.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -82,7 +83,11 @@ function check(path: string, fields: Partial<HttpCheck> = {}): HttpCheck {
 }
 
 function run(c: HttpCheck, allowed: string[] = [`${base}/`], revision = '1.2.3') {
-  return runHttpCheck(c, 'apps', revision, { fetch, readSecret, allowedUrlPrefixes: allowed });
+  return runHttpCheck(c, 'apps', revision, {
+    httpFetch: fetch,
+    readSecret,
+    guard: testGuard(allowed),
+  });
 }
 
 describe('an HTTP check', () => {
@@ -273,11 +278,7 @@ describe("the Secret's headers", () => {
       check('/ok', { secretRef: 'status-token' }),
       'apps',
       '1',
-      {
-        fetch,
-        readSecret: failing,
-        allowedUrlPrefixes: [`${base}/`],
-      },
+      { httpFetch: fetch, readSecret: failing, guard: testGuard([`${base}/`]) },
     );
     expect(unreadable.message).toBe(
       'Secret apps/status-token could not be read from the management cluster',

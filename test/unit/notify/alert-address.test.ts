@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addressProblem } from '../../../src/notify/alert-address.js';
+import { addressProblem, addressRefusal } from '../../../src/notify/alert-address.js';
+import { fakeResolver, testGuard } from '../../support/address-guard.js';
 
 const HOOKS = ['https://hooks.slack.com/services/', 'https://chat.example.com:8443/in'];
 
 describe('addressProblem', () => {
-  it('admits any http(s) address while the list is empty', () => {
+  it('admits any http(s) address while the list is empty (the address policy is apart)', () => {
     expect(addressProblem('http://10.0.0.1/anything', [])).toBeUndefined();
   });
 
@@ -33,5 +34,47 @@ describe('addressProblem', () => {
 
   it('refuses what is not a URL without quoting it', () => {
     expect(addressProblem('not a url s3cret', HOOKS)).toBe('address: is not a URL');
+  });
+});
+
+describe('addressRefusal', () => {
+  const guard = (prefixes: string[]) =>
+    testGuard(prefixes, {
+      resolve: fakeResolver({
+        'hooks.internal': ['127.0.0.1'],
+        'hooks.example': ['93.184.216.34'],
+      }),
+      servers: { management: ['https://127.0.0.1:6443'] },
+      setting: 'notifications.allowedUrlPrefixes',
+    });
+  const hint =
+    'which only an entry of notifications.allowedUrlPrefixes naming that IP address opens';
+
+  it.each([
+    ['http://127.0.0.1:8080/hooks/s3cret', 'http://127.0.0.1:8080/… is a loopback address'],
+    [
+      'http://169.254.169.254/latest/meta-data?s3cret=1',
+      'http://169.254.169.254/… is a cloud metadata address',
+    ],
+    ['https://10.20.0.4/services/s3cret', 'https://10.20.0.4/… is a private address'],
+    [
+      'https://bot:s3cret@hooks.internal/in/s3cret',
+      'https://hooks.internal/… resolves to a loopback address',
+    ],
+    [
+      'https://127.0.0.1:6443/api/v1/s3cret',
+      'https://127.0.0.1:6443/… is the API server of a cluster the gateway reaches',
+    ],
+  ])('refuses %s by default, naming the host and class only', async (address, sentence) => {
+    const refused = await addressRefusal(address, guard([]));
+    expect(refused).toBe(`address: ${sentence}, ${hint}`);
+    expect(refused).not.toContain('s3cret');
+  });
+
+  it('lets a public address through, and one an allow-list entry writes', async () => {
+    expect(await addressRefusal('https://hooks.example/in', guard([]))).toBeUndefined();
+    const opened = guard(['http://127.0.0.1:8080/hooks/']);
+    expect(await addressRefusal('http://127.0.0.1:8080/hooks/a', opened)).toBeUndefined();
+    expect(await addressRefusal('https://hooks.internal/in', opened)).toMatch(/loopback/);
   });
 });

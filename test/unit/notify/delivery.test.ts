@@ -1,6 +1,9 @@
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { guardedFetch } from '../../../src/egress/guarded-fetch.js';
 import { attemptDelivery, classify } from '../../../src/notify/delivery.js';
+import { fakeResolver, testGuard } from '../../support/address-guard.js';
 import { closedPort } from '../../support/net.js';
 
 const NOW = Date.parse('2026-11-25T10:00:00Z');
@@ -72,6 +75,58 @@ describe('attemptDelivery', () => {
       expect(result).toEqual({ kind: 'Failed', detail: 'timeout' });
     } finally {
       server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('attemptDelivery over the guarded fetch', () => {
+  it('names a refused connection and a timeout as over fetch', async () => {
+    const port = await closedPort();
+    const closed = `http://127.0.0.1:${String(port)}/hook?token=s3cret`;
+    const send = guardedFetch(testGuard([`http://127.0.0.1:${String(port)}/`]));
+    const request = { url: closed, headers: {}, body: '{}', timeoutMs: 1_000 };
+    expect(await attemptDelivery(request, send, () => NOW)).toEqual({
+      kind: 'Failed',
+      detail: 'network error ECONNREFUSED',
+    });
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const silent = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`;
+    try {
+      const slow = { url: silent, headers: {}, body: '{}', timeoutMs: 100 };
+      expect(await attemptDelivery(slow, guardedFetch(testGuard([silent])), () => NOW)).toEqual({
+        kind: 'Failed',
+        detail: 'timeout',
+      });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('names a refused address by its class only, and sends nothing', async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests += 1;
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const resolve = fakeResolver({ 'hooks.test': ['127.0.0.1'] });
+    try {
+      const url = `http://hooks.test:${String(port)}/hook?token=s3cret`;
+      const result = await attemptDelivery(
+        { url, headers: {}, body: '{}', timeoutMs: 1_000 },
+        guardedFetch(testGuard([], { resolve })),
+        () => NOW,
+      );
+      expect(result).toEqual({
+        kind: 'Failed',
+        detail: 'address not allowed: resolves to a loopback address',
+      });
+      expect(requests).toBe(0);
+    } finally {
       server.close();
     }
   });

@@ -160,10 +160,11 @@ describe('slack', () => {
     expect(body.text.length).toBeLessThanOrEqual(3000);
   });
 
-  it('leaves out what an event does not have: no revision, no message', () => {
+  it('leaves out what an event does not have: no environment, revision or message', () => {
     const event = promotionEvent({
       type: 'EventsMissing',
       reason: 'EventsMissing',
+      environment: '',
       revision: '',
       message: '',
       targets: [],
@@ -172,7 +173,6 @@ describe('slack', () => {
     expect(body.blocks.map((b) => b.type)).toEqual(['header', 'section', 'context']);
     expect(body.blocks[1]!.fields!.map((f) => f.text)).toEqual([
       '*Pipeline*\nteam-a/podinfo',
-      '*Environment*\nstaging',
       '*Reason*\nEventsMissing',
       '*Targets*\n0',
     ]);

@@ -5,6 +5,7 @@ import type { PromotionAlert, UncheckedAlert } from '../../../src/notify/alert-r
 import { Notifier, type NotifierPorts, type Prepared } from '../../../src/notify/notifier.js';
 import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { createLogger } from '../../../src/log.js';
+import { jsonEqual } from '../../../src/pipeline/json-equal.js';
 import { withOwedEvents } from '../../../src/notify/outbox-record.js';
 
 const T = Date.parse('2026-11-25T10:00:00Z');
@@ -49,7 +50,15 @@ function unrecorded(revisions: string[]): Pipeline {
 
 /** A store of one alert and a receiver answering from `answers`, recording every call. */
 function rig(
-  options: { leader?: () => boolean; answer?: () => AttemptResult; spec?: object } = {},
+  options: {
+    leader?: () => boolean;
+    answer?: () => AttemptResult;
+    spec?: object;
+    /** Why the alert's sender cannot be prepared (its Secret, its address), while set. */
+    blocked?: () => { reason: string; problem: string } | undefined;
+    /** How long (ms) a send takes on the notifier's clock. */
+    sendMs?: number;
+  } = {},
 ) {
   let stored: UncheckedAlert = {
     apiVersion: 'notifications.promotion-gateway.dev/v1alpha1',
@@ -74,14 +83,18 @@ function rig(
     readAlert: () => Promise.resolve(stored),
     applyStatus: (_alert, change) => {
       const next = change(stored);
-      if (next !== undefined) {
+      // As the one writer does: a status equal to the stored one is not written.
+      const changed = next !== undefined && !jsonEqual(next, stored.status);
+      if (changed) {
         writes += 1;
         stored = { ...stored, status: next };
       }
-      return Promise.resolve();
+      return Promise.resolve(changed);
     },
-    prepare: () =>
-      Promise.resolve({
+    prepare: () => {
+      const blocked = options.blocked?.();
+      if (blocked !== undefined) return Promise.resolve({ ok: false as const, ...blocked });
+      return Promise.resolve({
         ok: true as const,
         request: (event): Prepared => ({
           ok: true,
@@ -90,18 +103,22 @@ function rig(
           body: event.revision,
           timeoutMs: 1_000,
         }),
-      }),
+      });
+    },
     send: async (request) => {
       inFlight += 1;
       maxInFlight = Math.max(maxInFlight, inFlight);
       await new Promise((r) => setTimeout(r, 1));
       inFlight -= 1;
       sent.push(request.body);
+      now += options.sendMs ?? 0;
       return options.answer?.() ?? { kind: 'Delivered', detail: 'HTTP 200' };
     },
   };
   let now = T + 100_000;
   let pipelines = [pipeline(['1.0.0'])];
+  const results = new Map<string, number>();
+  const gauges: { backlog: number; oldest: number | undefined }[] = [];
   const notifier = new Notifier({
     ports,
     pipelines: () => pipelines,
@@ -116,6 +133,8 @@ function rig(
       handover: true,
       selection: { crossNamespace: false },
     },
+    onResult: (_alert, result) => results.set(result, (results.get(result) ?? 0) + 1),
+    onBacklog: (_alert, backlog, oldest) => gauges.push({ backlog, oldest }),
   });
   return {
     notifier,
@@ -123,6 +142,9 @@ function rig(
     status: () => stored.status,
     writes: () => writes,
     maxInFlight: () => maxInFlight,
+    /** The metric counts by result, and the gauges' latest values. */
+    results,
+    gauge: () => gauges.at(-1),
     advance: (ms: number) => {
       now += ms;
     },
@@ -184,5 +206,81 @@ describe('Notifier', () => {
     await r.notifier.tickAndWait();
     expect(r.sent).toEqual([]);
     expect(r.status()?.conditions?.[0]).toMatchObject({ reason: 'Suspended', status: 'False' });
+  });
+
+  it('says why it cannot deliver, steadily: one write while the Secret is missing, then delivers', async () => {
+    let missing = true;
+    const r = rig({
+      blocked: () =>
+        missing ? { reason: 'SecretNotFound', problem: 'Secret apps/hooks not found' } : undefined,
+    });
+    // Leading from the first tick on; after one delivery timeout it may send.
+    await r.notifier.tickAndWait();
+    r.advance(2_000);
+    for (let i = 0; i < 6; i++) {
+      await r.notifier.tickAndWait();
+      r.advance(1_000);
+      expect(r.status()?.conditions?.[0]).toMatchObject({
+        status: 'False',
+        reason: 'SecretNotFound',
+      });
+    }
+    // Said once, then never written again while nothing changed (no flapping to True).
+    expect(r.writes()).toBe(1);
+    expect(r.sent).toEqual([]);
+    missing = false;
+    await r.notifier.tickAndWait();
+    expect(r.sent).toEqual(['1.0.0']);
+    expect(r.status()?.conditions?.[0]).toMatchObject({ status: 'True', reason: 'Succeeded' });
+  });
+
+  it('sets the gauges from the status as written, also after rounds that send nothing', async () => {
+    const r = rig();
+    r.setRevisions(['1.0.0', '1.1.0']);
+    await r.notifier.tickAndWait();
+    r.advance(2_000);
+    await r.notifier.tickAndWait();
+    await r.notifier.tickAndWait();
+    expect(r.status()?.backlog).toBe(0);
+    expect(r.gauge()).toEqual({ backlog: 0, oldest: undefined });
+    r.advance(60_000);
+    await r.notifier.tickAndWait();
+    expect(r.gauge()).toEqual({ backlog: 0, oldest: undefined });
+  });
+
+  it('counts an event that crossed the horizon while it was sent as the status does: dropped', async () => {
+    const r = rig({ answer: () => ({ kind: 'Failed', detail: 'HTTP 500' }), sendMs: 2_000 });
+    await r.notifier.tickAndWait();
+    // The one event (at T) is a second inside the horizon when the round plans its send, and
+    // past it when the round writes what came of it.
+    r.advance(T + 86_400_000 - 1_000 - (T + 100_000));
+    await r.notifier.tickAndWait();
+    expect(r.sent).toEqual(['1.0.0']);
+    const counters = r.status()?.counters;
+    expect(counters).toMatchObject({ dropped: 1, failed: 0 });
+    expect(Object.fromEntries(r.results)).toEqual({ Dropped: 1 });
+  });
+
+  it('counts in its metrics exactly what the status counts, past the horizon too', async () => {
+    const r = rig({ answer: () => ({ kind: 'Failed', detail: 'HTTP 500' }) });
+    r.setRevisions(['1.0.0', '1.1.0', '1.2.0']);
+    r.advance(2_000);
+    for (let i = 0; i < 5; i++) {
+      await r.notifier.tickAndWait();
+      r.advance(30_000);
+    }
+    // A day later every event still waiting is past the horizon: dropped, and counted once.
+    r.advance(86_400_000);
+    await r.notifier.tickAndWait();
+    const counters = r.status()?.counters;
+    expect(counters?.dropped).toBeGreaterThan(0);
+    expect(counters?.superseded).toBeGreaterThan(0);
+    expect(Object.fromEntries(r.results)).toEqual({
+      Failed: counters?.failed,
+      Superseded: counters?.superseded,
+      Dropped: counters?.dropped,
+    });
+    expect(r.status()?.backlog).toBe(0);
+    expect(r.gauge()).toEqual({ backlog: 0, oldest: undefined });
   });
 });

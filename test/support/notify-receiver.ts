@@ -1,0 +1,58 @@
+/**
+ * A notification receiver for the tests: answers 503 while down and 204 while up, and keeps
+ * every attempt it was sent (its webhook-id, body and whether it was accepted), so a test can
+ * check that each event's body is the same on every attempt and what arrived in which order.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+/** One request the receiver got. */
+export interface ReceivedAttempt {
+  id: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  accepted: boolean;
+}
+
+/** The receiver; `url` is set once started. */
+export class NotifyReceiver {
+  up = false;
+  /** Every attempt, refused or accepted, in arrival order. */
+  readonly attempts: ReceivedAttempt[] = [];
+  url = '';
+  private server: Server | undefined;
+
+  /** The attempts it accepted, in arrival order. */
+  get accepted(): ReceivedAttempt[] {
+    return this.attempts.filter((a) => a.accepted);
+  }
+
+  /** Listens on a free loopback port. */
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const id = String(req.headers['webhook-id']);
+        this.attempts.push({ id, headers: req.headers, body, accepted: this.up });
+        res.writeHead(this.up ? 204 : 503).end();
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    const address = this.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    this.url = `http://127.0.0.1:${String(address.port)}/hooks`;
+  }
+
+  /** Stops listening. */
+  close(): Promise<void> {
+    const server = this.server;
+    return new Promise((resolve) => {
+      if (server === undefined) resolve();
+      else
+        server.close(() => {
+          resolve();
+        });
+    });
+  }
+}
