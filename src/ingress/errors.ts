@@ -3,6 +3,7 @@
  * the error-code registry. 5xx answers carry only the registry's fixed text; the detail goes to
  * the log, never to the client.
  */
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes, GatewayError, errorBody } from '../errors.js';
@@ -166,6 +167,7 @@ export function installErrorHandling(app: FastifyInstance, pipelineNotFound?: st
   );
   app.setNotFoundHandler((_request, reply) => sendError(reply, new GatewayError('NotFound')));
   app.addHook('onRequest', requireHost);
+  trackResponses(app);
 }
 
 /** fastify's `frameworkErrors` option: malformed URLs and the like answer 400 from the registry. */
@@ -182,15 +184,33 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
   408: 'Request Timeout',
 };
 
+/** The responses of each connection not finished yet (a live stream stays here while open). */
+const open = new WeakMap<Socket, Set<ServerResponse>>();
+
 /**
- * Whether a response has started on `socket` (its head sent, its body not finished, e.g. a live
- * stream): an answer written now would land inside it. Node's own clientError default checks the
- * same (`_httpMessage`, the response it is writing, is not part of its typed API).
+ * Keeps each request's response with its connection until it ends, so that
+ * createClientErrorHandler never writes an answer into a response under way (a live stream).
+ */
+export function trackResponses(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const socket = request.raw.socket;
+    const responses = open.get(socket) ?? new Set<ServerResponse>();
+    responses.add(reply.raw);
+    open.set(socket, responses);
+    reply.raw.once('close', () => responses.delete(reply.raw));
+    done();
+  });
+}
+
+/**
+ * Whether a response has started on `socket` (its head sent, its end not yet): an answer written
+ * now would land inside it. One whose head is not sent yet leaves room for Node's own order.
  */
 function responseStarted(socket: Socket): boolean {
-  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })
-    ._httpMessage;
-  return current?.headersSent === true;
+  for (const response of open.get(socket) ?? []) {
+    if (response.headersSent && !response.writableEnded) return true;
+  }
+  return false;
 }
 
 /**

@@ -10,7 +10,12 @@ import { fastify, LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Scheduler } from '../clock.js';
 import type { GatewayConfig, UiConfig } from '../config/gateway-config.js';
 import { createJwtKeys, type JwtKeys } from '../auth/jwt.js';
-import { createClientErrorHandler, logUnavailable, toGatewayError } from '../ingress/errors.js';
+import {
+  createClientErrorHandler,
+  logUnavailable,
+  toGatewayError,
+  trackResponses,
+} from '../ingress/errors.js';
 import { AJV_OPTIONS, installSchemas } from '../ingress/schemas.js';
 import type { GatewayLogger } from '../log.js';
 import { assetUrlOf, loadAssets, type AssetTable } from './assets.js';
@@ -90,6 +95,7 @@ export async function buildUi(deps: UiDeps): Promise<UiApp> {
   if (deps.metrics !== undefined) countRequests(app, hub, deps.metrics);
   installSchemas(app);
   installHeaders(app);
+  trackResponses(app);
   app.setErrorHandler((error, request, reply) => {
     const mapped = toGatewayError(error);
     // The same mapping as the API's: an unreachable Kubernetes API is a 503 to retry, not a bug.
