@@ -1,7 +1,7 @@
 /**
- * `npm run bench:calibrate`: a cross-check of bench/run.ts's harness. The issue's reference
- * route reached ~0.78x of a bare fastify route on the issue's harness; ours measures much less.
- * To show the ratios belong to the servers and not to our raw-socket load client, this drives
+ * `npm run bench:calibrate`: a cross-check of bench/run.ts's harness. The reference route was
+ * specified at ~0.78x of a bare fastify route; this harness measures much less. To show the
+ * ratios belong to the servers and not to our raw-socket load client, this drives
  * the same three server processes (bare, reference, gateway; production node flags) with
  * standard generators (autocannon, and wrk when on PATH) in the same turn-taking rounds and
  * reports the same three median ratios. Informational: exit 0 unless something crashes.

@@ -1,5 +1,5 @@
 /**
- * Part (a'): the ingress's tail latency at 100 connections (issue 20: "no stalls"). The same
+ * Part (a'): the ingress's tail latency at 100 connections (no stalls). The same
  * signed event as (a), driven by the same load client at 100 connections instead of 32, in
  * alternating rounds of the gateway and the reference route after a warm-up of each; the
  * latency of every round of a side is pooled into one histogram. Closed-loop: each connection
@@ -13,7 +13,7 @@ import type { BarResult } from './report.js';
 import type { GatewayUnderTest, ServerUnderTest } from './servers.js';
 import { median, specFor } from './throughput.js';
 
-/** The issue's bar for the gateway's p99 at 100 connections (ms). */
+/** The bar for the gateway's p99 at 100 connections (ms). */
 export const MAX_P99_AT_100_MS = 50;
 const CONNECTIONS = 100;
 

@@ -1,7 +1,8 @@
 /**
  * A GET's answer as text, through node:http. Why not fetch(): in a process whose memory a
  * benchmark measures, fetch() loads undici and compiles its WebAssembly parser there (about
- * 10 MiB of RSS, docs/benchmarks.md), which the gateway itself does not load.
+ * 10 MiB of RSS: 113.2 against 103.0 MiB in a process with the gateway's bundle loaded), which
+ * the gateway itself does not load.
  */
 import { get } from 'node:http';
 

@@ -1,5 +1,5 @@
 /**
- * Part (f)'s bar (issue 15: an idle fleet causes no status writes, even with two replicas) and
+ * Part (f)'s bar (an idle fleet causes no status writes, even with two replicas) and
  * the lines it prints.
  */
 import type { IdleResult, WriteResults } from './idle-types.js';

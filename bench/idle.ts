@@ -3,7 +3,7 @@
  * replicas of the gateway, each in a process of its own with the Dockerfile's Node flags,
  * sharing the resync Lease. After both start-up passes and their status writes have settled,
  * an idle window: the Lease holder makes periodic passes, and one replica alone hears repeated
- * Flux events that bring no news. The bar (issue 15): no status write in the window.
+ * Flux events that bring no news. The bar: no status write in the window.
  */
 import { upgradeEvent } from 'kube-sim/flux';
 import type { SimObject } from 'kube-sim';

@@ -1,5 +1,5 @@
 /**
- * The issue's calibration route, run as its own process (see servers.ts): "a minimal fastify
+ * The reference route, run as its own process (see servers.ts): "a minimal fastify
  * route that checks the HMAC over the raw body, validates with ajv and enqueues a key". One
  * POST route on the events path, the body kept as raw bytes (a buffer content-type parser),
  * `X-Signature: sha256=<hex>` checked with one createHmac and timingSafeEqual over those bytes,

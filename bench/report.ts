@@ -17,7 +17,10 @@ export interface BarResult {
   pass: boolean;
 }
 
-/** The earlier bar, gateway/bare: kept for the calibration lines, no longer a bar (issue 11). */
+/**
+ * Gateway/bare: printed in the calibration lines, not a bar
+ * (docs/adr/0003-ingress-bars-against-a-reference-route.md).
+ */
 export const MIN_RATIO = 0.7;
 /** Lowest acceptable gateway/reference-route ratio of accepted events per second, on Node 24. */
 export const MIN_REFERENCE_RATIO = 0.9;
@@ -26,8 +29,8 @@ export const BAR_NODE_MAJOR = 24;
 /** Most the gateway's peak RSS may exceed a bare route's plus @kubernetes/client-node's import. */
 export const RSS_HEADROOM_BYTES = 32 * 1024 * 1024;
 /**
- * The issue's calibration: its minimal reference route (raw body, HMAC, ajv, enqueue) reached
- * this ratio to a bare route on the issue's own harness. Informational, not a bar.
+ * The calibration the bar was specified with: the minimal reference route (raw body, HMAC, ajv,
+ * enqueue) at this ratio to a bare route. Informational, not a bar.
  */
 export const ISSUE_REFERENCE_RATIO = 0.78;
 /** Highest acceptable p99 latency of the real ingress under the benchmark load (ms). */
@@ -97,7 +100,7 @@ export function evaluateBars(
 
 /**
  * The gateway's peak RSS against a bare fastify route's peak under the same load plus what
- * importing @kubernetes/client-node costs, plus RSS_HEADROOM_BYTES (issue 11's bar).
+ * importing @kubernetes/client-node costs, plus RSS_HEADROOM_BYTES.
  */
 function rssBar(memory: MemoryReport, context: MemoryContext): BarResult {
   const { baselineRssBytes, clientNodeRssBytes } = context.importCost;
@@ -192,7 +195,7 @@ export function throughputTable(result: ThroughputResult): string {
   );
 }
 
-/** The ratios, with the issue's calibration next to the bar's ratio. */
+/** The ratios, with the specified calibration next to the bar's ratio. */
 export function ratioLines(result: ThroughputResult): string[] {
   const { gatewayToBare, referenceToBare, gatewayToReference } = result.ratios;
   const series = (r: RatioSeries) =>

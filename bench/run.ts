@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: the gateway's performance bars in one run.
- *   (a) signed Flux events accepted per second through the real ingress vs a bare fastify
- *       route (median ratio of alternating rounds) and the ingress's p50/p99 latency, with the
- *       issue's minimal reference route measured in the same rounds to calibrate the harness;
+ *   (a) signed Flux events accepted per second through the real ingress vs the reference
+ *       route (a minimal route: raw body, one HMAC, ajv, enqueue) and a bare fastify route
+ *       (median ratios of alternating rounds), and the ingress's p50/p99 latency;
  *  (a') the ingress's tail latency at 100 connections beside the reference route's;
  *   (b) reads of the named object per burst of identical events (and 0 for unreferenced);
  *   (c) the largest resident set size through the run;

@@ -1,5 +1,5 @@
 /**
- * The scale bench's paces (issue 20): the same wave run normally, with the gateway limited to
+ * The scale bench's paces: the same wave run normally, with the gateway limited to
  * one core (`taskset`: its process and every thread pinned to CPU 0), and with every kube-sim
  * API server answering 20 ms and 100 ms late (a LatencyFault on every resource request of every
  * cluster, management included). Reads per promotion must not depend on the pace.

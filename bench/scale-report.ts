@@ -1,5 +1,5 @@
 /**
- * The scale section's table and issue 11's goals. Size-independent goals (no start-up GET, an
+ * The scale section's table and goals. Size-independent goals (no start-up GET, an
  * event at readiness read within a second, at most 1.2 reads per promotion in the wave, the
  * wave over before the next pass at the default interval) are judged at every size; the
  * 10,000 x 50 goals only there.
@@ -104,14 +104,14 @@ function liveBytesAboveFixed(r: ScaleResult, results: readonly ScaleResult[]): n
   return (r.endHeapUsedBytes - smallest.endHeapUsedBytes) / (r.targets - smallest.targets);
 }
 
-/** Issue 20's bar for compact state: live heap per target above the fixed part. */
+/** The bar for compact state: live heap per target above the fixed part. */
 const LIVE_BYTES_PER_TARGET = 512;
 
 function goal(name: string, measured: string, bar: string, pass: boolean): BarResult {
   return { name, measured, bar, pass };
 }
 
-/** Issue 11's goals over `results`. */
+/** The scale goals over `results`. */
 export function scaleGoals(results: readonly ScaleResult[]): BarResult[] {
   const goals: BarResult[] = [];
   // The next periodic pass starts about one interval after this one (jitter aside).

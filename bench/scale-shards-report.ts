@@ -1,6 +1,6 @@
 /**
  * The sharded scale run's table and goals: what each shard's gateway measured, and the goals a
- * sharded fleet must meet (issue 20): every gateway under 256 MB at its peak, and the fleet as
+ * sharded fleet must meet: every gateway under 256 MB at its peak, and the fleet as
  * a whole as prompt and as frugal with reads as one gateway. Start-up time is shown, not
  * judged: here every shard's gateway shares the machine's cores, where each has its own pod.
  */

@@ -162,8 +162,8 @@ export function shardedSizes(quick: boolean): ScaleSpec[] {
     pipelines: 10_000,
     clusters: 50,
     layout,
-    // Each gateway peaked at 185-201 MiB (bar 256 MB) in issue 20's tenth session; one gateway
-    // for the whole fleet peaks at 260-282 MiB (docs/benchmarks.md).
+    // Each gateway peaks at 175-204 MiB (bar 256 MB) in its 1Gi pod; one gateway for the whole
+    // fleet at 223-238 MiB (docs/benchmarks.md, "Figures").
     shards: 2,
   }));
 }

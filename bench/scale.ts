@@ -3,7 +3,7 @@
  * both namespace layouts, the fleet and the gateway each in a process of its own. Per size it
  * measures start-up (until ready, until every Pipeline is evaluated, the GETs it took), an
  * event sent at readiness, a full pass, a promotion wave after a pass, and the gateway's
- * memory and CPU; issue 11's goals are judged at 10,000 x 50.
+ * memory and CPU; the 10,000 x 50 goals are judged there (scale-report.ts).
  */
 import { upgradeEvent } from 'kube-sim/flux';
 import type { ResyncReport } from 'promotion-gateway';

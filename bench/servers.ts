@@ -2,9 +2,9 @@
  * The three servers under test, each in a process of its own started with the production
  * Node.js flags (node-flags.ts): the real gateway (gateway-process.ts: createGateway against the
  * demo's kube-sim fleet, wired as `npm start` wires it), a bare fastify route that answers 202
- * (bare-process.ts), the ceiling the real ingress is compared with, and the issue's minimal
- * reference route (reference-process.ts: raw body, one HMAC, JSON.parse, ajv, enqueue), which
- * calibrates the harness against the issue's own measurements.
+ * (bare-process.ts), the ceiling, and the minimal reference route (reference-process.ts: raw
+ * body, one HMAC, JSON.parse, ajv, enqueue), the unit of work the throughput bar is measured
+ * against.
  */
 import { createHmac } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
@@ -66,7 +66,7 @@ export async function startBareServer(nodeFlags: readonly string[]): Promise<Ser
 }
 
 /**
- * The issue's reference route (reference-process.ts) in its own process, with `nodeFlags`; it
+ * The reference route (reference-process.ts) in its own process, with `nodeFlags`; it
  * accepts events signed with `key` (the HMAC key, as text, of the cluster the events come from).
  */
 export async function startReferenceServer(

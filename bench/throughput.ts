@@ -1,6 +1,6 @@
 /**
  * Part (a): signed Flux events accepted per second through the real ingress versus a bare
- * fastify route, and versus the issue's minimal reference route (raw body, one HMAC, ajv,
+ * fastify route, and versus the minimal reference route (raw body, one HMAC, ajv,
  * enqueue), measured in turns (bare, reference, gateway, bare, ...) by the same client with the
  * same concurrency and duration; each reported ratio is the median of per-round ratios.
  */
@@ -69,13 +69,13 @@ export interface RatioSeries {
 export interface ThroughputResult {
   options: ThroughputOptions;
   gateway: SideResult;
-  /** The issue's minimal reference route (reference-process.ts). */
+  /** The minimal reference route (reference-process.ts). */
   reference: SideResult;
   bare: SideResult;
   ratios: {
-    /** The bar's ratio. */
+    /** Calibration: the gateway against the bare route. */
     gatewayToBare: RatioSeries;
-    /** The harness's calibration: the issue measured 0.78x for this route. */
+    /** The harness's calibration: this route was specified at 0.78x. */
     referenceToBare: RatioSeries;
     gatewayToReference: RatioSeries;
   };

@@ -8,7 +8,8 @@
  * at scattered times, so glibc's heap fragments. A 10,000-Pipeline fleet unpacks about 280,000
  * times a run: a loop of 204,800 unpacks grew glibc's heap to 30 MiB and the process to
  * 118 MiB RSS, against 3 and 64 with one stream kept (JSON.parse alone: 59); 102,400 packs
- * to 22 and 90, against 3 and 64 (docs/benchmarks.md). The calls are synchronous, so one
+ * to 22 and 90, against 3 and 64 (docs/adr/0015-one-deflate-and-one-inflate-stream.md). The
+ * calls are synchronous, so one
  * stream serves every caller in turn.
  */
 import { Buffer } from 'node:buffer';

@@ -25,7 +25,8 @@ export interface PipelineQueueOptions extends QueueCommon<PipelineId> {
  * each re-check waits on a few management API calls: at 10,000 x 50 with every API server 100 ms
  * slower per request, a wave of 8,000 took 110-111 s with 32 at once and 219 s with 16 (the next
  * pass comes after 300 s); at normal pace 16 used less memory (peak 237-247 MiB against 232-276)
- * and CPU, not enough to trade that margin (docs/benchmarks.md, twelfth session of issue 20).
+ * and CPU, not enough to trade that margin
+ * (docs/adr/0004-a-pass-confirms-its-due-promotions-in-one-round.md).
  * Reads stay bounded per cluster by the LIST limits of VerifiedTargets.
  */
 export const RECHECKS_IN_FLIGHT = 32;

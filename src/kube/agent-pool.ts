@@ -39,7 +39,7 @@ export interface AgentPoolOptions {
 /**
  * Why 64 and 16: the management API server takes every check's Pipeline GET, claim, Event and
  * outcome (32 checks at once) and the status writes (16 at once). With 16 sockets an API server
- * answering in 100 ms held a wave to 160 requests/s, about 6 per promotion (issue 20: 8,000
+ * answering in 100 ms held a wave to 160 requests/s, about 6 per promotion (a wave of 8,000
  * promotions in 340-380 s); with 4 kept idle, each dip in a wave closed sockets the next
  * requests opened again (100-300 new TLS connections in a wave of 800 against 40). Target
  * clusters use far fewer: 4 LISTs and 4 hinted reads at most.

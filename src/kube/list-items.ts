@@ -7,7 +7,8 @@
  * Why: a page of 500 HelmReleases is about 1 MiB of JSON, which JSON.parse made into about 5 MB
  * of objects at once; 16 LISTs in flight held them together for as long as their pages were
  * read and visited, long enough to reach V8's old space, and a promotion wave's cluster-wide
- * re-LISTs came as a burst of them (docs/benchmarks.md). One item's objects are a few KB, and
+ * re-LISTs came as a burst of them (docs/adr/0017-list-items-parsed-as-they-arrive.md). One
+ * item's objects are a few KB, and
  * the reader hands them on in small batches that its visitor drops while they are young.
  */
 import { ResponseContext, type ObservableMiddleware } from '@kubernetes/client-node';

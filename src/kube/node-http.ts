@@ -6,7 +6,8 @@
  * them into one more Buffer before decoding it. A pass has 16 LIST pages of about 1 MiB in
  * flight, so 16-32 MiB of Buffers lived in the C heap at once and left it fragmented, and
  * glibc keeps a fragmented heap: after the first pass at 10,000 x 50 it held 83 MiB with
- * node-fetch, 69 with this (docs/benchmarks.md). Here each chunk is decoded as it arrives and
+ * node-fetch, 69 with this (docs/adr/0013-client-node-over-node-http.md). Here each chunk is
+ * decoded as it arrives and
  * its Buffer dropped at once, and a call allocates no WHATWG Headers or streams around it.
  * What it keeps of node-fetch: the agent and abort signal of the request, its method, headers
  * and body; the answer's status, headers (lower-case names, repeated ones joined) and body as

@@ -14,8 +14,14 @@ import { parseTimestamp } from '../pipeline/time.js';
 import { compareFacts, factsOf, type NotificationFact } from './facts.js';
 import { NOTIFICATION_TYPES, type NotificationType } from './notification-event.js';
 
-/** The most events one stream (environment) keeps; the oldest go first (newer ones supersede them). */
-export const MAX_OUTBOX_STREAM = 32;
+/**
+ * The most events one stream (environment) keeps, and one Pipeline: the oldest go first (newer
+ * revisions' events supersede them). A busy environment makes about three events a promotion;
+ * 100 cover some thirty promotions within the horizon while its receiver is down.
+ */
+export const MAX_OUTBOX_STREAM = 100;
+/** The most events one Pipeline's outbox keeps (the CRD's maxItems). */
+export const MAX_OUTBOX = 1000;
 
 /**
  * How long past the delivery horizon an event is kept: an event is dropped (and counted) by the
@@ -87,7 +93,7 @@ function recordOf(fact: NotificationFact): OutboxEvent {
   return { type, ...body, targets: targets.map((t) => ({ ...t })) };
 }
 
-/** Each stream's newest MAX_OUTBOX_STREAM events, the outbox's order kept. */
+/** Each stream's newest MAX_OUTBOX_STREAM events, at most MAX_OUTBOX, the outbox's order kept. */
 function capped(events: readonly OutboxEvent[]): OutboxEvent[] {
   const counts = new Map<string, number>();
   const keep: boolean[] = [];
@@ -97,7 +103,7 @@ function capped(events: readonly OutboxEvent[]): OutboxEvent[] {
     counts.set(stream, n);
     keep[i] = n <= MAX_OUTBOX_STREAM;
   }
-  return events.filter((_, i) => keep[i] === true);
+  return events.filter((_, i) => keep[i] === true).slice(-MAX_OUTBOX);
 }
 
 function isType(type: string): type is NotificationType {

@@ -16,6 +16,7 @@ import type {
   PromotionResolution,
 } from '../pipeline/pipeline-resource.js';
 import { display } from '../pipeline/text.js';
+import { jsonEqual } from '../pipeline/json-equal.js';
 import { withPromotion } from './claim.js';
 import { isSameClaim } from './outcome.js';
 
@@ -63,15 +64,41 @@ export function concludeClaim(
   return { ...claim, resolution: arrived ? 'Observed' : 'Abandoned' };
 }
 
-/** The record that replaces an expired claim once concluded. */
+/**
+ * Failed records whose revision every target runs (none Unknown): the attempt took effect though
+ * its answer said otherwise (a timeout after the receiver applied it, a 5xx sent after applying),
+ * so the record is concluded Observed as an expired claim would be: the status never says
+ * "failed" of a revision the environment runs, and its success is told.
+ */
+export function arrivedFailures(
+  pipeline: Pipeline,
+  statuses: Readonly<Record<string, readonly TargetStatus[]>>,
+): ClaimResolution[] {
+  const out: ClaimResolution[] = [];
+  for (const env of pipeline.spec.environments) {
+    const record = pipeline.status?.environments?.[env.name]?.promotion;
+    if (record === undefined || recordState(record) !== 'Failed') continue;
+    const targets = statuses[env.name] ?? [];
+    if (targets.length === 0 || targets.some((t) => t.health === 'Unknown')) continue;
+    if (!targets.every((t) => t.revision === record.revision)) continue;
+    out.push({ environment: env.name, record, expiredAt: -Infinity, resolution: 'Observed' });
+  }
+  return out;
+}
+
+/** The record that replaces an expired claim (or a failure that took effect) once concluded. */
 export function resolvedRecord(resolution: ClaimResolution): PromotionRecord {
   const { record } = resolution;
   const by = record.claimedBy === undefined ? '' : ` by ${display(record.claimedBy)}`;
-  const unrecorded = `the attempt claimed${by} recorded no outcome by its deadline`;
+  const unrecorded =
+    recordState(record) === 'Failed'
+      ? `the attempt${by} was recorded as failed (${display(record.message ?? 'no message', 200)})`
+      : `the attempt claimed${by} recorded no outcome by its deadline`;
   const rev = display(record.revision);
   if (resolution.resolution === 'Observed') {
+    const { retryable: _r, retryAfterTime: _t, ...kept } = record;
     return {
-      ...record,
+      ...kept,
       phase: 'Succeeded',
       succeeded: true,
       resolution: 'Observed',
@@ -89,8 +116,9 @@ export function resolvedRecord(resolution: ClaimResolution): PromotionRecord {
 
 /**
  * The resolutions as one status change: each replaces its environment's record only while that
- * is still the same expired claim (another replica may have resolved it, or its own outcome may
- * have landed late). The verdict counts the records replaced; 0 writes nothing.
+ * is still the record concluded on (the same expired claim, or the same failure: another replica
+ * may have resolved it, or its own outcome may have landed late). The verdict counts the records
+ * replaced; 0 writes nothing.
  */
 export function resolutionChange(
   resolutions: readonly ClaimResolution[],
@@ -101,7 +129,11 @@ export function resolutionChange(
     let replaced = 0;
     for (const resolution of resolutions) {
       const current = status?.environments?.[resolution.environment]?.promotion;
-      if (!isSameClaim(current, resolution.record)) continue;
+      const same =
+        recordState(resolution.record) === 'Failed'
+          ? jsonEqual(current, resolution.record)
+          : isSameClaim(current, resolution.record);
+      if (!same) continue;
       status = withPromotion(status, resolution.environment, resolvedRecord(resolution), now);
       replaced++;
     }

@@ -4,7 +4,8 @@
  * by then, so what they run now is what it did), the claim is concluded on them
  * (promote/claim-resolution.ts) and the conclusion written through the one status writer, before
  * anything is decided: a claim never stays behind, and no new claim waits on it longer than
- * its deadline.
+ * its deadline. A failed attempt whose revision every target runs (it took effect though its
+ * answer said otherwise) is concluded the same way.
  */
 import type { CatalogTarget } from '../catalog/targets.js';
 import type { RetryPolicy } from '../evaluate/decisions.js';
@@ -13,6 +14,7 @@ import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf } from '../pipeline/id.js';
 import type { Pipeline, PromotionResolution } from '../pipeline/pipeline-resource.js';
 import {
+  arrivedFailures,
   concludeClaim,
   expiredClaims,
   resolutionChange,
@@ -20,6 +22,7 @@ import {
 } from '../promote/claim-resolution.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { statusesFor } from './inputs.js';
+import { recordState } from '../evaluate/retry.js';
 
 /** What resolving needs. */
 export interface ResolutionDeps {
@@ -43,7 +46,8 @@ export async function resolveExpiredClaims(
   targets: readonly CatalogTarget[],
 ): Promise<Pipeline> {
   const expired = expiredClaims(pipeline, deps.policy, deps.now());
-  if (expired.length === 0) return pipeline;
+  const failed = hasFailure(pipeline);
+  if (expired.length === 0 && !failed) return pipeline;
   const stale = targets.filter((t) => {
     const claim = expired.find((c) => c.environment === t.environment);
     const readAt = deps.verified.readAt(t);
@@ -51,9 +55,12 @@ export async function resolveExpiredClaims(
   });
   if (stale.length > 0) await deps.verified.reread(stale);
   const statuses = statusesFor(deps.verified, pipeline, targets);
-  const resolutions = expired
-    .map((claim) => concludeClaim(claim, statuses[claim.environment] ?? []))
-    .filter((r): r is ClaimResolution => r !== undefined);
+  const resolutions = [
+    ...expired
+      .map((claim) => concludeClaim(claim, statuses[claim.environment] ?? []))
+      .filter((r): r is ClaimResolution => r !== undefined),
+    ...(failed ? arrivedFailures(pipeline, statuses) : []),
+  ];
   if (resolutions.length === 0) return pipeline;
   const written = await deps.status.apply(pipeline, resolutionChange(resolutions, deps.now()));
   if (written.outcome === 'Gone' || written.outcome === 'Contended') return pipeline;
@@ -66,6 +73,21 @@ export async function resolveExpiredClaims(
     logResolutions(deps, pipeline, landed);
   }
   return written.pipeline;
+}
+
+function messageOf(r: ClaimResolution): string {
+  if (recordState(r.record) === 'Failed')
+    return 'a failed attempt took effect: its targets run the revision';
+  return r.resolution === 'Observed'
+    ? 'claim past its deadline resolved: its targets run the revision'
+    : 'claim past its deadline resolved as abandoned';
+}
+
+/** Whether some environment's record is a failure (which its targets may yet show took effect). */
+function hasFailure(pipeline: Pipeline): boolean {
+  return Object.values(pipeline.status?.environments ?? {}).some(
+    (env) => env.promotion !== undefined && recordState(env.promotion) === 'Failed',
+  );
 }
 
 function logResolutions(
@@ -84,9 +106,7 @@ function logResolutions(
         claimedBy: r.record.claimedBy,
         resolution: r.resolution,
       },
-      r.resolution === 'Observed'
-        ? 'claim past its deadline resolved: its targets run the revision'
-        : 'claim past its deadline resolved as abandoned',
+      messageOf(r),
     );
   }
 }

@@ -65,7 +65,8 @@ export function changeDetection(catalog: CatalogView): ChangeDetection {
  * One warning per cluster of `changes`, naming its namespaces, its objects and the causes. Per
  * cluster, not per namespace: where every application has namespaces of its own, a pass after
  * lost events found 8,000 changes in as many namespaces, and 8,000 warnings at once (a burst
- * of log text in memory until written) set the gateway's peak memory (docs/benchmarks.md).
+ * of log text in memory until written) set the gateway's peak memory
+ * (docs/adr/0018-one-warning-per-cluster-for-unannounced-changes.md).
  */
 export function warnUnannounced(logger: GatewayLogger, changes: readonly FoundChange[]): void {
   const byCluster = new Map<string, FoundChange[]>();

@@ -17,7 +17,8 @@ import type { Pipeline } from '../pipeline/pipeline-resource.js';
 /**
  * Status writes in flight (all to the management cluster). A wave writes one status per
  * promotion behind the checks (32 at once): with 4 in flight and an API server answering in
- * 100 ms, 8,000 of them took 200 s of a wave that must end before the next pass (issue 20).
+ * 100 ms, 8,000 of them took 200 s of a wave that must end before the next pass
+ * (docs/adr/0004-a-pass-confirms-its-due-promotions-in-one-round.md).
  */
 export const STATUS_WRITES_IN_FLIGHT = 16;
 

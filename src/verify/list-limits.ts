@@ -6,7 +6,8 @@
  * TLS connection costs about 140 KB of the C heap, which glibc keeps once it is freed. With 4
  * per cluster, a pass over 50 clusters opened 150 connections for its 16 LISTs in flight
  * (three scopes per cluster, sent together); with one each it opens 50, and keeps the same 16
- * in flight (docs/benchmarks.md). A fleet of a few clusters still gets 4 to each.
+ * in flight (docs/adr/0014-list-connections-shared-out-over-clusters.md). A fleet of a few
+ * clusters still gets 4 to each.
  */
 import { Limiter } from '../queue/limiter.js';
 

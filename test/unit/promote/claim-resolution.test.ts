@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TargetStatus } from '../../../src/evaluate/decisions.js';
 import {
+  arrivedFailures,
   concludeClaim,
   expiredClaims,
   resolutionChange,
@@ -102,5 +103,37 @@ describe('concludeClaim and resolutionChange', () => {
     const afterObserve = resolutionChange([observed], T0)(withClaim());
     const kept = samplePipeline('write' in afterObserve ? afterObserve.write : undefined);
     expect(late.change(kept)).toEqual({ keep: 'Superseded' });
+  });
+});
+
+describe('arrivedFailures', () => {
+  const failed: PromotionRecord = {
+    ...claim,
+    phase: 'Failed',
+    message: 'WebhookTimeout: webhook endpoint deploy did not answer in time',
+  };
+
+  it('concludes a failure whose revision every target runs as Observed, and writes it as Succeeded', () => {
+    const stored = withClaim(failed);
+    const found = arrivedFailures(stored, { prod: [at('1.2.0')] });
+    expect(found.map((r) => [r.environment, r.resolution])).toEqual([['prod', 'Observed']]);
+    const verdict = resolutionChange(found, T0)(stored);
+    const record = 'write' in verdict ? verdict.write.environments?.prod?.promotion : undefined;
+    expect(record).toMatchObject({ phase: 'Succeeded', succeeded: true, resolution: 'Observed' });
+    expect(record?.message).toContain('was recorded as failed (WebhookTimeout');
+    const history = 'write' in verdict ? verdict.write.environments?.prod?.history : undefined;
+    expect(history?.at(-1)?.succeededTime).toBe(iso(T0));
+  });
+
+  it('leaves a failure alone while a target runs another revision or cannot be read', () => {
+    expect(arrivedFailures(withClaim(failed), { prod: [at('1.1.0')] })).toEqual([]);
+    expect(arrivedFailures(withClaim(failed), { prod: [at(undefined, 'Unknown')] })).toEqual([]);
+    expect(arrivedFailures(withClaim(claim), { prod: [at('1.2.0')] })).toEqual([]);
+  });
+
+  it('writes nothing when the record moved on since', () => {
+    const found = arrivedFailures(withClaim(failed), { prod: [at('1.2.0')] });
+    const moved = withClaim({ ...failed, attempt: 2, lastAttemptedTime: '2026-03-04T05:06:00Z' });
+    expect(resolutionChange(found, T0)(moved)).toEqual({ keep: 0 });
   });
 });

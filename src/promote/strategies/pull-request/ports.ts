@@ -38,7 +38,8 @@ export function pullRequestPorts(options: PullRequestPortsOptions): PullRequestP
  * The Git side, its module loaded on the first push. Why: isomorphic-git and memfs are the
  * bundle's largest libraries after the client library's, and a gateway without the pull-request
  * strategy never pushes; loaded at start-up they cost every gateway 2.7 MiB of RSS
- * (docs/benchmarks.md). The bundle keeps the module in a chunk of its own.
+ * (docs/adr/0012-esbuild-bundle-with-used-client-node-models.md). The bundle keeps the module
+ * in a chunk of its own.
  */
 export function gitOnFirstPush(options: GitPusherOptions): PromotionPusher {
   let pusher: Promise<PromotionPusher> | undefined;
