@@ -28,16 +28,17 @@ const DUMMY_KEY = createSecretKey(randomBytes(32));
 
 // createHmac with a raw Buffer key re-imports the key on every call, which costs about five
 // times the MAC itself on Node 24 (15 µs against 3 µs). Keys come from the frozen config or a
-// cached Secret read, so the same Buffer objects recur: import each once.
-const importedKeys = new WeakMap<Buffer, KeyObject>();
+// cached Secret read, so the same Buffer objects recur: import each once. The bytes imported
+// are kept and compared (a few dozen bytes) so that a Buffer written over since, by its owner
+// or by a test, never verifies with what it held before.
+const importedKeys = new WeakMap<Buffer, { bytes: Buffer; key: KeyObject }>();
 
 function keyObjectOf(key: Buffer): KeyObject {
-  let imported = importedKeys.get(key);
-  if (imported === undefined) {
-    imported = createSecretKey(key);
-    importedKeys.set(key, imported);
-  }
-  return imported;
+  const known = importedKeys.get(key);
+  if (known?.bytes.equals(key) === true) return known.key;
+  const imported = { bytes: Buffer.from(key), key: createSecretKey(key) };
+  importedKeys.set(key, imported);
+  return imported.key;
 }
 
 const SIGNATURE_PATTERN = /^(sha256|sha384|sha512)=([0-9a-f]+)$/i;

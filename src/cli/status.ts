@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { realScheduler, type Scheduler } from '../clock.js';
 import { failureSummary } from '../kube/errors.js';
 import { checkPipeline } from '../kube/pipeline-check.js';
 import { listAllPages } from '../kube/pipeline-watch.js';
@@ -53,10 +54,30 @@ interface StatusRequest {
 }
 
 /**
- * Runs `status ...`; resolves to the exit status (2 for a usage or kubeconfig mistake, 1 when
- * the cluster cannot be read). `stop` ends a --watch (the process entry never sets it: Ctrl-C).
+ * The wall clock and a timer that, unlike realScheduler's, keeps the process up: between two
+ * prints of a --watch nothing else does.
  */
-export function runStatus(args: string[], io: CommandIo, stop?: AbortSignal): Promise<number> {
+const watchScheduler: Scheduler = {
+  ...realScheduler,
+  setTimer(ms, fn) {
+    const timer = setTimeout(fn, ms);
+    return () => {
+      clearTimeout(timer);
+    };
+  },
+};
+
+/**
+ * Runs `status ...`; resolves to the exit status (2 for a usage or kubeconfig mistake, 1 when
+ * the cluster cannot be read). `stop` ends a --watch (the process entry never sets it: Ctrl-C);
+ * `scheduler` gives the time the gates are counted from and spaces the watch's reads.
+ */
+export function runStatus(
+  args: string[],
+  io: CommandIo,
+  stop?: AbortSignal,
+  scheduler: Scheduler = watchScheduler,
+): Promise<number> {
   return runCommand(io.out, STATUS_USAGE, async () => {
     const parsed = parse(args);
     if (parsed === 'help') {
@@ -71,11 +92,11 @@ export function runStatus(args: string[], io: CommandIo, stop?: AbortSignal): Pr
     const api = config.makeApiClient(CustomObjectsApi);
     let last = '';
     for (;;) {
-      const text = render(await readPipelines(api, request), request, Date.now());
+      const text = render(await readPipelines(api, request), request, scheduler.now());
       if (text !== last) io.out.write(request.watch && last !== '' ? `\n${text}` : text);
       last = text;
       if (!request.watch || stopped(stop)) return 0;
-      await pause(request.intervalMs, stop);
+      await pause(request.intervalMs, stop, scheduler);
       if (stopped(stop)) return 0;
     }
   });
@@ -178,11 +199,11 @@ function stopped(stop: AbortSignal | undefined): boolean {
   return stop?.aborted === true;
 }
 
-function pause(ms: number, stop: AbortSignal | undefined): Promise<void> {
+function pause(ms: number, stop: AbortSignal | undefined, scheduler: Scheduler): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
+    const cancel = scheduler.setTimer(ms, resolve);
     stop?.addEventListener('abort', () => {
-      clearTimeout(timer);
+      cancel();
       resolve();
     });
   });

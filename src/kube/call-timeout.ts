@@ -14,13 +14,18 @@ import {
   type HttpLibrary,
   type RequestContext,
 } from '@kubernetes/client-node';
+import { realScheduler, type Scheduler } from '../clock.js';
 import { isStreamingBody, type StreamingBody } from './node-http.js';
 
-/** An HttpLibrary that aborts a call after `timeoutMs` and disarms the timer when it is over. */
+/**
+ * An HttpLibrary that aborts a call after `timeoutMs` and disarms the timer when it is over;
+ * the timer is the scheduler's (unref'd like AbortSignal.timeout's), so tests drive it.
+ */
 export class CallTimeout implements HttpLibrary {
   constructor(
     private readonly timeoutMs: number,
     private readonly inner: HttpLibrary,
+    private readonly scheduler: Scheduler = realScheduler,
   ) {}
 
   /** Sends through the inner library with this call's own abort signal. */
@@ -30,14 +35,10 @@ export class CallTimeout implements HttpLibrary {
 
   private async timed(request: RequestContext): Promise<ResponseContext> {
     const controller = new AbortController();
-    const timer = setTimeout(() => {
+    // Like AbortSignal.timeout's, the real scheduler's timer alone does not keep the process up.
+    const disarm = this.scheduler.setTimer(this.timeoutMs, () => {
       controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
-    }, this.timeoutMs);
-    // Like AbortSignal.timeout's: a pending call's timer alone does not keep the process up.
-    timer.unref();
-    const disarm = () => {
-      clearTimeout(timer);
-    };
+    });
     request.setSignal(controller.signal);
     let response: ResponseContext;
     try {

@@ -20,6 +20,7 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import { FakeScheduler } from '../support/fake-scheduler.js';
 import { tempDir } from '../support/temp-dirs.js';
 
 const NS = 'cli-status';
@@ -107,20 +108,42 @@ describe('promotion-gateway status', () => {
     expect(Object.keys(parsed.pipelines[0]?.policy ?? {})).toEqual(['prod']);
   });
 
-  it('prints again when something changes under --watch', async () => {
+  it('prints again when something changes under --watch, and only then', async () => {
+    const scheduler = new FakeScheduler(Date.now());
     const stop = new AbortController();
-    const watching = status([`${NS}/podinfo`, '--watch', '--interval', '0.2'], stop.signal);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    const args = [`${NS}/podinfo`, '--watch', '--interval', '0.2'];
+    const watching = runStatus(
+      args,
+      { env: { KUBECONFIG: kubeconfig }, out },
+      stop.signal,
+      scheduler,
+    );
+    const prints = () => text.split(`Pipeline ${NS}/podinfo`).length - 1;
+    /** One interval on the watch's clock, then until it has read and waits again. */
+    const nextRead = async () => {
+      scheduler.advance(200);
+      await eventually(() => scheduler.pending() === 1);
+    };
+    // The first read printed, and the watch waits for its interval.
+    await eventually(() => prints() === 1 && scheduler.pending() === 1);
+    await nextRead();
+    expect(prints()).toBe(1);
     rollOut(fleet.prod, NS, '6.4.0');
     await gw.gateway.resync();
-    await gw.gateway.idle();
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    stop.abort();
-    const [code, text] = await watching;
-    expect(code).toBe(0);
-    const prints = text.split(`Pipeline ${NS}/podinfo`).length - 1;
-    expect(prints).toBe(2);
+    await eventually(
+      () => pipelineOf(fleet, NS).status?.environments?.prod?.targets?.[0]?.revision === '6.4.0',
+    );
+    await nextRead();
+    expect(prints()).toBe(2);
     expect(text).toContain('6.4.0');
+    // Nothing changed since: a read an interval later prints nothing.
+    await nextRead();
+    stop.abort();
+    expect(await watching).toBe(0);
+    expect(prints()).toBe(2);
   });
 
   it('names the file or the context an operator got wrong (exit 2), and a refusing cluster (exit 1)', async () => {

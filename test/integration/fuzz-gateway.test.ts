@@ -5,7 +5,7 @@
  * and its streams) with noise and broken framing, must never move the stored Pipeline or the
  * gateway's queues, nor cost a single request to any cluster. Callers whose tokens verify,
  * whatever else they claim, get no 5xx from the real authorizer and halters (a token expiring
- * after year 9999 was a 500: no record can keep that expiry). Afterwards a signed event still
+ * after year 9999 is refused, never a 500: no record can keep that expiry). Afterwards a signed event still
  * makes the gateway read the cluster, and a person's halt and lift still reach the status.
  */
 import { randomUUID } from 'node:crypto';

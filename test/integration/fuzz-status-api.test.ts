@@ -4,7 +4,7 @@
  * evaluated, held but not evaluated yet (503 NotEvaluated with Retry-After), absent or out of
  * scope (the same 404), and paths that are no names, with noise and broken framing. No view is
  * read before the token is verified; a signed token whose `sub` is not a string is refused
- * like any bad credential (it was a 500); afterwards a reader still gets the view.
+ * like any bad credential, never a 500; afterwards a reader still gets the view.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

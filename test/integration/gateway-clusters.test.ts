@@ -17,7 +17,13 @@ import {
   useFleetAndGateway,
 } from '../support/gateway-harness.js';
 
-const suite = useFleetAndGateway();
+/** The gateway's log, at debug: a watch failure that repeats the last one is logged at debug. */
+const logLines: string[] = [];
+const suite = useFleetAndGateway({ logLines, logLevel: 'debug' });
+
+/** How many times the gateway has logged its Pipeline watch failing. */
+const watchFailures = (): number =>
+  logLines.filter((l) => l.includes('Pipelines in the management cluster failed')).length;
 
 /** Replaces staging's kubeconfig Secret in management with one for `user`. */
 function setStagingKubeconfig(user: string): void {
@@ -61,9 +67,11 @@ describe('the real gateway on kube-sim: cluster credentials and the Pipeline wat
 
   it('keeps watching Pipelines after its watch is dropped or fails', async () => {
     suite.fleet.management.faults.closeWatches();
-    // A failed watch (the API server unreachable for a moment) must restart by itself too.
+    // A failed watch (the API server unreachable for a moment) must restart by itself too:
+    // the API server stays down until the gateway has seen its watch fail.
+    const failures = watchFailures();
     await suite.fleet.management.faults.set({ down: true });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => watchFailures() > failures);
     await suite.fleet.management.faults.clear();
     const ns = 'after-drop';
     createApp(suite.fleet, ns);

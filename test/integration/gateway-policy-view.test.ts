@@ -140,7 +140,7 @@ describe.each([1, 2])('seeing the gates with %i gateway replica(s)', (replicas) 
     await Promise.all(gateways.map((g) => g.close()));
   });
 
-  it('a Pipeline without policy fields answers as before: no policy', async () => {
+  it('a Pipeline without policy fields answers with no policy', async () => {
     const ns = `pv-plain-${String(replicas)}`;
     createApp(fleet, ns);
     await waitSteady(fleet, gateways, ns);

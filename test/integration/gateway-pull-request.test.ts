@@ -234,7 +234,8 @@ describe.each<ForgeKind>(['github', 'gitlab'])('pull-request promotions on %s', 
     expect(record.message).toMatch(new RegExp(`^${reason}: `));
     // Other tests' open requests are refreshed by every pass (API reads); Git is ours alone.
     const before = forge.requests.count({ scope: 'git' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Past the longest retry backoff on the gateway's clock: a pass now would retry, if it could.
+    gw.advanceClock(PULL_REQUEST_CONFIG.retry.backoffMaxMs);
     await gw.gateway.resync();
     await gw.gateway.idle();
     expect(recordOf(fleet, ns, 'prod')).toMatchObject({ attempt: 1, phase: 'Failed' });

@@ -1,10 +1,12 @@
 /**
  * Recovery from a management API outage, on one and on two replicas: a promotion is claimed,
- * then the management cluster fails every request and then refuses connections for a few
- * seconds, so the strategy's Event, the outcome and the re-checks all fail and back off. Once
- * the API is back, the claimed promotion is resolved within 2 s (plus the strategy's own
- * time): the watch connecting again or the Lease answering again re-checks it at once, and the
- * claim-timeout policy retries the abandoned attempt, with one Promote Event for the revision.
+ * then the management cluster fails every request and then refuses connections until every
+ * replica has lost the Lease, so the strategy's Event, the outcome and the re-checks all fail
+ * and back off, for longer than the test runs. Once the API is back, the claimed promotion is
+ * resolved all the same: only the watch connecting again or the Lease answering again can
+ * re-check it then, and the claim-timeout policy retries the abandoned attempt, with one
+ * Promote Event for the revision. (That they re-check at once is test/unit/wiring/recovery.
+ * test.ts's, on a fake clock; real time on a loaded machine would prove nothing here.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/load.js';
@@ -25,22 +27,17 @@ import type { RunningGateway, TestFleet } from '../support/gateway-harness.js';
 
 const NS = 'recovery';
 const VERSION = '6.6.0';
-const OUTAGE_MS = 5_000;
-/** The acceptance bound: resolved within 2 s of the API coming back... */
-const RECOVERY_MS = 2_000;
-/** ...plus the strategy's own time: one Event POST and the outcome's status PUT. */
-const STRATEGY_MS = 500;
 
 /** The shortest claim timeout the configuration allows with the shortest pull-request timeouts. */
 const CLAIM_TIMEOUT_MS = 9_500;
 
 /**
- * Re-checks back off from 10-20 s, so that without a prompt re-check after the outage none would
- * come within the bound; a retried claim waits 0.5 s; leader election as in
- * gateway-leader.test.ts (a 5 s outage outlasts its renew deadline).
+ * Re-checks back off for five to ten minutes, so that none comes by backoff while the test
+ * runs: after the outage only a prompt re-check can resolve the claim; a retried claim waits
+ * 0.5 s; leader election as in gateway-leader.test.ts (4 s to lose the Lease in an outage).
  */
 const CONFIG: ConfigInput = {
-  hints: { retryBaseMs: 20_000, retryMaxMs: 60_000, maxRetries: 8 },
+  hints: { retryBaseMs: 600_000, retryMaxMs: 600_000, maxRetries: 8 },
   leaderElection: { leaseDurationMs: 5_000, renewDeadlineMs: 4_000, retryPeriodMs: 200 },
   promotion: {
     retry: { claimTimeoutMs: CLAIM_TIMEOUT_MS, backoffBaseMs: 500, backoffMaxMs: 1_000 },
@@ -80,26 +77,28 @@ describe.each([1, 2])('the real gateway on kube-sim, %i replica(s)', (count) => 
   }
 
   /**
-   * Fails every management request, then refuses connections, for OUTAGE_MS, then lifts it. The
-   * gateways' wall clocks step past the claim timeout meanwhile (durations stay real): the
-   * outage, as the claim sees it, lasts long enough for the claim to expire.
+   * Fails every management request, then refuses connections until every replica has lost the
+   * Lease (its renew deadline is on the monotonic clock: that takes real time), then lifts it.
+   * The gateways' wall clocks step past the claim timeout meanwhile: the outage, as the claim
+   * sees it, lasts long enough for the claim to expire.
    */
-  async function outage(): Promise<number> {
+  async function outage(): Promise<void> {
     const faults = fleet.management.faults;
     // Set before the hang is lifted, so the held Event POST meets the 503 and creates nothing.
     await faults.set({ errors: [{ rate: 1, code: 503 }] });
     await faults.clear('hang');
     await faults.set({ down: true });
     for (const r of replicas) r.advanceClock(CLAIM_TIMEOUT_MS);
-    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+    await eventually(() => replicas.every((r) => !r.gateway.status().leader), {
+      timeoutMs: 20_000,
+    });
     await faults.clear();
-    return Date.now();
   }
 
-  it('resolves a promotion claimed before the outage within 2 s of the API coming back', async () => {
+  it('resolves a promotion claimed before the outage once the API is back', async () => {
     await claimWhileEventsHang();
     const claimed = recordOf(fleet, NS, 'staging');
-    const liftedAt = await outage();
+    await outage();
     // The attempt never finished: its record is still the claim, and no Event was created.
     expect(recordOf(fleet, NS, 'staging')).toEqual(claimed);
 
@@ -110,9 +109,8 @@ describe.each([1, 2])('the real gateway on kube-sim, %i replica(s)', (count) => 
           throw new Error(`staging's record is ${JSON.stringify(r)}`);
         return r;
       },
-      { timeoutMs: liftedAt + RECOVERY_MS + STRATEGY_MS - Date.now(), intervalMs: 10 },
+      { timeoutMs: 20_000 },
     );
-    expect(Date.now() - liftedAt).toBeLessThanOrEqual(RECOVERY_MS + STRATEGY_MS);
     // The claim-timeout policy counted the abandoned claim as attempt 1 and retried it.
     expect(record).toMatchObject({ succeeded: true, attempt: 2 });
     expect(['replica-a', 'replica-b']).toContain(record.claimedBy);

@@ -1,5 +1,5 @@
 /**
- * Issue 20, through the real client and kube-sim: a promotion wave found by a pass (every event
+ * Through the real client and kube-sim: a promotion wave found by a pass (every event
  * lost) is confirmed with one read per scope before any promotion, however slow the machine:
  * here the gateway's clock runs 100 times faster than real time through the wave and every API
  * server answers 20 ms late, so each check starts long after the pass's reads. Each promotion

@@ -135,7 +135,7 @@ describe('keep-alive connection reuse through client-node', () => {
     expect(management.requests.connections()).toBeLessThanOrEqual(MAX_SOCKETS);
   });
 
-  it('classifies 404 and 409 answers on pooled connections as before', async () => {
+  it('classifies 404 and 409 answers on pooled connections as NotFound and conflict', async () => {
     const reader = readerFor(management);
     expect(await reader.get(ref('missing'))).toMatchObject({ ok: false, reason: 'NotFound' });
 

@@ -86,7 +86,7 @@ describe('a LIST read as it arrives', () => {
     expect(listed).toBe(OBJECTS + 1);
   });
 
-  it('classifies a failed LIST as before, visiting nothing', async () => {
+  it('classifies a failed LIST by its reason, visiting nothing', async () => {
     let visited = 0;
     const result = await reader.list('helm.toolkit.fluxcd.io/v2', 'HelmRelease', NS, () => {
       visited++;

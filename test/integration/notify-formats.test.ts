@@ -22,6 +22,8 @@ import { announceRollout } from '../support/policy-harness.js';
 const NS = 'notify-formats';
 const ALERT_API = 'notifications.promotion-gateway.dev/v1alpha1';
 const SLACK_SECRET_PATH = '/services/T000/B000/xoxb-very-secret-path';
+/** The notifier's longest wait before a retry. */
+const RETRY_MAX_MS = 200;
 
 interface Request {
   path: string;
@@ -84,13 +86,20 @@ beforeAll(async () => {
       notifications: {
         intervalMs: 100,
         retryBaseMs: 50,
-        retryMaxMs: 200,
+        retryMaxMs: RETRY_MAX_MS,
         allowedUrlPrefixes: [`${base}/`],
       },
     },
   });
   await waitSteady(fleet, [gw], NS);
 });
+
+/** The LISTs of PromotionAlerts the management cluster has answered. */
+const alertLists = (): number =>
+  fleet.management.requests.count({
+    verb: 'list',
+    resource: 'promotionalerts.notifications.promotion-gateway.dev',
+  });
 
 afterAll(async () => {
   await gw.close();
@@ -163,7 +172,11 @@ describe('PromotionAlerts of every format', () => {
       { timeoutMs: 20_000 },
     );
     const goneCalls = requests.filter((r) => r.path === '/gone').length;
-    await new Promise((r) => setTimeout(r, 500));
+    // Past any retry the notifier could wait for, on its clock, then three more of its ticks
+    // (each starts with one LIST of the alerts): a send to /gone would have come by then.
+    gw.advanceClock(RETRY_MAX_MS);
+    const lists = alertLists();
+    await eventually(() => alertLists() >= lists + 3);
     expect(requests.filter((r) => r.path === '/gone').length).toBe(goneCalls);
     expect(alertStatus('chat')?.conditions?.[0]).toMatchObject({
       status: 'True',

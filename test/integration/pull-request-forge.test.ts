@@ -226,11 +226,10 @@ describe.each(CASES)('the $kind forge client', ({ kind, repo, readOnly, rateLimi
   });
 
   it('gives up on a hung request after timeoutMs, as a retryable Timeout', async () => {
+    // The forge holds every request: only the client's own timeout can end this one.
     forge.faults.set({ hang: {} });
-    const started = Date.now();
     const timedOut = failure(await client({ timeoutMs: 200 }).get(1));
     expect(timedOut).toMatchObject({ reason: 'Timeout', retryable: true });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('never writes a token or a forge URL into a failure message', () => {

@@ -364,7 +364,6 @@ describe('the Git transport', () => {
   });
 
   it('gives up on a forge that never answers after timeoutMs', async () => {
-    const started = performance.now();
     const request = gitHttpClient({ timeoutMs: 150 }).request({ url: `${url}/x.git/info/refs` });
     await expect(request).rejects.toMatchObject({ name: 'TimeoutError' });
     const outcome = await gitPusher({ timeoutMs: 150 }).push(change(`${url}/acme/fleet`));
@@ -372,7 +371,6 @@ describe('the Git transport', () => {
       outcome: 'Failed',
       failure: { reason: 'Timeout', retryable: true },
     });
-    expect(performance.now() - started).toBeLessThan(3_000);
   });
 
   it('reports a refused connection as Unreachable, retryable', async () => {

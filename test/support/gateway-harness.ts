@@ -27,8 +27,9 @@ import {
   startTestFleet,
   type TestFleet,
 } from './fleet.js';
+import { eventually } from './poll.js';
 
-export { ENVIRONMENTS, GATEWAY_USER, startTestFleet };
+export { ENVIRONMENTS, GATEWAY_USER, eventually, startTestFleet };
 export type { TestFleet };
 /** The app every test pipeline moves (HelmRelease and Pipeline name). */
 export const APP_NAME = 'podinfo';
@@ -244,27 +245,6 @@ function testLogger(lines: string[] | undefined, level: 'info' | 'debug' | 'trac
   return createLogger(process.env.GW_LOG === undefined ? 'silent' : 'debug');
 }
 
-/**
- * Polls `check` until it stops throwing (or returning false) and returns its last value; after
- * `timeoutMs` it throws the last failure. For conditions reached asynchronously, never timing.
- */
-export async function eventually<T>(
-  check: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 25 }: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== false) return value;
-      throw new Error('condition still false');
-    } catch (err) {
-      if (Date.now() >= deadline) throw err;
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 /** A test fleet with one gateway on it, for a whole test file. */
 export interface FleetAndGateway {
   readonly fleet: TestFleet;
@@ -272,14 +252,16 @@ export interface FleetAndGateway {
 }
 
 /**
- * Starts a test fleet and one gateway (launchGateway's defaults) before the file's tests and
- * stops both after them; the fields are set once beforeAll has run.
+ * Starts a test fleet and one gateway (launchGateway's defaults, or `options`) before the
+ * file's tests and stops both after them; the fields are set once beforeAll has run.
  */
-export function useFleetAndGateway(): FleetAndGateway {
+export function useFleetAndGateway(
+  options: Parameters<typeof launchGateway>[1] = {},
+): FleetAndGateway {
   const env = {} as { fleet: TestFleet; gw: RunningGateway };
   beforeAll(async () => {
     env.fleet = await startTestFleet();
-    env.gw = await launchGateway(env.fleet);
+    env.gw = await launchGateway(env.fleet, options);
   });
   afterAll(async () => {
     await env.gw.close();

@@ -151,8 +151,8 @@ describe('kube-sim fault injection', () => {
 });
 
 describe('kube-sim outage (down)', () => {
-  // A bound on set(), not a measure of its speed: the old listener close waited for the
-  // 2-minute TLS handshake timeout of a connection that never finished its handshake.
+  // A bound on set(), not a measure of its speed: closing the listener alone would wait for
+  // the 2-minute TLS handshake timeout of a connection that never finished its handshake.
   const BOUND_MS = 2000;
 
   it('destroys connections still in their TLS handshake, and set() resolves', async () => {

@@ -59,6 +59,15 @@ describe('verifySignature', () => {
     expect(verifySignature(body, good.replace('sha256', 'sha512'), [key])).toBe(false);
   });
 
+  it('verifies with the bytes a key Buffer holds now, not those it held at an earlier call', () => {
+    const rotated = Buffer.from(key);
+    const signed = signBody(body, key);
+    expect(verifySignature(body, signed, [rotated])).toBe(true);
+    rotated.fill(0x61);
+    expect(verifySignature(body, signed, [rotated])).toBe(false);
+    expect(verifySignature(body, signBody(body, rotated), [rotated])).toBe(true);
+  });
+
   it('property: a signature verifies iff body and key are the ones signed', () => {
     fc.assert(
       fc.property(

@@ -2,7 +2,7 @@
  * The CheckBook: which reads a decision starts, one read per (check, revision) however many
  * Pipelines wait, results cached for the check's time (Unknown for at most 30 s) and shown
  * while being renewed, bounded concurrency, and every waiting Pipeline re-checked once. The
- * last block runs the real HTTP runner against a slow server on loopback.
+ * last block runs the real HTTP runner against a server on loopback that holds its answer.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ import { createLogger } from '../../../src/log.js';
 import type { PipelineId } from '../../../src/pipeline/id.js';
 import type { CheckSpec, Pipeline, StrategySpec } from '../../../src/pipeline/pipeline-resource.js';
 import { testGuard } from '../../support/address-guard.js';
+import { deferred } from '../../support/fake-scheduler.js';
 
 const E2E: CheckSpec = { name: 'e2e', commitStatus: { contexts: ['ci/e2e'], cacheSeconds: 60 } };
 const HEALTH: CheckSpec = { name: 'health', http: { url: 'https://x/', cacheSeconds: 300 } };
@@ -242,24 +243,22 @@ describe('CheckBook over real HTTP', () => {
   let server: Server;
   let base: string;
   let requests = 0;
+  /** Resolves with the answer to the first request, which the test sends when it chooses. */
+  const firstAnswer = deferred<() => void>();
 
   beforeAll(async () => {
     server = createServer((req, res) => {
       requests += 1;
-      setTimeout(() => {
+      firstAnswer.resolve(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ status: 'red', echo: req.headers.authorization }));
-      }, 100);
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
   });
   afterAll(async () => {
-    await new Promise<void>((resolve) =>
-      server.close(() => {
-        resolve();
-      }),
-    );
+    await new Promise((resolve) => server.close(resolve));
   });
 
   it('sends one request for 40 asks of the same (check, revision), and logs no secret', async () => {
@@ -282,7 +281,11 @@ describe('CheckBook over real HTTP', () => {
       },
     };
     const asks = Array.from({ length: 40 }, (_, i) => pipeline(`p${String(i % 4)}`, [spec]));
-    for (const p of asks) b.request(p, held());
+    for (const p of asks.slice(0, 20)) b.request(p, held());
+    // The one read is at the server, unanswered: the other asks arrive while it is in flight.
+    const answer = await firstAnswer.promise;
+    for (const p of asks.slice(20)) b.request(p, held());
+    answer();
     await b.settled();
     expect(requests).toBe(1);
     expect(new Set(rechecked).size).toBe(4);

@@ -47,7 +47,8 @@ beforeAll(async () => {
   routes.set('/html', (_req, res) =>
     res.writeHead(200, { 'content-type': 'text/html' }).end('<p>'),
   );
-  routes.set('/slow', (_req, res) => setTimeout(() => res.writeHead(200).end('{}'), 1_000));
+  // Never answers: only the check's own timeout ends the request.
+  routes.set('/hang', () => undefined);
   routes.set('/redirect', (_req, res) => res.writeHead(302, { location: '/ok' }).end());
   routes.set('/huge', (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -61,11 +62,8 @@ beforeAll(async () => {
   routes.set('/release/1.2.3%2Bbuild.7', json(200, { status: 'green' }));
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) =>
-    server.close(() => {
-      resolve();
-    }),
-  );
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
 });
 
 const secrets: Record<string, Record<string, string>> = {
@@ -168,8 +166,8 @@ describe('an HTTP check', () => {
       `answered with more than ${String(MAX_BODY_BYTES)} bytes`,
     ],
     [
-      'a slow answer',
-      () => check('/slow', { timeoutMs: 200 }),
+      'a receiver that never answers',
+      () => check('/hang', { timeoutMs: 200 }),
       'Unknown',
       'did not answer within 0.2 s',
     ],

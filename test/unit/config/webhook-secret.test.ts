@@ -58,7 +58,7 @@ describe('a webhook secret', () => {
     expect(keyOf(fromFile)?.equals(KEY)).toBe(true);
   });
 
-  it('without the prefix: its own UTF-8 bytes, as before', () => {
+  it('without the prefix: its own UTF-8 bytes', () => {
     const key = keyOf(defaultConfig(withSecret({ value: 'raw-secret-text' })));
     expect(key?.equals(Buffer.from('raw-secret-text', 'utf8'))).toBe(true);
   });

@@ -1,7 +1,7 @@
 /**
  * The guarded fetch against a small server on loopback: what an allow-list entry opens is sent
  * (method, headers, body, the answer's status, headers and body), a 3xx is answered as it is,
- * the timeout aborts; and what the policy refuses never reaches the server, including a name
+ * the caller's signal aborts; and what the policy refuses never reaches the server, including a name
  * that resolved to a public address when it was checked and to loopback when connected to.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -11,11 +11,14 @@ import { refusalIn } from '../../../src/egress/address-guard.js';
 import type { Resolver } from '../../../src/egress/api-servers.js';
 import { guardedFetch } from '../../../src/egress/guarded-fetch.js';
 import { fakeResolver, testGuard } from '../../support/address-guard.js';
+import { deferred } from '../../support/fake-scheduler.js';
 
 let server: Server;
 let port: number;
 let base: string;
 const seen: { method: string; path: string; headers: IncomingHttpHeaders; body: string }[] = [];
+/** Resolves when a request to /hang (which is never answered) has reached the server. */
+const hung = deferred<undefined>();
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -31,7 +34,7 @@ beforeAll(async () => {
       });
       if (path === '/redirect') res.writeHead(302, { location: 'http://127.0.0.1:1/' }).end();
       else if (path === '/empty') res.writeHead(204).end();
-      else if (path === '/slow') setTimeout(() => res.writeHead(200).end('late'), 1_000);
+      else if (path === '/hang') hung.resolve(undefined);
       else
         res.writeHead(201, { 'x-answer': 'yes', 'set-cookie': ['a=1', 'b=2'] }).end('{"ok":true}');
     });
@@ -93,13 +96,15 @@ describe('guardedFetch', () => {
     expect(seen.map((s) => s.path)).toEqual(['/redirect', '/empty']);
   });
 
-  it("rejects with the signal's reason when the timeout passes", async () => {
+  it("rejects with the signal's reason when the signal fires mid-request", async () => {
+    const controller = new AbortController();
     const send = fetchUnder([`${base}/`]);
-    const error: unknown = await send(`${base}/slow`, {
-      method: 'GET',
-      signal: AbortSignal.timeout(100),
-    }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'TimeoutError' });
+    const sent = send(`${base}/hang`, { method: 'GET', signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
+    await hung.promise;
+    controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+    expect(await sent).toMatchObject({ name: 'TimeoutError' });
   });
 
   it('refuses loopback that no entry writes, before connecting', async () => {

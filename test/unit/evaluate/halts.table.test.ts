@@ -47,7 +47,7 @@ function threeEnvs(halts: HaltRecord[]): EvaluationInput {
 
 const cases: Case[] = [
   {
-    name: 'no halts: promoted as today',
+    name: 'no halts: promoted once upstream is ready',
     input: halted([]),
     env: 'prod',
     want: { outcome: 'Promote', reason: 'UpstreamReady' },

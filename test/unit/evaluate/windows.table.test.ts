@@ -118,7 +118,7 @@ const utc = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 const READY = 'staging is healthy at 2.0.0 on 1 target';
 
 describe('promotion windows: decisions', () => {
-  it('no window: prod promotes as before', () => {
+  it('no window: prod promotes once upstream is ready', () => {
     expect(decisionFor(input({}), 'prod')).toMatchObject({
       outcome: 'Promote',
       reason: 'UpstreamReady',

@@ -7,9 +7,9 @@ import {
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CallTimeout } from '../../../src/kube/call-timeout.js';
+import { FakeScheduler, flush } from '../../support/fake-scheduler.js';
 
 const TIMEOUT_MS = 40;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves when `signal` aborts, with its reason's name (never, if it does not). */
 function aborted(signal: AbortSignal | undefined): Promise<string> {
@@ -45,38 +45,50 @@ function response(text: () => Promise<string>): ResponseContext {
 
 const call = () => new RequestContext('https://127.0.0.1:6443/api', HttpMethod.GET);
 
+/** A CallTimeout over `inner` on a hand-driven clock. */
+function timed(inner: HttpLibrary) {
+  const scheduler = new FakeScheduler();
+  return { scheduler, library: new CallTimeout(TIMEOUT_MS, inner, scheduler) };
+}
+
 describe('CallTimeout', () => {
   it('disarms the timer once the body has been read: the signal never aborts afterwards', async () => {
     const { inner, seen } = library(() => Promise.resolve(response(() => Promise.resolve('{}'))));
-    const answer = await new CallTimeout(TIMEOUT_MS, inner).send(call()).toPromise();
+    const { scheduler, library: timeout } = timed(inner);
+    const answer = await timeout.send(call()).toPromise();
     expect(answer.httpStatusCode).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json');
+    expect(scheduler.pending()).toBe(1);
     expect(await answer.body.text()).toBe('{}');
-    await sleep(TIMEOUT_MS * 3);
+    expect(scheduler.pending()).toBe(0);
+    scheduler.advance(TIMEOUT_MS * 3);
     expect(seen[0]?.getSignal()?.aborted).toBe(false);
   });
 
   it('disarms the timer when the call fails', async () => {
     const { inner, seen } = library(() => Promise.reject(new Error('connection refused')));
-    await expect(new CallTimeout(TIMEOUT_MS, inner).send(call()).toPromise()).rejects.toThrow(
-      'connection refused',
-    );
-    await sleep(TIMEOUT_MS * 3);
+    const { scheduler, library: timeout } = timed(inner);
+    await expect(timeout.send(call()).toPromise()).rejects.toThrow('connection refused');
+    expect(scheduler.pending()).toBe(0);
+    scheduler.advance(TIMEOUT_MS * 3);
     expect(seen[0]?.getSignal()?.aborted).toBe(false);
   });
 
-  it('aborts a call that does not answer in time, with a TimeoutError', async () => {
-    const { inner } = library(async (request) => {
+  it('aborts a call that does not answer in time, with a TimeoutError, and not before', async () => {
+    const { inner, seen } = library(async (request) => {
       const reason = await aborted(request.getSignal());
       throw Object.assign(new Error('aborted'), { name: 'AbortError', reason });
     });
-    const started = performance.now();
-    const failure = await new CallTimeout(TIMEOUT_MS, inner)
+    const { scheduler, library: timeout } = timed(inner);
+    const failure = timeout
       .send(call())
       .toPromise()
       .catch((err: unknown) => err as Error & { reason: string });
-    expect(failure).toMatchObject({ name: 'AbortError', reason: 'TimeoutError' });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    await flush();
+    scheduler.advance(TIMEOUT_MS - 1);
+    expect(seen[0]?.getSignal()?.aborted).toBe(false);
+    scheduler.advance(1);
+    expect(await failure).toMatchObject({ name: 'AbortError', reason: 'TimeoutError' });
   });
 
   it('keeps the timeout over the body read: a body that stalls is aborted too', async () => {
@@ -87,7 +99,10 @@ describe('CallTimeout', () => {
         }),
       ),
     );
-    const answer = await new CallTimeout(TIMEOUT_MS, inner).send(call()).toPromise();
-    await expect(answer.body.text()).rejects.toThrow('body: TimeoutError');
+    const { scheduler, library: timeout } = timed(inner);
+    const answer = await timeout.send(call()).toPromise();
+    const body = answer.body.text();
+    scheduler.advance(TIMEOUT_MS);
+    await expect(body).rejects.toThrow('body: TimeoutError');
   });
 });

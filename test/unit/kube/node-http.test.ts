@@ -13,6 +13,8 @@ import { NodeHttpLibrary } from '../../../src/kube/node-http.js';
 let server: Server;
 let base: string;
 const seen: { method?: string; headers?: Record<string, unknown>; body?: string } = {};
+/** Ends the answer to /split: the test sends its second half once the first has arrived. */
+let endSplit: (() => void) | undefined;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -26,7 +28,7 @@ beforeAll(async () => {
         const bytes = Buffer.from('{"name":"café"}');
         res.writeHead(200, { 'content-type': 'application/json', 'x-many': ['a', 'b'] });
         res.write(bytes.subarray(0, 13));
-        setTimeout(() => res.end(bytes.subarray(13)), 20);
+        endSplit = () => res.end(bytes.subarray(13));
         return;
       }
       if (req.url === '/stall') {
@@ -56,6 +58,8 @@ describe('NodeHttpLibrary', () => {
     request.setHeaderParam('Content-Type', 'application/json');
     request.setBody('{"spec":"ü"}');
     const answer = await library.send(request).toPromise();
+    // The head and the first half are in: the rest comes as a later chunk.
+    endSplit?.();
     expect(seen).toMatchObject({ method: 'PUT', body: '{"spec":"ü"}' });
     expect(seen.headers).toMatchObject({
       'content-type': 'application/json',
@@ -97,13 +101,13 @@ describe('NodeHttpLibrary', () => {
     const request = new RequestContext(`${base}/stall`, HttpMethod.GET);
     request.setSignal(controller.signal);
     const answer = await library.send(request).toPromise();
-    setTimeout(() => {
-      controller.abort(new DOMException('timed out', 'TimeoutError'));
-    }, 20);
-    const failure = await answer.body.text().then(
+    const reading = answer.body.text().then(
       () => undefined,
       (err: unknown) => err,
     );
+    // The body has started and stalls: the signal fires while it is being read.
+    controller.abort(new DOMException('timed out', 'TimeoutError'));
+    const failure = await reading;
     expect(failure).toMatchObject({ name: 'AbortError' });
     expect(classifyKubeError(failure).reason).toBe('Timeout');
   });

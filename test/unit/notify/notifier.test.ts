@@ -7,6 +7,7 @@ import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { createLogger } from '../../../src/log.js';
 import { jsonEqual } from '../../../src/pipeline/json-equal.js';
 import { withOwedEvents } from '../../../src/notify/outbox-record.js';
+import { flush } from '../../support/fake-scheduler.js';
 
 const T = Date.parse('2026-11-25T10:00:00Z');
 
@@ -108,7 +109,8 @@ function rig(
     send: async (request) => {
       inFlight += 1;
       maxInFlight = Math.max(maxInFlight, inFlight);
-      await new Promise((r) => setTimeout(r, 1));
+      // Yields a turn, as a real send would, so that a second send could start meanwhile.
+      await flush();
       inFlight -= 1;
       sent.push(request.body);
       now += options.sendMs ?? 0;

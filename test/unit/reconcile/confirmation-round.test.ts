@@ -1,5 +1,5 @@
 /**
- * Issue 20: the promotions a pass finds due are confirmed together, one read per (cluster,
+ * The promotions a pass finds due are confirmed together, one read per (cluster,
  * scope) for all of them, however fast or slow the machine and the API servers are, and however
  * the reads and checks interleave; each is still decided on reads made after it was found due,
  * and on the newest read when one came in since.

@@ -119,7 +119,7 @@ describe('pipelineEvents', () => {
     calls.length = 0;
     handler.remove('apps', 'app');
     expect(catalog.size).toBe(0);
-    // Straight to the checks: the queue no longer takes a check of a Pipeline not loaded.
+    // Straight to the checks: the queue takes no check of a Pipeline not loaded.
     expect(calls).toEqual(['forget-key apps/app', 'forget apps/app']);
   });
 });

@@ -17,7 +17,7 @@ describe('promotions of one check', () => {
     // success of 1.9.0, which staging first ran after 1.8.0.
     rig.writer.beforeNextWrite(() => undefined);
     rig.writer.beforeNextWrite(() => {
-      const stored = rig.writer.peek('apps', 'app') as Pipeline;
+      const stored = rig.writer.peek('apps', 'app')!;
       const prod = {
         revision: '1.9.0',
         lastAttemptedTime: new Date(now).toISOString().replace(/\.\d+Z$/, 'Z'),

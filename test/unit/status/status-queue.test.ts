@@ -8,7 +8,7 @@ import { defaultConfig } from '../../../src/config/load.js';
 import { pipelineId } from '../../../src/pipeline/id.js';
 import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { STATUS_WRITES_IN_FLIGHT, StatusQueue } from '../../../src/status/status-queue.js';
-import { deferred, flush } from '../../support/fake-scheduler.js';
+import { advanceInSteps, deferred, FakeScheduler, flush } from '../../support/fake-scheduler.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
 const id = pipelineId({ namespace: 'flux-system', name: 'podinfo' });
@@ -105,22 +105,44 @@ describe('StatusQueue', () => {
 });
 
 describe('StatusQueue after a failed write', () => {
-  it('writes the same status again on the retry, unless a newer one arrived', async () => {
+  /** A queue on `scheduler` whose first write fails; retries come exactly 1 s later. */
+  function failingOnce(scheduler: FakeScheduler) {
     const written: string[] = [];
     let failures = 1;
-    const hints = { ...defaultConfig({}).hints, retryBaseMs: 1, retryMaxMs: 1 };
+    const hints = { ...defaultConfig({}).hints, retryBaseMs: 1_000, retryMaxMs: 1_000 };
     const queue = new StatusQueue({
       hints,
+      scheduler,
+      // No jitter: the retry is due exactly retryMaxMs after the failure.
+      random: () => 1,
       write: (_id, i) => {
         written.push(String(tagOf(i)));
         if (failures-- > 0) return Promise.reject(new Error('management API unreachable'));
         return Promise.resolve();
       },
     });
+    return { queue, written };
+  }
+
+  it('writes the same status again when the backoff ends, not before', async () => {
+    const scheduler = new FakeScheduler();
+    const { queue, written } = failingOnce(scheduler);
     await queue.request(id, inputs('only'));
-    for (let i = 0; i < 200 && written.length < 2; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await advanceInSteps(scheduler, 999);
+    expect(written).toEqual(['only']);
+    await advanceInSteps(scheduler, 1);
     expect(written).toEqual(['only', 'only']);
+  });
+
+  it('writes the newer status on the retry when one arrived during the backoff', async () => {
+    const scheduler = new FakeScheduler();
+    const { queue, written } = failingOnce(scheduler);
+    await queue.request(id, inputs('old'));
+    await flush();
+    await queue.request(id, inputs('new'));
+    await advanceInSteps(scheduler, 999);
+    expect(written).toEqual(['old']);
+    await advanceInSteps(scheduler, 1);
+    expect(written).toEqual(['old', 'new']);
   });
 });

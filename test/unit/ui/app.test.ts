@@ -3,15 +3,17 @@
  * answer, 401 and 403 pages that say what to do, no 5xx for any bad input, pages and streams
  * filtered to the viewer's Pipelines, live rows within 1 s of a change (a burst coalesced into
  * one frame), `retry:` and heartbeats, catch-up after a reconnect from the last event id, and
- * the cap on open streams.
+ * the cap on open streams. The hub's clock is a FakeScheduler: coalescing and heartbeats happen
+ * when the test moves it, and sockets are awaited for what they carry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realScheduler } from '../../../src/clock.js';
 import { defaultConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
 import { buildUi, type UiApp } from '../../../src/ui/app.js';
 import { CONTENT_SECURITY_POLICY } from '../../../src/ui/headers.js';
+import { FakeScheduler } from '../../support/fake-scheduler.js';
 import { AUDIENCE, ISSUER, jwtFixture, type JwtFixture } from '../../support/ingress-harness.js';
+import { eventually } from '../../support/poll.js';
 import { openSse, type SseReader } from '../../support/sse-client.js';
 import { FakeFleetSource, syntheticFleet } from '../../support/ui-fleet.js';
 
@@ -20,6 +22,9 @@ let source: FakeFleetSource;
 let ui: UiApp;
 let url: string;
 const streams: SseReader[] = [];
+const COALESCE_MS = 50;
+const HEARTBEAT_MS = 300;
+const scheduler = new FakeScheduler(Date.now());
 
 beforeAll(async () => {
   keys = await jwtFixture();
@@ -38,8 +43,8 @@ beforeAll(async () => {
     config: { ...config, ui: config.ui },
     logger: createLogger('silent'),
     source,
-    scheduler: realScheduler,
-    live: { coalesceMs: 50, heartbeatMs: 300, maxStreamsPerViewer: 3 },
+    scheduler,
+    live: { coalesceMs: COALESCE_MS, heartbeatMs: HEARTBEAT_MS, maxStreamsPerViewer: 3 },
   });
   url = await ui.app.listen({ host: '127.0.0.1', port: 0 });
 });
@@ -144,17 +149,23 @@ describe('live updates', () => {
     expect(live.status).toBe(200);
     expect(live.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(live.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
-    await live.next((m) => m.event === 'ping', 2_000);
+    scheduler.advance(HEARTBEAT_MS);
+    await live.next((m) => m.event === 'ping');
     expect(live.retries).toEqual([2000]);
     const from = live.messages.length;
-    const changedAt = Date.now();
     for (let i = 0; i < 50; i++)
       source.put({ namespace: 'team-03', name: 'app-0003', revision: `9.9.${String(i)}` });
-    const frame = await live.next((m) => m.event === 'rows', 1_000, from);
-    expect(frame.at - changedAt).toBeLessThan(1_000);
+    // Within 1 s of the hub's clock: the flush is due when the burst's window ends.
+    scheduler.advance(COALESCE_MS);
+    const frame = await live.next((m) => m.event === 'rows', 5_000, from);
     expect(rowsOf(frame.data)).toHaveLength(1);
     expect(frame.data).toContain('9.9.49');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Past every window the burst could have opened, up to the next ping: a second frame
+    // would have been written before it.
+    const pings = live.messages.filter((m) => m.event === 'ping').length;
+    scheduler.advance(HEARTBEAT_MS);
+    await live.next((m) => m.event === 'ping', 5_000, from);
+    expect(live.messages.filter((m) => m.event === 'ping').length).toBe(pings + 1);
     expect(live.messages.slice(from).filter((m) => m.event === 'rows')).toHaveLength(1);
   });
 
@@ -167,6 +178,7 @@ describe('live updates', () => {
     expect(rowsOf(first.data).map(([id]) => id)).toEqual(['team-04/app-0004']);
     source.put({ namespace: 'team-05', name: 'app-0005', revision: '7.7.7' });
     source.put({ namespace: 'team-04', name: 'app-0004', revision: '8.8.8' });
+    scheduler.advance(COALESCE_MS);
     const mine = await live.next((m) => m.event === 'rows' && m.data.includes('8.8.8'));
     const lastId = mine.id ?? '';
     live.close();
@@ -187,12 +199,14 @@ describe('live updates', () => {
     const first = await live.next((m) => m.event === 'pipeline');
     expect(first.data).toContain('pipeline-body');
     source.put({ namespace: 'team-07', name: 'app-0007', revision: '5.5.5' });
+    scheduler.advance(COALESCE_MS);
     expect(
       (await live.next((m) => m.event === 'pipeline' && m.data.includes('5.5.5'))).data,
     ).toContain('data-testid');
     const other = await stream('/live/pipelines/team-08/app-0008', headers);
     expect(other.status).toBe(404);
     source.remove(source.ids().find((id) => id === 'team-07/app-0007') ?? source.ids()[0]!);
+    scheduler.advance(COALESCE_MS);
     expect(
       JSON.parse((await live.next((m) => m.event === 'pipeline' && m.data.includes('gone'))).data),
     ).toEqual({ gone: true });
@@ -209,8 +223,10 @@ describe('live updates', () => {
     const refused = await stream('/live', headers);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
+    const open = ui.hub.openStreams;
     for (const s of opened) s.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The hub hears of each close when its socket ends.
+    await eventually(() => ui.hub.openStreams === open - opened.length);
     expect((await stream('/live', headers)).status).toBe(200);
   });
 });

@@ -9,6 +9,7 @@ import { defaultConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
 import { buildUi, type UiApp } from '../../../src/ui/app.js';
 import { uiMetrics } from '../../../src/ui/ui-metrics.js';
+import { eventually } from '../../support/poll.js';
 import { openSse } from '../../support/sse-client.js';
 import { syntheticFleet } from '../../support/ui-fleet.js';
 
@@ -42,14 +43,6 @@ async function value(name: string, labels: Record<string, string> = {}): Promise
   return found?.value ?? 0;
 }
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('the view metrics', () => {
   it('counts answers by route pattern and status, never by URL', async () => {
     expect((await fetch(`${url}/`)).status).toBe(200);
@@ -72,8 +65,9 @@ describe('the view metrics', () => {
     await live.next();
     expect(await value(streams)).toBe(1);
     live.close();
-    await until(async () => (await value(streams)) === 0);
+    // The server hears of the close when the socket ends: wait for that, bounded.
+    await eventually(async () => (await value(streams)) === 0);
     const closed = 'promotion_gateway_ui_live_streams_closed_total';
-    await until(async () => (await value(closed, { cause: 'client' })) === 1);
+    await eventually(async () => (await value(closed, { cause: 'client' })) === 1);
   });
 });

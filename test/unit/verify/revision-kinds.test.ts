@@ -62,7 +62,8 @@ const SEMVER_INVALID = [
   '-1.0.3-gamma+b7718',
   '9.8.7+meta+meta',
   '9.8.7-whatever+meta+meta',
-  // What Masterminds/semver's NewVersion (Helm's chart loader) tolerates, and the cases.
+  // What Masterminds/semver's NewVersion (Helm's chart loader) tolerates, and hostile or
+  // malformed text: shell syntax, lookalike digits, bidi controls, overlong tags.
   'v6.9.0',
   'V6.9.0',
   '=6.9.0',
