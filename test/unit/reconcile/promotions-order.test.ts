@@ -5,7 +5,6 @@
  * evaluation wanted (which would roll prod back behind the newer success).
  */
 import { describe, expect, it } from 'vitest';
-import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { reconcileRig } from '../../support/reconcile-rig.js';
 
 describe('promotions of one check', () => {
