@@ -1,9 +1,10 @@
 /**
  * What a notification says: one promotion event of one environment of one Pipeline, as the
- * gateway derived it from the Pipeline's stored status (docs/notifications.md). The same
+ * Pipeline's outbox recorded it (docs/notifications.md). The same
  * event has the same `id` on every delivery attempt and on every replica, so a receiver can
  * drop duplicates; nothing in it is secret (no URLs with credentials, no tokens, no bodies).
  */
+import type { OutboxTarget } from '../pipeline/outbox-event.js';
 
 /** The event types a PromotionAlert may select, in the order they happen to one revision. */
 export const NOTIFICATION_TYPES = [
@@ -21,14 +22,7 @@ export const NOTIFICATION_TYPES = [
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 /** A target the event is about, as the gateway verified it (never a credential). */
-export interface NotificationTarget {
-  cluster: string;
-  namespace: string;
-  name: string;
-  kind: string;
-  ready?: boolean;
-  revision?: string;
-}
+export type NotificationTarget = OutboxTarget;
 
 /** One event, ready to be formatted for a receiver. */
 export interface NotificationEvent {

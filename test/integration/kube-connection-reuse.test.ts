@@ -242,7 +242,8 @@ describe('keep-alive connection reuse through client-node', () => {
   it('resumes the TLS session on a new pooled connection', async () => {
     const options: AgentOptions = {};
     await kubeConfig(dev.kubeconfig()).applyToHTTPSOptions(options);
-    // No idle connection kept: every request opens a new one, which can resume the last session.
+    // No idle connection kept: every request opens a new one, which can resume the TLS session
+    // of the connection before it.
     const agent = new PooledAgent({
       ...options,
       keepAlive: true,

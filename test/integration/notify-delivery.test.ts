@@ -9,7 +9,6 @@
  * events are superseded and never arrive after R3's; a duplicate only ever carries an id
  * already seen; the official `standardwebhooks` library verifies every delivery.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { eventId } from '../../src/notify/facts.js';
@@ -26,6 +25,7 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import { NotifyReceiver } from '../support/notify-receiver.js';
 import { announceRollout } from '../support/policy-harness.js';
 import { tcpProxy, throughPort, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -33,62 +33,6 @@ const SECRET = `whsec_${Buffer.from('a notification key of 32 bytes!!').toString
 const ALERT_API = 'notifications.promotion-gateway.dev/v1alpha1';
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 200 };
 const TWENTY_MINUTES = 20 * 60_000;
-
-interface Delivery {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/**
- * A receiver that answers 503 while down and 204 while up, and keeps what it was sent. Up, it
- * also answers 503 to an attempt signed before `signedSince` (seconds): one the gateway signed
- * just before the test stepped its clock can still be on its way when the receiver comes up,
- * and a Standard Webhooks receiver would refuse its timestamp (20 minutes old by then).
- */
-class Receiver {
-  up = false;
-  signedSince = 0;
-  /** Attempts answered 503 while down. */
-  refused = 0;
-  readonly received: Delivery[] = [];
-  private server: Server | undefined;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (!this.up) {
-          this.refused += 1;
-          res.writeHead(503).end();
-          return;
-        }
-        if (Number(req.headers['webhook-timestamp']) < this.signedSince) {
-          res.writeHead(503).end();
-          return;
-        }
-        this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    const address = this.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    this.url = `http://127.0.0.1:${String(address.port)}/hooks`;
-  }
-
-  close(): Promise<void> {
-    const server = this.server;
-    return new Promise((resolve) => {
-      if (server === undefined) resolve();
-      else
-        server.close(() => {
-          resolve();
-        });
-    });
-  }
-}
 
 interface Replica {
   gw: RunningGateway;
@@ -99,7 +43,7 @@ interface Replica {
 async function scenario(replicaCount: 1 | 2): Promise<void> {
   const ns = `notify-${String(replicaCount)}`;
   const fleet: TestFleet = await startTestFleet();
-  const receiver = new Receiver();
+  const receiver = new NotifyReceiver();
   await receiver.start();
   let offset = 0;
   let generation = 0;
@@ -206,7 +150,7 @@ async function scenario(replicaCount: 1 | 2): Promise<void> {
     await promote('7.3.0');
     stepClocks();
     // The receiver was down for the whole hour: every attempt so far answered 503.
-    expect(receiver.received).toHaveLength(0);
+    expect(receiver.accepted).toHaveLength(0);
     receiver.signedSince = Math.floor((Date.now() + offset) / 1000) - 5;
     receiver.up = true;
 
@@ -216,7 +160,7 @@ async function scenario(replicaCount: 1 | 2): Promise<void> {
         AlertStatus | undefined;
     await eventually(
       () => {
-        const ids = new Set(receiver.received.map((d) => String(d.headers['webhook-id'])));
+        const ids = new Set(receiver.accepted.map((d) => String(d.headers['webhook-id'])));
         expect([...owed.keys()].filter((id) => !ids.has(id))).toEqual([]);
         expect(alertStatus()?.backlog).toBe(0);
       },
@@ -229,7 +173,7 @@ async function scenario(replicaCount: 1 | 2): Promise<void> {
     const webhook = new Webhook(SECRET);
     const seen = new Map<string, string>();
     const order = new Map<string, { revision: string; time: string }[]>();
-    for (const d of receiver.received) {
+    for (const d of receiver.accepted) {
       const payload = webhook.verify(d.body, d.headers as Record<string, string>) as {
         type: string;
         timestamp: string;

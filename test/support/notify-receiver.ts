@@ -16,6 +16,12 @@ export interface ReceivedAttempt {
 /** The receiver; `url` is set once started. */
 export class NotifyReceiver {
   up = false;
+  /**
+   * Up, it also answers 503 to an attempt signed before this (seconds): an attempt a gateway
+   * signed just before a test stepped its clock can still be on its way when the receiver comes
+   * up, and a Standard Webhooks receiver would refuse its old timestamp.
+   */
+  signedSince = 0;
   /** Every attempt, refused or accepted, in arrival order. */
   readonly attempts: ReceivedAttempt[] = [];
   url = '';
@@ -26,6 +32,11 @@ export class NotifyReceiver {
     return this.attempts.filter((a) => a.accepted);
   }
 
+  /** How many attempts it refused (down, or signed too long ago). */
+  get refused(): number {
+    return this.attempts.filter((a) => !a.accepted).length;
+  }
+
   /** Listens on a free loopback port. */
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
@@ -34,8 +45,10 @@ export class NotifyReceiver {
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         const id = String(req.headers['webhook-id']);
-        this.attempts.push({ id, headers: req.headers, body, accepted: this.up });
-        res.writeHead(this.up ? 204 : 503).end();
+        const fresh = Number(req.headers['webhook-timestamp']) >= this.signedSince;
+        const accepted = this.up && fresh;
+        this.attempts.push({ id, headers: req.headers, body, accepted });
+        res.writeHead(accepted ? 204 : 503).end();
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
