@@ -65,7 +65,7 @@ const SPECIFIC: Rule[] = [
   ['logging (pino, src/log)', any(url('/pino/'), url('pino-std-serializers'), url('/src/log'))],
   ['authentication (src/auth, outside the HMAC)', url('/src/auth/')],
   ['hint queue (src/hints)', url('/src/hints/')],
-  ['ingress route code (src/ingress, src/app)', any(url('/src/ingress/'), url('/src/app'))],
+  ['ingress route code (src/ingress)', url('/src/ingress/')],
   ['reference route handler', url('/bench/reference-process')],
   ['JSON.stringify / serializer', any(native('stringify'), url('fast-json-stringify'))],
   [

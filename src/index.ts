@@ -2,19 +2,19 @@
  * The promotion-gateway package as a library: what the `serve` command uses to run a gateway,
  * for embedding it (the demo) and measuring it (the benchmarks). Everything else is internal.
  */
-export { createGateway } from './gateway.js';
+export { createGateway } from './wiring/gateway.js';
 // The kubeconfig a gateway is given, from the client library inside the gateway's bundle
 // (esbuild.config.js): a caller that loaded its own copy of @kubernetes/client-node would hold
 // the library twice.
 export { KubeConfig } from '@kubernetes/client-node';
-export type { Gateway, GatewayOptions, GatewayStatus } from './gateway.js';
+export type { Gateway, GatewayOptions, GatewayStatus } from './wiring/gateway.js';
 export { ConfigError, defaultConfig, loadConfig } from './config/load.js';
 export type { ConfigInput, ConfigSource } from './config/load.js';
 export type { GatewayConfig } from './config/gateway-config.js';
 export { createLogger } from './log.js';
 export type { GatewayLogger } from './log.js';
-export { untilSignal } from './serve.js';
-export type { Env } from './serve.js';
+export { untilSignal } from './cli/serve.js';
+export type { Env } from './cli/serve.js';
 export { signBody } from './auth/hmac.js';
 export type { KubeObject } from './kube/ports.js';
 export type { PipelineView } from './reconcile/view.js';

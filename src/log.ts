@@ -1,7 +1,7 @@
 /**
  * The gateway's one logger. Secrets must never reach log output, so redaction is configured
  * here once, by key name, at every depth of every logged object, child binding and error, and
- * for the credentials of any URL in logged text (src/pipeline/redact-url.ts).
+ * for the credentials of any URL in logged text (src/text/redact-url.ts).
  *
  * Why not pino's own `redact` option: it has no recursive wildcard, so covering nested config
  * and error objects took 40 `*.`-prefixed paths, and its redactor then walked and cloned on
@@ -12,7 +12,7 @@
  */
 import { pino } from 'pino';
 import type { Bindings, DestinationStream, Level, LogFn, Logger } from 'pino';
-import { redactUrls } from './pipeline/redact-url.js';
+import { redactUrls } from './text/redact-url.js';
 
 /** The pino logger type every module receives. */
 export type GatewayLogger = Logger;

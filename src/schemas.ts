@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { packagePath } from './paths.js';
-import { unsafeCharacterOf } from './pipeline/text.js';
-import { isRfc3339 } from './pipeline/time.js';
+import { unsafeCharacterOf } from './text/text.js';
+import { isRfc3339 } from './time/kube-time.js';
 
 /** The schema files the gateway validates against. */
 export type SchemaFile =

@@ -7,8 +7,8 @@
 import { runApprovals } from './cli/approvals.js';
 import { runHalts } from './cli/halts.js';
 import { runStatus } from './cli/status.js';
-import { redactUrls } from './pipeline/redact-url.js';
-import { runServe } from './serve.js';
+import { redactUrls } from './text/redact-url.js';
+import { runServe } from './cli/serve.js';
 
 const usage = `promotion-gateway: promotes applications through Flux environments from verified state.
 

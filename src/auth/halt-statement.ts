@@ -8,8 +8,8 @@
 import type { CryptoKey, KeyObject } from 'jose';
 import { SignJWT } from 'jose';
 import type { AuthorizationConfig } from '../config/gateway-config.js';
-import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../pipeline/text.js';
-import { isRfc3339, RFC3339_RULE } from '../pipeline/time.js';
+import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../text/text.js';
+import { isRfc3339, RFC3339_RULE } from '../time/kube-time.js';
 import type { Identity } from './identity.js';
 import { factText, refuse, verified, withFacts, type Checked } from './refusal.js';
 import {

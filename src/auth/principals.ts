@@ -6,7 +6,7 @@
  */
 import { decodeJwt } from 'jose';
 import type { AuthorizationConfig } from '../config/gateway-config.js';
-import { boundedId, MAX_RECORDED_PRINCIPAL } from '../pipeline/bounded-id.js';
+import { boundedId, MAX_RECORDED_PRINCIPAL } from '../text/bounded-id.js';
 import type { PipelineRef } from '../pipeline/id.js';
 import { matchingPolicies, policyCovers } from './ci-policy.js';
 import { OidcVerifier } from './oidc.js';

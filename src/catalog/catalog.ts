@@ -5,7 +5,7 @@
  */
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
-import { FrozenPool } from '../pipeline/frozen-pool.js';
+import { FrozenPool } from '../json/frozen-pool.js';
 import type {
   HaltRecord,
   Pipeline,

@@ -6,7 +6,7 @@ import type { TargetLocation } from '../evaluate/decisions.js';
 import { parseApiVersion } from '../pipeline/api-version.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import type { PipelineHead } from '../pipeline/pipeline-resource.js';
-import { flatten } from '../pipeline/text.js';
+import { flatten } from '../text/text.js';
 import type { ObjectRef } from '../kube/ports.js';
 import { clusterNameFor, type ClusterNamingConfig } from './cluster-names.js';
 

@@ -7,15 +7,15 @@
  */
 import type { SecretKeyReader } from '../auth/legacy-keys.js';
 import type { PullRequestSettings } from '../config/gateway-config.js';
-import { readCredentials } from '../promote/strategies/pull-request/credentials.js';
-import type { ForgeFailure } from '../promote/strategies/pull-request/forge-answers.js';
-import { repositoryApi } from '../promote/strategies/pull-request/forge-client.js';
-import { forgeCall, forgeName } from '../promote/strategies/pull-request/forge-http.js';
-import { githubDialect } from '../promote/strategies/pull-request/github.js';
-import { gitlabDialect } from '../promote/strategies/pull-request/gitlab.js';
-import { repositoryUrl } from '../promote/strategies/pull-request/repository.js';
-import type { FetchLike } from '../promote/strategies/webhook.js';
-import { commitRefOf, shownRef } from './commit-ref.js';
+import { readCredentials } from '../forge/forge-credentials.js';
+import type { ForgeFailure } from '../forge/forge-answers.js';
+import { repositoryApi } from '../forge/forge-client.js';
+import { forgeCall, forgeName } from '../forge/forge-http.js';
+import { githubDialect } from '../forge/github.js';
+import { gitlabDialect } from '../forge/gitlab.js';
+import { repositoryUrl } from '../forge/repository.js';
+import type { FetchLike } from '../outbound/fetch-like.js';
+import { commitRefOf, shownRef } from '../outbound/commit-ref.js';
 import { githubStatuses, gitlabStatuses, verdict, type StatusDialect } from './forge-statuses.js';
 import type { CheckOutcome, CommitStatusCheck } from './resolve.js';
 

@@ -5,11 +5,11 @@
  * `.../commits/{ref}` resolves a tag or branch to its sha). Each report is Passed, Failed or
  * Pending; the verdict over the wanted contexts is the worst of them.
  */
-import type { ForgeFailure } from '../promote/strategies/pull-request/forge-answers.js';
-import type { ForgeCall, ForgeRequest } from '../promote/strategies/pull-request/forge-http.js';
-import { malformed, record } from '../promote/strategies/pull-request/forge-http.js';
-import { clip } from '../pipeline/text.js';
-import { isFullSha } from './commit-ref.js';
+import type { ForgeFailure } from '../forge/forge-answers.js';
+import type { ForgeCall, ForgeRequest } from '../forge/forge-http.js';
+import { malformed, record } from '../forge/forge-http.js';
+import { clip } from '../text/text.js';
+import { isFullSha } from '../outbound/commit-ref.js';
 import type { CheckOutcome } from './resolve.js';
 
 /** One status or check run of the commit. */

@@ -8,11 +8,11 @@
  */
 import type { SecretKeyReader } from '../auth/legacy-keys.js';
 import { refusalIn, type AddressGuard } from '../egress/address-guard.js';
-import type { FetchLike } from '../promote/strategies/webhook.js';
+import type { FetchLike } from '../outbound/fetch-like.js';
 import type { CheckOutcome, HttpCheck } from './resolve.js';
 import { valueAt } from './json-path.js';
-import { secretHeaders } from './secret-headers.js';
-import { checkUrl } from './url-policy.js';
+import { secretHeaders } from '../outbound/secret-headers.js';
+import { checkUrl } from '../outbound/url-policy.js';
 
 /** What an HTTP check run needs besides the check. */
 export interface HttpCheckDeps {

@@ -3,7 +3,7 @@
  * answer `--help`, and turn a command-line mistake into usage text and exit status 2.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { redactUrls } from '../pipeline/redact-url.js';
+import { redactUrls } from '../text/redact-url.js';
 
 /** A command-line mistake: the command prints it with its usage and exits 2. */
 export class UsageError extends Error {

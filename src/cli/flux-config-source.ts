@@ -20,9 +20,9 @@ import { checkPipeline } from '../kube/pipeline-check.js';
 import { listAllPages } from '../kube/pipeline-watch.js';
 import { KubeCalls } from '../kube/request-options.js';
 import { GITOPS_CLUSTER, PIPELINE, type ResourceCoordinates } from '../kube/resources.js';
-import { parseSelectorText, selectorText } from '../pipeline/label-selector.js';
+import { parseSelectorText, selectorText } from '../labels/label-selector.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import { redactUrls } from '../pipeline/redact-url.js';
+import { redactUrls } from '../text/redact-url.js';
 
 /** A problem with an input of the command: it exits 2 with this one line. */
 export class SourceError extends Error {

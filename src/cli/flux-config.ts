@@ -19,7 +19,7 @@ import {
   withProposedNames,
 } from './flux-config-plan.js';
 import type { ClusterPlan, FluxPlan } from './flux-config-plan.js';
-import { redactUrls } from '../pipeline/redact-url.js';
+import { redactUrls } from '../text/redact-url.js';
 import type { FluxObjectOptions } from './flux-config-objects.js';
 import {
   existingKeyFiles,

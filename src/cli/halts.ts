@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signHaltStatement, type HaltStatementClaims } from '../auth/halt-statement.js';
-import { redactUrls } from '../pipeline/redact-url.js';
+import { redactUrls } from '../text/redact-url.js';
 import {
   command,
   commandGroup,
@@ -19,7 +19,7 @@ import {
   type CommandRunner,
   type CommandValues,
 } from './args.js';
-import { isRfc3339, RFC3339_RULE } from '../pipeline/time.js';
+import { isRfc3339, RFC3339_RULE } from '../time/kube-time.js';
 import { lifetime, pipelineOf, plainText, postStatement, signingKey } from './statement-key.js';
 
 const HALT_USAGE = `Usage: promotion-gateway halts sign --name NAME --key NAME.key.pem --reason TEXT

@@ -5,12 +5,12 @@
  * Pure: time left is counted from `now`, the reader's clock, so a line printed long after the
  * view was computed still says how long is left.
  */
-import { formatDuration } from '../evaluate/duration.js';
+import { formatDuration } from '../time/duration.js';
 import type { CheckView, PolicyView, SoakView, WindowView } from '../evaluate/policy-view.js';
 import type { HaltView } from '../evaluate/policy-view.js';
 import type { DriftPolicyView } from '../evaluate/drift.js';
-import { clip } from '../pipeline/text.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { clip } from '../text/text.js';
+import { parseTimestamp } from '../time/kube-time.js';
 
 /** The line of `view` at `now` (ms); '' when it shows nothing. */
 export function policyLine(view: PolicyView | undefined, now: number): string {

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { importPKCS8, type CryptoKey } from 'jose';
 import { STATEMENT_ALGORITHMS } from '../auth/statement.js';
-import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../pipeline/text.js';
+import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../text/text.js';
 import { required, UsageError } from './args.js';
 
 /** A statement signing algorithm (EdDSA or ES256). */

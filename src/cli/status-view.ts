@@ -5,8 +5,8 @@
  * Records are shown as stored, but never with a character that could drive the terminal or
  * reorder the line (text.ts) nor a URL's credentials (redact-url.ts). Pure.
  */
-import { redactUrls } from '../pipeline/redact-url.js';
-import { display, escapeUnsafeJson, neutralize } from '../pipeline/text.js';
+import { redactUrls } from '../text/redact-url.js';
+import { display, escapeUnsafeJson, neutralize } from '../text/text.js';
 import { policyLine } from './policy-line.js';
 import { storedPolicyOf } from './status-policy.js';
 import type {

@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { statementSigner, verifyStatement, type StatementClaims } from '../auth/statement.js';
 import { loadConfig } from '../config/load.js';
 import type { AuthorizationConfig } from '../config/gateway-config.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { parseTimestamp } from '../time/kube-time.js';
 import type { AuthorizationRecord, PipelineStatus } from '../pipeline/pipeline-resource.js';
 import {
   command,

@@ -3,7 +3,7 @@
  * resolution. Built once at start by loadConfig() and frozen; nothing else reads process.env.
  */
 import type { RetryPolicy } from '../evaluate/decisions.js';
-import type { FleetWindow } from '../evaluate/windows.js';
+import type { FleetWindow } from '../windows/promotion-window.js';
 import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
 
 /** A secret as resolved at load time. Never logged: see src/log.ts redaction paths. */
@@ -82,7 +82,7 @@ export interface NotificationsConfig {
    */
   crossNamespace: boolean | readonly string[];
   /**
-   * URL prefixes an alert may deliver to (checks/url-policy.ts' rules); empty = any outside the
+   * URL prefixes an alert may deliver to (outbound/url-policy.ts' rules); empty = any outside the
    * refused address classes, which only an IP-literal entry opens (src/egress/address-guard.ts).
    */
   allowedUrlPrefixes: readonly string[];

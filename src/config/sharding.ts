@@ -6,7 +6,7 @@
  */
 import type { GatewayConfig } from './gateway-config.js';
 import type { CheckedInput, ShardingInput } from './input.js';
-import { parseSelectorText, selectorText } from '../pipeline/label-selector.js';
+import { parseSelectorText, selectorText } from '../labels/label-selector.js';
 import { problem } from './schema.js';
 
 /** The longest name a Lease (a DNS subdomain) may have. */

@@ -3,9 +3,9 @@
  * schema cannot check (a bad RRULE, an unknown time zone) is a problem naming its field, so the
  * gateway exits 2 at start instead of holding or promoting on a rule it cannot follow.
  */
-import type { FleetWindow } from '../evaluate/windows.js';
+import type { FleetWindow } from '../windows/promotion-window.js';
 import type { PromotionWindowSpec } from '../pipeline/pipeline-resource.js';
-import { compileWindow } from '../schedule/compile.js';
+import { compileWindow } from '../windows/compile.js';
 import { pointerSegment, problem } from './schema.js';
 
 /** Each window compiled; problems are pushed onto `problems`, one line each. */

@@ -9,7 +9,7 @@
  * URL's scheme and host and the address's class, never its path, query or credentials.
  */
 import type { LookupFunction } from 'node:net';
-import { admits } from '../checks/url-policy.js';
+import { admits } from '../outbound/url-policy.js';
 import { portOf, systemResolver, type ApiServerBook, type Resolver } from './api-servers.js';
 import {
   addressClass,

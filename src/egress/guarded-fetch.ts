@@ -10,7 +10,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
-import type { FetchLike } from '../promote/strategies/webhook.js';
+import type { FetchLike } from '../outbound/fetch-like.js';
 import { AddressNotAllowedError, type AddressGuard } from './address-guard.js';
 
 // No body may come with these statuses (RFC 9110); a Response refuses one.

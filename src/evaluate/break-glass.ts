@@ -8,8 +8,8 @@
  * authorization cannot be kept for a later one.
  */
 import type { AuthorizationRecord, PipelineEnvironment } from '../pipeline/pipeline-resource.js';
-import { display } from '../pipeline/text.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { display } from '../text/text.js';
+import { parseTimestamp } from '../time/kube-time.js';
 import { allows, type Gate } from './gate.js';
 import type { GateArgs } from './policy-gates.js';
 

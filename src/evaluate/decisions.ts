@@ -10,9 +10,9 @@ import type {
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
 import type { GateFloor } from './gate.js';
-import type { WindowsInput } from './windows.js';
+import type { WindowsInput } from '../windows/promotion-window.js';
 import type { HealthySince } from '../pipeline/pipeline-resource.js';
-import type { CheckResult } from './checks.js';
+import type { CheckResult } from './checks-gate.js';
 import type { BreakGlassPolicy } from './break-glass.js';
 
 /** Where a target lives: the gateway's cluster name and the namespace of the app object. */

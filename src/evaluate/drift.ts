@@ -13,10 +13,10 @@ import type {
   PipelineSpec,
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
-import { display } from '../pipeline/text.js';
-import { formatTime, parseTimestamp } from '../pipeline/time.js';
+import { display } from '../text/text.js';
+import { formatTime, parseTimestamp } from '../time/kube-time.js';
 import type { DriftView, EnvironmentDecision, RetryPolicy, TargetStatus } from './decisions.js';
-import { formatDuration, parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from '../time/duration.js';
 import { Reasons } from './reasons.js';
 import { attemptsMade, recordState, redeliveryOf } from './retry.js';
 

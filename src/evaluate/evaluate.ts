@@ -5,12 +5,12 @@
 import type { PipelineEnvironment } from '../pipeline/pipeline-resource.js';
 import { Reasons } from './reasons.js';
 import { decideFromRecord, normalisePolicy } from './retry.js';
-import { display } from '../pipeline/text.js';
+import { display } from '../text/text.js';
 import { gateOf, missing, tally, type Gate } from './gate.js';
 import { heldBy } from './policy-gates.js';
 import { decidePromoted } from './drift.js';
 import { heldByRecords, upToDate } from './record-holds.js';
-import { alignTargets, describeTargets, hasUnknown, summarise } from './targets.js';
+import { alignTargets, describeTargets, hasUnknown, summarise } from './target-states.js';
 import type {
   EnvironmentDecision,
   Evaluation,

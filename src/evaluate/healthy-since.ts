@@ -7,9 +7,9 @@
  * the run: so no replica, restart or stale view shortens a soak, and every break resets it. Pure.
  */
 import type { HealthySince, TargetStatusRecord } from '../pipeline/pipeline-resource.js';
-import { parseTimestamp, rfc3339Millis } from '../pipeline/time.js';
+import { parseTimestamp, rfc3339Millis } from '../time/kube-time.js';
 import type { TargetStatus } from './decisions.js';
-import { summarise } from './targets.js';
+import { summarise } from './target-states.js';
 
 /**
  * One replica's reads of one target, as a soak counts them; in memory, lost on restart. Flat

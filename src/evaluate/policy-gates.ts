@@ -7,8 +7,8 @@
  */
 import type { PipelineEnvironment } from '../pipeline/pipeline-resource.js';
 import type { EnvironmentDecision, EvaluationInput, TargetStatus } from './decisions.js';
-import { checksGate } from './checks.js';
-import { haltsGate } from './halts.js';
+import { checksGate } from './checks-gate.js';
+import { haltsGate } from './halts-gate.js';
 import { soakGate } from './soak.js';
 import { windowsGate } from './windows-gate.js';
 

@@ -7,16 +7,16 @@
  * asked itself whether it holds: the view and the decision cannot disagree.
  */
 import type { CheckSpec, HaltRecord, PipelineEnvironment } from '../pipeline/pipeline-resource.js';
-import { display } from '../pipeline/text.js';
-import { rfc3339, rfc3339Millis } from '../pipeline/time.js';
-import { checksGate, latest, standingOf, type CheckState } from './checks.js';
+import { display } from '../text/text.js';
+import { rfc3339, rfc3339Millis } from '../time/kube-time.js';
+import { checksGate, latest, standingOf, type CheckState } from './checks-gate.js';
 import type { EvaluationInput } from './decisions.js';
-import { formatDuration } from './duration.js';
-import { haltEnd, haltsGate, haltsInForce } from './halts.js';
+import { formatDuration } from '../time/duration.js';
+import { haltEnd, haltsGate, haltsInForce } from './halts-gate.js';
 import type { GateArgs, PolicyGate } from './policy-gates.js';
 import { windowView, type WindowView } from './policy-window.js';
 import { soakClock, soakGate, soakLeft } from './soak.js';
-import { alignTargets, summarise } from './targets.js';
+import { alignTargets, summarise } from './target-states.js';
 import { windowsGate } from './windows-gate.js';
 import { driftViewOf, type DriftPolicyView } from './drift.js';
 

@@ -5,7 +5,7 @@
  * (windowsFor, closureAt, nextOpening), so it names the windows and the opening the gate's
  * decision names.
  */
-import { rfc3339 } from '../pipeline/time.js';
+import { rfc3339 } from '../time/kube-time.js';
 import type { GateArgs } from './policy-gates.js';
 import { Reasons } from './reasons.js';
 import { windowsFor } from './windows-gate.js';
@@ -18,7 +18,7 @@ import {
   type PromotionWindow,
   type WindowLevel,
   type WindowType,
-} from './windows.js';
+} from '../windows/promotion-window.js';
 
 /** One window, as the view names it. */
 export interface WindowName {

@@ -11,11 +11,11 @@ import type {
   PromotionHistoryEntry,
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { parseTimestamp } from '../time/kube-time.js';
 import type { TargetStatus } from './decisions.js';
 import type { ReadStreak } from './healthy-since.js';
 import { recordState } from './retry.js';
-import { summarise } from './targets.js';
+import { summarise } from './target-states.js';
 
 /** A revision an environment took or may be taking, and its place in the order of revisions. */
 export interface CommittedPromotion {

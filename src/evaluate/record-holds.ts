@@ -8,8 +8,8 @@ import type {
   PipelineEnvironment,
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
-import { display } from '../pipeline/text.js';
-import { formatTime, parseTimestamp } from '../pipeline/time.js';
+import { display } from '../text/text.js';
+import { formatTime, parseTimestamp } from '../time/kube-time.js';
 import type {
   EnvironmentDecision,
   EvaluationInput,
@@ -19,7 +19,7 @@ import type {
 import { driftedBehind } from './drift.js';
 import { committedPromotion, isOlderThan } from './promotion-order.js';
 import { Reasons } from './reasons.js';
-import { describeTargets } from './targets.js';
+import { describeTargets } from './target-states.js';
 import { claimExpiresAt, isLiveClaim, recordState } from './retry.js';
 
 /** One environment as the record holds see it. */

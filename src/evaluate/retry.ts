@@ -4,8 +4,8 @@
  */
 import type { PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { Reasons } from './reasons.js';
-import { display } from '../pipeline/text.js';
-import { formatTime, parseTimestamp } from '../pipeline/time.js';
+import { display } from '../text/text.js';
+import { formatTime, parseTimestamp } from '../time/kube-time.js';
 import type { EnvironmentDecision, RetryPolicy } from './decisions.js';
 
 /** A policy with a usable budget: maxAttempts below 1 or not an integer means 1 (no retries). */

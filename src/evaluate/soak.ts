@@ -6,10 +6,10 @@
  * with `now` and says how long is left, asking to be looked at again when the soak ends.
  */
 import type { PipelineEnvironment, PipelineSpec, SoakSpec } from '../pipeline/pipeline-resource.js';
-import { display } from '../pipeline/text.js';
-import { parseTimestamp, rfc3339, rfc3339Millis } from '../pipeline/time.js';
+import { display } from '../text/text.js';
+import { parseTimestamp, rfc3339, rfc3339Millis } from '../time/kube-time.js';
 import type { EnvironmentDecision, EvaluationInput } from './decisions.js';
-import { formatDuration, parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from '../time/duration.js';
 import type { GateArgs } from './policy-gates.js';
 import { Reasons } from './reasons.js';
 

@@ -6,7 +6,7 @@
  * apply; none widens another. A window that cannot be compiled or followed holds the
  * environment with InvalidPromotionWindow: a rule nobody can read never lets a promotion through.
  */
-import { rfc3339 } from '../pipeline/time.js';
+import { rfc3339 } from '../time/kube-time.js';
 import type { PromotionWindowSpec } from '../pipeline/pipeline-resource.js';
 import {
   breakGlassNote,
@@ -26,7 +26,7 @@ import {
   type CompiledWindows,
   type Opening,
   type PromotionWindow,
-} from './windows.js';
+} from '../windows/promotion-window.js';
 
 type Found = { ok: true; windows: PromotionWindow[] } | { ok: false; problem: string };
 

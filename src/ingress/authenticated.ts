@@ -21,7 +21,7 @@ import type {
 } from 'fastify';
 import type { Identity } from '../auth/identity.js';
 import type { Checked } from '../auth/refusal.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from './http-errors.js';
 import type { Door, RefusalReporter } from './refusals.js';
 
 /** How a route turns a request into an Identity, or the refusal saying why not. */

@@ -5,7 +5,7 @@
  * based parser, which rejects `__proto__` and `constructor.prototype` keys.
  */
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from './http-errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -9,13 +9,13 @@ import { authenticateLegacy } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import type { Identity } from '../auth/identity.js';
 import type { Checked } from '../auth/refusal.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from './http-errors.js';
 import type { RecheckResult } from '../hints/sinks.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
 import { rawBodyOf } from './context.js';
-import { QUEUE_FULL_RETRY_AFTER_SECONDS } from './events.js';
-import { SchemaRefs } from './schemas.js';
+import { QUEUE_FULL_RETRY_AFTER_SECONDS } from './flux-event-routes.js';
+import { SchemaRefs } from './route-schemas.js';
 
 /** Offers a hint for every target of a Pipeline; 'unknown' when it is not loaded. */
 export type PipelineHinter = (id: PipelineId) => RecheckResult;

@@ -4,7 +4,7 @@
  * secrets and no user input.
  */
 import type { FastifyPluginCallback } from 'fastify';
-import { errorBody } from '../errors.js';
+import { errorBody } from './http-errors.js';
 import type { GatewayMetrics } from '../metrics.js';
 
 /** Readiness as reported by the rest of the gateway; reasons are fixed, secret-free words. */

@@ -5,11 +5,11 @@
  */
 import type { FastifyPluginCallback } from 'fastify';
 import { authenticateBearer, coversPipeline, type AuthSettings } from '../auth/authenticate.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from './http-errors.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import type { PipelineView } from '../reconcile/view.js';
 import { callerOf } from './authenticated.js';
-import { SchemaRefs } from './schemas.js';
+import { SchemaRefs } from './route-schemas.js';
 
 /** The read side of the pipeline registry. */
 export interface PipelineViewSource {

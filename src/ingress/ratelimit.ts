@@ -11,7 +11,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from './http-errors.js';
 
 /** The rate-limit bucket of a request: `<kind>:<subject>` when authenticated, else `ip:<ip>`. */
 export function rateLimitKey(request: FastifyRequest): string {

@@ -6,7 +6,7 @@
  * written. The writers keep their own ports and types; this holds only the loop.
  */
 import type { Scheduler } from '../clock.js';
-import { jsonEqual } from '../pipeline/json-equal.js';
+import { jsonEqual } from '../json/json-equal.js';
 
 /** How a 409 is answered: re-read and re-apply, up to `maxAttempts` writes in all. */
 export interface ConflictPolicy {

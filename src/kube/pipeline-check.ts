@@ -5,7 +5,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { compileSchema } from '../schemas.js';
-import { clip } from '../pipeline/text.js';
+import { clip } from '../text/text.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 
 const API_VERSION = 'pipelines.weave.works/v1alpha1';

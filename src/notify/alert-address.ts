@@ -6,7 +6,7 @@
  * an empty list admits any http(s) address), and whatever the list, the address policy of
  * src/egress refuses internal addresses that no IP-literal entry of the list opens.
  */
-import { admits } from '../checks/url-policy.js';
+import { admits } from '../outbound/url-policy.js';
 import type { AddressGuard } from '../egress/address-guard.js';
 
 /**

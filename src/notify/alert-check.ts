@@ -8,8 +8,8 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { NotificationsConfig } from '../config/gateway-config.js';
 import { compileSchema } from '../schemas.js';
-import { clip } from '../pipeline/text.js';
-import { parseDuration } from '../evaluate/duration.js';
+import { clip } from '../text/text.js';
+import { parseDuration } from '../time/duration.js';
 import {
   DEFAULT_ALERT_TIMEOUT,
   DEFAULT_ALERT_TYPE,

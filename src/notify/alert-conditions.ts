@@ -3,8 +3,8 @@
  * Alerts use (True/Succeeded; False with the reason). Pure.
  */
 import type { Condition } from '../pipeline/pipeline-resource.js';
-import { jsonEqual } from '../pipeline/json-equal.js';
-import { rfc3339 } from '../pipeline/time.js';
+import { jsonEqual } from '../json/json-equal.js';
+import { rfc3339 } from '../time/kube-time.js';
 import { MAX_STREAMS, type AlertStatus } from './alert-resource.js';
 
 /** Why no delivery can be made for an alert (its Secret, its address, its format). */

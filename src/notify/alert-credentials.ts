@@ -12,9 +12,9 @@ import {
   decodeSigningKey,
   decodeSigningSecret,
   type Decoded,
-} from './credentials.js';
-import { parseExtraHeaders } from './extra-headers.js';
-import type { SigningCredentials } from './signing.js';
+} from './alert-secret-keys.js';
+import { parseExtraHeaders } from '../outbound/extra-headers.js';
+import type { SigningCredentials } from '../outbound/webhook-signing.js';
 
 /** What a delivery uses from the alert's Secret; every field is absent when its key is. */
 export interface AlertCredentials extends SigningCredentials {

@@ -4,7 +4,7 @@
  * store: stream cursors, counters, the latest outcomes, backlog and the Ready condition.
  * The notifier (src/notify/notifier.ts) does the I/O around it.
  */
-import { rfc3339 } from '../pipeline/time.js';
+import { rfc3339 } from '../time/kube-time.js';
 import {
   MAX_RECENT,
   MAX_STREAMS,

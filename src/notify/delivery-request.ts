@@ -6,13 +6,13 @@
  * Nothing of the credentials reaches the body.
  */
 import type { KeyObject } from 'node:crypto';
-import { allowedExtraHeaders } from './extra-headers.js';
+import { allowedExtraHeaders } from '../outbound/extra-headers.js';
 import { cloudEventsBody } from './formats/cloudevents.js';
 import { genericBody, type FormattedBody } from './formats/generic.js';
 import { teamsBody } from './formats/msteams.js';
 import { slackBody } from './formats/slack.js';
 import type { NotificationEvent } from './notification-event.js';
-import { signs, standardWebhookHeaders } from './signing.js';
+import { signs, standardWebhookHeaders } from '../outbound/webhook-signing.js';
 import type { CompiledTemplate } from './template.js';
 
 /** The formats a PromotionAlert's `spec.type` names; generic is the default. */

@@ -7,7 +7,7 @@
  */
 import { refusalIn } from '../egress/address-guard.js';
 import { CLASS_PHRASES } from '../egress/ip-address.js';
-import { retryAfter } from '../promote/strategies/pull-request/forge-answers.js';
+import { retryAfter } from '../forge/forge-answers.js';
 import type { AttemptResult } from './alert-progress.js';
 
 /** The fetch deliveries use; injected so tests can stand in for the network. */

@@ -14,7 +14,7 @@ import type {
   PromotionHistoryEntry,
   TargetStatusRecord,
 } from '../pipeline/pipeline-resource.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { parseTimestamp } from '../time/kube-time.js';
 import {
   NOTIFICATION_TYPES,
   type NotificationEvent,

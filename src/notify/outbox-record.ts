@@ -10,7 +10,7 @@
  */
 import type { Pipeline, PipelineStatus } from '../pipeline/pipeline-resource.js';
 import type { OutboxEvent } from '../pipeline/outbox-event.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { parseTimestamp } from '../time/kube-time.js';
 import { compareFacts, factsOf, type NotificationFact } from './facts.js';
 import { NOTIFICATION_TYPES, type NotificationType } from './notification-event.js';
 

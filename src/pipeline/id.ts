@@ -2,7 +2,7 @@
  * A Pipeline's identity. Everything past the watch passes a PipelineId around instead of a
  * (namespace, name) pair; it is built and split only here.
  */
-import { flatten } from './text.js';
+import { flatten } from '../text/text.js';
 
 /** Namespace and name of a Pipeline. */
 export interface PipelineRef {

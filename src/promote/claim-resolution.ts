@@ -15,8 +15,8 @@ import type {
   PromotionRecord,
   PromotionResolution,
 } from '../pipeline/pipeline-resource.js';
-import { display } from '../pipeline/text.js';
-import { jsonEqual } from '../pipeline/json-equal.js';
+import { display } from '../text/text.js';
+import { jsonEqual } from '../json/json-equal.js';
 import { withPromotion } from './claim.js';
 import { isSameClaim } from './outcome.js';
 

@@ -10,8 +10,8 @@ import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import { committedPromotion, isOlderThan } from '../evaluate/promotion-order.js';
 import { recordState } from '../evaluate/retry.js';
 import type { StatusChange } from '../kube/status-writer.js';
-import { jsonEqual } from '../pipeline/json-equal.js';
-import { rfc3339, rfc3339Millis } from '../pipeline/time.js';
+import { jsonEqual } from '../json/json-equal.js';
+import { rfc3339, rfc3339Millis } from '../time/kube-time.js';
 import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { withRecorded } from './history.js';
 

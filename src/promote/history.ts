@@ -9,8 +9,8 @@ import type {
   PromotionHistoryEntry,
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
-import { parseTimestamp, rfc3339Millis } from '../pipeline/time.js';
-import { truncate } from '../pipeline/text.js';
+import { parseTimestamp, rfc3339Millis } from '../time/kube-time.js';
+import { truncate } from '../text/text.js';
 
 /** The most entries an environment keeps (the CRD's maxItems), oldest dropped first. */
 export const MAX_HISTORY = 20;

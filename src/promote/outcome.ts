@@ -3,8 +3,8 @@
  * record only: if another replica has since re-claimed the environment, its record wins.
  */
 import type { StatusChange } from '../kube/status-writer.js';
-import { truncate } from '../pipeline/text.js';
-import { rfc3339 } from '../pipeline/time.js';
+import { truncate } from '../text/text.js';
+import { rfc3339 } from '../time/kube-time.js';
 import type { PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { withPromotion } from './claim.js';
 import type { StrategyResult } from './strategies/strategy.js';

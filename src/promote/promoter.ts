@@ -6,7 +6,7 @@
 import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { Pipeline, PromotionRecord } from '../pipeline/pipeline-resource.js';
-import { jsonEqual } from '../pipeline/json-equal.js';
+import { jsonEqual } from '../json/json-equal.js';
 import { claimChange, claimRecord } from './claim.js';
 import { outcomeChange } from './outcome.js';
 import type { PromotionStrategy, StrategyResult } from './strategies/strategy.js';

@@ -14,7 +14,7 @@ import type { Announcement } from '../verify/announcements.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { soakInputOf, type ReadHistories } from './soak-inputs.js';
 import { windowsInputOf } from './windows-inputs.js';
-import type { FleetWindow } from '../evaluate/windows.js';
+import type { FleetWindow } from '../windows/promotion-window.js';
 import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
 
 /**

@@ -6,7 +6,7 @@ import type { EnvironmentDecision, RetryPolicy, TargetStatus } from '../evaluate
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { parseTimestamp } from '../time/kube-time.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { executePromotion, type PromotionOutcome } from '../promote/promoter.js';
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
@@ -14,7 +14,7 @@ import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { evaluatePipeline, statusesFor, type PipelineEvaluation } from './inputs.js';
 import type { ReadHistories } from './soak-inputs.js';
-import type { FleetWindow } from '../evaluate/windows.js';
+import type { FleetWindow } from '../windows/promotion-window.js';
 import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
 
 /**

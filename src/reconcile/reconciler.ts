@@ -12,8 +12,8 @@ import { nextWakeup } from '../evaluate/evaluate.js';
 import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline, PromotionResolution } from '../pipeline/pipeline-resource.js';
-import { FrozenPool } from '../pipeline/frozen-pool.js';
-import { TextPool } from '../pipeline/text.js';
+import { FrozenPool } from '../json/frozen-pool.js';
+import { TextPool } from '../text/text.js';
 import type { ProcessResult } from '../queue/queue-model.js';
 import { policyViewsOf } from '../evaluate/policy-view.js';
 import {

@@ -6,7 +6,7 @@ import type { CatalogTarget } from '../catalog/targets.js';
 import type { EnvironmentDecision, TargetStatus } from '../evaluate/decisions.js';
 import type { PolicyView } from '../evaluate/policy-view.js';
 import { pipelineRef, type PipelineId } from '../pipeline/id.js';
-import { rfc3339 } from '../pipeline/time.js';
+import { rfc3339 } from '../time/kube-time.js';
 
 /** The verified view of one Pipeline, as JSON. */
 export interface PipelineView {

@@ -1,11 +1,11 @@
 /**
  * EvaluationInput.windows for one Pipeline: the operator's windows (compiled at config load)
- * and the Pipeline's own, compiled once per distinct list (src/schedule/spec-windows.ts).
+ * and the Pipeline's own, compiled once per distinct list (src/windows/spec-windows.ts).
  */
 import type { EvaluationInput } from '../evaluate/decisions.js';
-import type { FleetWindow } from '../evaluate/windows.js';
+import type { FleetWindow } from '../windows/promotion-window.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import { specWindows } from '../schedule/spec-windows.js';
+import { specWindows } from '../windows/spec-windows.js';
 
 /** The windows input, or nothing at all when neither the operator nor the Pipeline has windows. */
 export function windowsInputOf(

@@ -10,8 +10,8 @@ import type {
   EnvironmentStatus,
   Pipeline,
 } from '../pipeline/pipeline-resource.js';
-import { display, truncate } from '../pipeline/text.js';
-import { rfc3339 } from '../pipeline/time.js';
+import { display, truncate } from '../text/text.js';
+import { rfc3339 } from '../time/kube-time.js';
 import { ConditionTypes, MaxTargetError } from './pipeline-status.js';
 
 /** Reasons of Drifted: True while an environment runs another revision than promoted, then False. */

@@ -14,9 +14,9 @@ import type {
   PipelineTarget,
   TargetStatusRecord,
 } from '../pipeline/pipeline-resource.js';
-import { jsonEqual } from '../pipeline/json-equal.js';
-import { truncate } from '../pipeline/text.js';
-import { rfc3339 } from '../pipeline/time.js';
+import { jsonEqual } from '../json/json-equal.js';
+import { truncate } from '../text/text.js';
+import { rfc3339 } from '../time/kube-time.js';
 
 /** Condition types the gateway sets on a Pipeline. */
 export const ConditionTypes = {

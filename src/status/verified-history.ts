@@ -8,7 +8,7 @@
  * and a view that finds the same state changes nothing (no idle write). Pure.
  */
 import type { EnvironmentStatus, TargetStatusRecord } from '../pipeline/pipeline-resource.js';
-import { parseTimestamp, rfc3339Millis } from '../pipeline/time.js';
+import { parseTimestamp, rfc3339Millis } from '../time/kube-time.js';
 
 /**
  * status.environments[env].verified[i]: when the gateway first found every target of the

@@ -17,8 +17,8 @@ import { healthySinceOf, type ReadStreak } from '../evaluate/healthy-since.js';
 import { soakedUpstreams } from '../evaluate/soak.js';
 import type { StatusChange } from '../kube/status-writer.js';
 import type { Announcement } from '../verify/announcements.js';
-import { jsonEqual } from '../pipeline/json-equal.js';
-import { parseTimestamp, rfc3339Millis } from '../pipeline/time.js';
+import { jsonEqual } from '../json/json-equal.js';
+import { parseTimestamp, rfc3339Millis } from '../time/kube-time.js';
 import type {
   Condition,
   EnvironmentStatus,

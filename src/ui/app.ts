@@ -15,8 +15,8 @@ import {
   logUnavailable,
   toGatewayError,
   trackResponses,
-} from '../ingress/errors.js';
-import { AJV_OPTIONS, installSchemas } from '../ingress/schemas.js';
+} from '../ingress/error-handling.js';
+import { AJV_OPTIONS, installSchemas } from '../ingress/route-schemas.js';
 import type { GatewayLogger } from '../log.js';
 import { assetUrlOf, loadAssets, type AssetTable } from './assets.js';
 import type { FleetSource } from './fleet-rows.js';

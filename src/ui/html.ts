@@ -4,7 +4,7 @@
  * `<script>` in any of them renders as inert text, and a bidirectional override as U+FFFD. Pure.
  */
 
-import { neutralize } from '../pipeline/text.js';
+import { neutralize } from '../text/text.js';
 
 /** Markup that is safe to insert as is: made only by `html` (or `trusted` for fixed markup). */
 export class SafeHtml {
@@ -30,7 +30,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
 /**
  * `text` with the five characters that matter in HTML text and quoted attributes escaped, and
  * every control or invisible formatting character (a bidirectional override would reorder the
- * page's text) replaced by U+FFFD, as in the terminal (src/pipeline/text.ts).
+ * page's text) replaced by U+FFFD, as in the terminal (src/text/text.ts).
  */
 export function escapeHtml(text: string): string {
   return neutralize(text).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);

@@ -7,7 +7,7 @@
  * promotions only. Pure.
  */
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { parseTimestamp } from '../time/kube-time.js';
 
 /** One revision's way through the environments. */
 export interface RevisionLead {

@@ -6,7 +6,7 @@
  * carry the change number as their SSE id. The page scripts apply them (web/live.js).
  */
 import type { PipelineId } from '../pipeline/id.js';
-import type { Viewer } from './access.js';
+import type { Viewer } from './ui-access.js';
 import type { ColumnPlan } from './columns.js';
 import type { FleetRows } from './fleet-rows.js';
 import type { SafeHtml } from './html.js';

@@ -13,7 +13,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Scheduler } from '../clock.js';
 import type { GatewayLogger } from '../log.js';
 import type { PipelineId } from '../pipeline/id.js';
-import type { Viewer } from './access.js';
+import type { Viewer } from './ui-access.js';
 import { FleetRows, type FleetSource } from './fleet-rows.js';
 import { fleetFrame, pipelineFrame, visibleFleet, type VisibleFleet } from './live-frames.js';
 import {

@@ -6,7 +6,7 @@
  * cap of open streams a request is answered 429 with Retry-After.
  */
 import type { FastifyPluginCallback, FastifyReply } from 'fastify';
-import { SchemaRefs } from '../ingress/schemas.js';
+import { SchemaRefs } from '../ingress/route-schemas.js';
 import { SECURITY_HEADERS } from './headers.js';
 import { errorPage } from './layout.js';
 import {

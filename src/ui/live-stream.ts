@@ -7,7 +7,7 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { PipelineId } from '../pipeline/id.js';
-import type { Viewer } from './access.js';
+import type { Viewer } from './ui-access.js';
 import { sseRetry } from './sse.js';
 
 /** Why a stream ended. */

@@ -7,7 +7,7 @@
 import type { TargetStatus } from '../evaluate/decisions.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import type { Pipeline, TargetStatusRecord } from '../pipeline/pipeline-resource.js';
-import { clip } from '../pipeline/text.js';
+import { clip } from '../text/text.js';
 import type { PipelineView } from '../reconcile/view.js';
 import { decisionState, storedState, type Tone } from './waits.js';
 

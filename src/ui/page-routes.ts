@@ -4,9 +4,9 @@
  * Pipeline outside the viewer's scope is the same 404 as one that does not exist, as in the API.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
-import { SchemaRefs } from '../ingress/schemas.js';
+import { SchemaRefs } from '../ingress/route-schemas.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
-import { viewerOf, type AccessSettings, type Viewer } from './access.js';
+import { viewerOf, type AccessSettings, type Viewer } from './ui-access.js';
 import type { UiAsset } from './assets.js';
 import type { FleetSource } from './fleet-rows.js';
 import { fleetPage } from './fleet-page.js';

@@ -11,7 +11,7 @@ import type {
   PipelineTarget,
   TargetStatusRecord,
 } from '../pipeline/pipeline-resource.js';
-import { clip } from '../pipeline/text.js';
+import { clip } from '../text/text.js';
 import type { PipelineView } from '../reconcile/view.js';
 import type { UiAsset } from './assets.js';
 import { html, type SafeHtml } from './html.js';

@@ -11,9 +11,9 @@ import type {
   PromotionHistoryEntry,
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
-import { redactUrls } from '../pipeline/redact-url.js';
-import { clip } from '../pipeline/text.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { redactUrls } from '../text/redact-url.js';
+import { clip } from '../text/text.js';
+import { parseTimestamp } from '../time/kube-time.js';
 import { leadTimeChart, weeklyChart } from './charts.js';
 import { html, type SafeHtml } from './html.js';
 import { humanDuration, leadMs, leadTimes, promotionsPerWeek, totalsOf } from './lead-time.js';

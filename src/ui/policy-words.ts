@@ -7,8 +7,8 @@
  */
 import type { DriftPolicyView } from '../evaluate/drift.js';
 import type { CheckView, PolicyView } from '../evaluate/policy-view.js';
-import { clip } from '../pipeline/text.js';
-import { parseTimestamp } from '../pipeline/time.js';
+import { clip } from '../text/text.js';
+import { parseTimestamp } from '../time/kube-time.js';
 
 /** The words of `view`'s gates ('' when none holds). */
 export function policyWords(view: PolicyView | undefined): string {

@@ -7,7 +7,7 @@
 import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import type { PolicyView } from '../evaluate/policy-view.js';
 import type { EnvironmentStatus } from '../pipeline/pipeline-resource.js';
-import { clip } from '../pipeline/text.js';
+import { clip } from '../text/text.js';
 import { policyWords } from './policy-words.js';
 
 /** How a cell's words read: fine, moving, waiting on someone or something, or broken. */

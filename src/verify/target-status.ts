@@ -5,7 +5,7 @@
 import type { TargetLocation, TargetStatus } from '../evaluate/decisions.js';
 import type { KubeObject, ReadFailureReason } from '../kube/ports.js';
 import { revisionSourceOf, type FluxAppKind, type RevisionSource } from '../pipeline/flux-kinds.js';
-import { clip, flatten, truncate } from '../pipeline/text.js';
+import { clip, flatten, truncate } from '../text/text.js';
 import { checkRevision, revisionKindOf } from './revision-kinds.js';
 
 /** Longest condition message kept, in characters. */

@@ -9,7 +9,7 @@ import type { CatalogTarget, ListScope } from '../catalog/targets.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
 import { advanceStreak, type ReadStreak } from '../evaluate/healthy-since.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
-import { TextPool } from '../pipeline/text.js';
+import { TextPool } from '../text/text.js';
 import { announcementOf, observe, type Announcement } from './announcements.js';
 import { ListLimits } from './list-limits.js';
 import { isClusterWide, planScopes, refusedWide } from './scope-plan.js';

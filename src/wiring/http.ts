@@ -3,14 +3,14 @@
  * the authorization doors (see gateway.ts for the data flow it feeds).
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp, buildMetricsApp } from '../app.js';
+import { buildApp, buildMetricsApp } from '../ingress/http-app.js';
 import { Principals } from '../auth/principals.js';
-import { Authorizer } from '../authorize/authorizer.js';
+import { Authorizer } from '../approvals/authorizer.js';
 import { checkHaltStatement } from '../auth/halt-statement.js';
-import { FleetHalter } from '../authorize/fleet-halter.js';
-import { Halter } from '../authorize/halter.js';
+import { FleetHalter } from '../halts/fleet-halter.js';
+import { Halter } from '../halts/halter.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
-import type { ClusterAccess } from './access.js';
+import type { ClusterAccess } from './cluster-access.js';
 import type { PromotionLoop } from './loop.js';
 import type { Runtime } from './runtime.js';
 import type { HintSink, RecheckResult } from '../hints/sinks.js';

@@ -3,7 +3,10 @@ import type { PipelineCatalog } from '../catalog/catalog.js';
 import { HintQueue } from '../hints/hint-queue.js';
 import { PipelineQueue } from '../hints/pipeline-queue.js';
 import { secretKeyReader } from '../kube/secrets.js';
-import { pullRequestPorts, pullRequestState } from '../promote/strategies/pull-request/ports.js';
+import {
+  pullRequestPorts,
+  pullRequestState,
+} from '../promote/strategies/pull-request/pull-request-ports.js';
 import { strategyFor } from '../promote/strategies/select.js';
 import { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import { announces } from '../verify/announcements.js';
@@ -18,8 +21,8 @@ import type { TargetPlace } from '../status/view-change.js';
 import { syncView } from '../status/view-sync.js';
 import type { PipelineId } from '../pipeline/id.js';
 import { plainKey } from '../pipeline/object-key.js';
-import type { ClusterAccess } from './access.js';
-import { checkBook } from './checks.js';
+import type { ClusterAccess } from './cluster-access.js';
+import { checkBook } from './check-runs.js';
 import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
 

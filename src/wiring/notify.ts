@@ -4,7 +4,7 @@
  * and sent (delivery.ts), their status written by the one alert writer, all driven by the
  * Notifier on the Lease holder. Nothing here decides anything.
  */
-import { AlertStatusWriter } from '../kube/alert-status-writer.js';
+import { AlertStatusWriter } from '../notify/alert-status-writer.js';
 import { KubeAlertWriter } from '../kube/alert-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { kubeSecretReader } from '../kube/secrets.js';

@@ -6,7 +6,7 @@
  */
 import type { PipelineQueue } from '../hints/pipeline-queue.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
-import type { LeaseRecovery } from '../resync/leadership.js';
+import type { LeaseRecovery } from '../leadership/leadership.js';
 import type { Runtime } from './runtime.js';
 
 /** What noticed that the management API answers again. */

@@ -10,7 +10,7 @@ import { AgentPool } from '../kube/agent-pool.js';
 import { KubeCalls } from '../kube/request-options.js';
 import type { GatewayLogger } from '../log.js';
 import { createMetrics, type GatewayMetrics } from '../metrics.js';
-import type { FetchLike } from '../promote/strategies/webhook.js';
+import type { FetchLike } from '../outbound/fetch-like.js';
 
 /** Inputs of a gateway; the seams (clock, randomness, fetch, connection pool) are for tests. */
 export interface GatewayOptions {

@@ -2,7 +2,7 @@
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { PipelineWatcher } from '../kube/pipeline-watch.js';
 import { pipelineEvents } from '../reconcile/pipeline-events.js';
-import type { ClusterAccess } from './access.js';
+import type { ClusterAccess } from './cluster-access.js';
 import type { PromotionLoop } from './loop.js';
 import type { RecoveryCause } from './recovery.js';
 import type { Runtime } from './runtime.js';

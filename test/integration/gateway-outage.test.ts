@@ -9,7 +9,7 @@
  */
 import type { SimCluster } from 'kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCodes } from '../../src/errors.js';
+import { ErrorCodes } from '../../src/ingress/http-errors.js';
 import type { PipelineStatus } from '../../src/pipeline/pipeline-resource.js';
 import { eventually, pipelineOf, type TestFleet } from '../support/gateway-harness.js';
 import {

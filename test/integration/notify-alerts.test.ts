@@ -16,7 +16,7 @@ import { startFleet, type Fleet, type SimCluster } from 'kube-sim';
 import { stringify } from 'yaml';
 import { AgentPool } from '../../src/kube/agent-pool.js';
 import { managementAccess } from '../../src/kube/access.js';
-import { AlertStatusWriter } from '../../src/kube/alert-status-writer.js';
+import { AlertStatusWriter } from '../../src/notify/alert-status-writer.js';
 import { KubeAlertWriter } from '../../src/kube/alert-writer.js';
 import { KubeObjectReader } from '../../src/kube/reader.js';
 import { KubeCalls } from '../../src/kube/request-options.js';

@@ -6,19 +6,11 @@
 import type { FaultSpec, ForgeHandle } from 'forge-sim';
 import { startForge } from 'forge-sim';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ForgeFailure } from '../../src/promote/strategies/pull-request/forge-answers.js';
-import type { ForgeClientOptions } from '../../src/promote/strategies/pull-request/forge-client.js';
-import {
-  forgeClient,
-  pullRequestText,
-  repositoryApi,
-} from '../../src/promote/strategies/pull-request/forge-client.js';
-import type {
-  ForgeClient,
-  ForgeResult,
-  RepositoryRef,
-} from '../../src/promote/strategies/pull-request/forge-model.js';
-import type { FetchLike } from '../../src/promote/strategies/webhook.js';
+import type { ForgeFailure } from '../../src/forge/forge-answers.js';
+import type { ForgeClientOptions } from '../../src/forge/forge-client.js';
+import { forgeClient, pullRequestText, repositoryApi } from '../../src/forge/forge-client.js';
+import type { ForgeClient, ForgeResult, RepositoryRef } from '../../src/forge/forge-model.js';
+import type { FetchLike } from '../../src/outbound/fetch-like.js';
 
 interface RateLimitCase {
   name: string;

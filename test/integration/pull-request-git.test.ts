@@ -15,11 +15,8 @@ import { startForge, type ForgeHandle, type ForgeKind } from 'forge-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitHttpClient } from '../../src/promote/strategies/pull-request/git-http.js';
 import { gitPusher } from '../../src/promote/strategies/pull-request/git-push.js';
-import { gitOnFirstPush } from '../../src/promote/strategies/pull-request/ports.js';
-import type {
-  PromotionChange,
-  PushOutcome,
-} from '../../src/promote/strategies/pull-request/forge-model.js';
+import { gitOnFirstPush } from '../../src/promote/strategies/pull-request/pull-request-ports.js';
+import type { PromotionChange, PushOutcome } from '../../src/forge/forge-model.js';
 import { closedPort } from '../support/net.js';
 
 const run = promisify(execFile);

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { applyFiles } from 'kube-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runServe } from '../../src/serve.js';
+import { runServe } from '../../src/cli/serve.js';
 import { GATEWAY_USER, startTestFleet, type TestFleet } from '../support/fleet.js';
 import { tempDir } from '../support/temp-dirs.js';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
 import { realScheduler, type Scheduler } from '../../src/clock.js';
 import { defaultConfig, type ConfigInput } from '../../src/config/load.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createGateway, type Gateway } from '../../src/wiring/gateway.js';
 import type { KubeObject } from '../../src/kube/ports.js';
 import { createLogger } from '../../src/log.js';
 import type {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { CryptoKey, JWTPayload } from 'jose';
-import { buildApp, type AppDeps } from '../../src/app.js';
+import { buildApp, type AppDeps } from '../../src/ingress/http-app.js';
 import type { GatewayConfig } from '../../src/config/gateway-config.js';
 import type { EnqueueResult, HintSource } from '../../src/hints/sinks.js';
 import { pipelineRef } from '../../src/pipeline/id.js';

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import type { TargetStatus } from '../../src/evaluate/decisions.js';
 import { advanceStreak, type ReadStreak } from '../../src/evaluate/healthy-since.js';
 import type { Pipeline } from '../../src/pipeline/pipeline-resource.js';
-import { parseTimestamp } from '../../src/pipeline/time.js';
+import { parseTimestamp } from '../../src/time/kube-time.js';
 import { evaluatePipeline, type EvaluationSettings } from '../../src/reconcile/inputs.js';
 import { soakInputOf, type ReadHistory } from '../../src/reconcile/soak-inputs.js';
 import { statusEqual } from '../../src/status/pipeline-status.js';

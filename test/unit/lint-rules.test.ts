@@ -25,12 +25,12 @@ async function ruleIds(path: string, code: string): Promise<string[]> {
 describe('import boundaries', () => {
   it.each([
     ['src/catalog/x.ts', "import { HintQueue } from '../hints/hint-queue.js';"],
-    ['src/reconcile/x.ts', "import { eventsRoutes } from '../ingress/events.js';"],
-    ['src/verify/x.ts', "import { createGateway } from '../gateway.js';"],
+    ['src/reconcile/x.ts', "import { eventsRoutes } from '../ingress/flux-event-routes.js';"],
+    ['src/verify/x.ts', "import { createGateway } from '../wiring/gateway.js';"],
     ['src/promote/x.ts', "import { computeStatus } from '../status/pipeline-status.js';"],
     ['src/queue/x.ts', "import type { ObjectKey } from '../pipeline/object-key.js';"],
     ['src/ingress/x.ts', "import { startFleet } from 'kube-sim';"],
-    ['src/app.ts', "import { runDemo } from '../packages/demo/src/commands.js';"],
+    ['src/ingress/http-app.ts', "import { runDemo } from '../../packages/demo/src/commands.js';"],
     ['packages/kube-sim/src/x.ts', "import { createGateway } from 'promotion-gateway';"],
     ['packages/forge-sim/src/x.ts', "import { createGateway } from 'promotion-gateway';"],
     ['packages/sim-kit/src/x.ts', "import { createGateway } from 'promotion-gateway';"],
@@ -47,7 +47,7 @@ describe('import boundaries', () => {
     ['src/catalog/x.ts', "import { objectKeyId } from '../pipeline/object-key.js';"],
     ['src/reconcile/x.ts', "import { PipelineQueue } from '../hints/pipeline-queue.js';"],
     ['src/queue/x.ts', "import { realScheduler } from '../clock.js';"],
-    ['src/app.ts', "import { eventsRoutes } from './ingress/events.js';"],
+    ['src/ingress/http-app.ts', "import { eventsRoutes } from './flux-event-routes.js';"],
     ['packages/kube-sim/src/x.ts', "import { readBody } from 'sim-kit';"],
     ['src/auth/x.ts', "import { importPublicKey } from '../config/keys.js';"],
   ])('%s may: %s', async (path, code) => {
@@ -63,7 +63,7 @@ describe('purity of the decision core and the vocabulary', () => {
       "import { Verifier } from '../verify/verifier.js';",
       'no-restricted-imports',
     ],
-    ['src/pipeline/text.ts', "import { pino } from 'pino';", 'no-restricted-imports'],
+    ['src/text/text.ts', "import { pino } from 'pino';", 'no-restricted-imports'],
     ['src/evaluate/x.ts', 'export const t = Date.now();', 'no-restricted-properties'],
     ['src/evaluate/x.ts', 'export const r = Math.random();', 'no-restricted-properties'],
     ['src/evaluate/x.ts', 'export const d = new Date();', 'no-restricted-syntax'],
@@ -74,7 +74,7 @@ describe('purity of the decision core and the vocabulary', () => {
 
   it('lets the core use the vocabulary and type imports from anywhere', async () => {
     const code = [
-      "import { display } from '../pipeline/text.js';",
+      "import { display } from '../text/text.js';",
       "import type { Verifier } from '../verify/verifier.js';",
       'export const f = (v: Verifier | undefined): string => display(String(v));',
     ].join('\n');
@@ -112,7 +112,7 @@ describe('one writer per status', () => {
     ['src/notify/x.ts', alertWrite],
     ['src/notify/x.ts', pipelineWrite],
     ['src/kube/status-writer.ts', alertWrite],
-    ['src/kube/alert-status-writer.ts', pipelineWrite],
+    ['src/notify/alert-status-writer.ts', pipelineWrite],
     ['src/notify/alert-selection.ts', alertWrite],
   ])('%s may not: %s', async (path, code) => {
     expect(await ruleIds(path, code)).toContain('no-restricted-syntax');
@@ -120,7 +120,7 @@ describe('one writer per status', () => {
 
   it.each([
     ['src/kube/status-writer.ts', pipelineWrite],
-    ['src/kube/alert-status-writer.ts', alertWrite],
+    ['src/notify/alert-status-writer.ts', alertWrite],
   ])('%s may: %s', async (path, code) => {
     expect(await ruleIds(path, code)).toEqual([]);
   });

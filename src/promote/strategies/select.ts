@@ -6,9 +6,13 @@ import type { WebhookEndpoint } from '../../config/gateway-config.js';
 import type { PipelineWriter } from '../../kube/ports.js';
 import type { PipelineSpec, StrategySpec } from '../../pipeline/pipeline-resource.js';
 import { notificationStrategy } from './notification.js';
-import { pullRequestStrategy, type PullRequestPorts } from './pull-request/strategy.js';
+import {
+  pullRequestStrategy,
+  type PullRequestPorts,
+} from './pull-request/pull-request-strategy.js';
 import type { PromotionStrategy, StrategyResult } from './strategy.js';
-import { webhookStrategy, type FetchLike } from './webhook.js';
+import type { FetchLike } from '../../outbound/fetch-like.js';
+import { webhookStrategy } from './webhook.js';
 
 /** What the strategies need from the rest of the gateway. */
 export interface StrategyDeps {

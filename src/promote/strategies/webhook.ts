@@ -5,12 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { WebhookEndpoint } from '../../config/gateway-config.js';
-import { standardWebhookHeaders } from '../../notify/signing.js';
-import { rfc3339 } from '../../pipeline/time.js';
+import { standardWebhookHeaders } from '../../outbound/webhook-signing.js';
+import { rfc3339 } from '../../time/kube-time.js';
+import type { FetchLike } from '../../outbound/fetch-like.js';
 import type { PromotionStrategy, StrategyContext, StrategyResult } from './strategy.js';
-
-/** The fetch the strategy calls; injected so tests can stand in for the network. */
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 /** What a webhook strategy needs: the endpoint's name, the configured endpoints, fetch, a clock. */
 export interface WebhookStrategyOptions {
@@ -107,7 +105,7 @@ function buildRequest(endpoint: WebhookEndpoint, nowMs: number, ctx: StrategyCon
     'promote',
     ctx.redelivery,
   );
-  // The signing is the notifications' (notify/signing.ts): one implementation of the scheme.
+  // The signing is the notifications' (outbound/webhook-signing.ts): one implementation of the scheme.
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     ...standardWebhookHeaders(id, nowMs, body, { signingSecret: endpoint.secret }),

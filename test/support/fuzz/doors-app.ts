@@ -7,7 +7,7 @@
  */
 import { Writable } from 'node:stream';
 import { createLocalJWKSet } from 'jose';
-import { buildApp, type AppDeps } from '../../../src/app.js';
+import { buildApp, type AppDeps } from '../../../src/ingress/http-app.js';
 import { checkHaltStatement } from '../../../src/auth/halt-statement.js';
 import { OidcVerifier } from '../../../src/auth/oidc.js';
 import { Principals } from '../../../src/auth/principals.js';
@@ -19,9 +19,9 @@ import type {
 import { createLogger } from '../../../src/log.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { pipelineId } from '../../../src/pipeline/id.js';
-import type { Authorizer } from '../../../src/authorize/authorizer.js';
-import type { FleetHalter } from '../../../src/authorize/fleet-halter.js';
-import type { Halter } from '../../../src/authorize/halter.js';
+import type { Authorizer } from '../../../src/approvals/authorizer.js';
+import type { FleetHalter } from '../../../src/halts/fleet-halter.js';
+import type { Halter } from '../../../src/halts/halter.js';
 import { AUDIENCE, ISSUER, PROD_KEYS, VECTOR, testConfig } from '../ingress-harness.js';
 import { fakeAuthorizer, fakeFleetHalter, fakeHalter } from './fakes.js';
 import { newSigner, type Signer } from './jws.js';

@@ -5,9 +5,9 @@
  * job reaches them only where a policy covers it.
  */
 import type { AuthorizationClaim, Principal } from '../../../src/auth/identity.js';
-import type { AuthorizationResult, Authorizer } from '../../../src/authorize/authorizer.js';
-import type { FleetHalter, FleetResult } from '../../../src/authorize/fleet-halter.js';
-import type { HaltCaller, Halter, HaltRequest, HaltResult } from '../../../src/authorize/halter.js';
+import type { AuthorizationResult, Authorizer } from '../../../src/approvals/authorizer.js';
+import type { FleetHalter, FleetResult } from '../../../src/halts/fleet-halter.js';
+import type { HaltCaller, Halter, HaltRequest, HaltResult } from '../../../src/halts/halter.js';
 import { pipelineId, type PipelineRef } from '../../../src/pipeline/id.js';
 import type { HaltRecord } from '../../../src/pipeline/pipeline-resource.js';
 

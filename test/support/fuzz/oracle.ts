@@ -6,7 +6,7 @@
  * gets no answer only an authenticated caller may get.
  */
 import { expect } from 'vitest';
-import { ErrorCodes, type ErrorCode } from '../../../src/errors.js';
+import { ErrorCodes, type ErrorCode } from '../../../src/ingress/http-errors.js';
 import type { Answer } from './wire.js';
 
 /** The 503s docs/api.md lists; each tells the caller when to retry. */

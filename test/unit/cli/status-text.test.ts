@@ -12,7 +12,7 @@ import {
   renderTable,
 } from '../../../src/cli/status-view.js';
 import type { PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
-import { unsafeCharacterOf } from '../../../src/pipeline/text.js';
+import { unsafeCharacterOf } from '../../../src/text/text.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');

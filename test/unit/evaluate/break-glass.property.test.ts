@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { BreakGlassPolicy } from '../../../src/evaluate/break-glass.js';
 import type { EnvironmentDecision, EvaluationInput } from '../../../src/evaluate/decisions.js';
 import { evaluate } from '../../../src/evaluate/evaluate.js';
-import { haltsInForce } from '../../../src/evaluate/halts.js';
-import type { PromotionWindow } from '../../../src/evaluate/windows.js';
+import { haltsInForce } from '../../../src/evaluate/halts-gate.js';
+import type { PromotionWindow } from '../../../src/windows/promotion-window.js';
 import type {
   AuthorizationRecord,
   HaltRecord,

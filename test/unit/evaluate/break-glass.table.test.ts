@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { breakGlassQuorum, breakGlassTally } from '../../../src/evaluate/break-glass.js';
 import type { EvaluationInput } from '../../../src/evaluate/decisions.js';
-import type { PromotionWindow } from '../../../src/evaluate/windows.js';
+import type { PromotionWindow } from '../../../src/windows/promotion-window.js';
 import type {
   AuthorizationRecord,
   HaltRecord,

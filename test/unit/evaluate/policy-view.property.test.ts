@@ -8,11 +8,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../../src/evaluate/checks.js';
+import type { CheckResult } from '../../../src/evaluate/checks-gate.js';
 import type { EnvironmentDecision, EvaluationInput } from '../../../src/evaluate/decisions.js';
 import { evaluate } from '../../../src/evaluate/evaluate.js';
 import { policyViewsOf, type PolicyPart } from '../../../src/evaluate/policy-view.js';
-import type { PromotionWindow } from '../../../src/evaluate/windows.js';
+import type { PromotionWindow } from '../../../src/windows/promotion-window.js';
 import type {
   HaltRecord,
   PromotionRecord,

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTimestamp } from '../../../src/pipeline/time.js';
+import { parseTimestamp } from '../../../src/time/kube-time.js';
 import { SOAK_MS, T0, World, actionArb, isBreakFor, run } from '../../support/soak-model.js';
 
 describe.each([2, 1])('the soak, with %i replica(s)', (replicas) => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loggedRevision, objectKeyFor } from '../../../src/ingress/flux-event.js';
-import { AJV_OPTIONS, validationMessage } from '../../../src/ingress/schemas.js';
+import { AJV_OPTIONS, validationMessage } from '../../../src/ingress/route-schemas.js';
 import { packagePath } from '../../../src/paths.js';
 import { compileSchema } from '../../../src/schemas.js';
 

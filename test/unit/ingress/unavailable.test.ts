@@ -7,8 +7,8 @@
 import { ApiException } from '@kubernetes/client-node';
 import { fastify, LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCodes, errorBody } from '../../../src/errors.js';
-import { installErrorHandling, toGatewayError } from '../../../src/ingress/errors.js';
+import { ErrorCodes, errorBody } from '../../../src/ingress/http-errors.js';
+import { installErrorHandling, toGatewayError } from '../../../src/ingress/error-handling.js';
 import { ClusterUnavailable } from '../../../src/kube/errors.js';
 import { createLogger } from '../../../src/log.js';
 
@@ -72,7 +72,7 @@ describe('an Unavailable answer through fastify', () => {
   let app: FastifyInstance;
 
   beforeAll(async () => {
-    // Widened as src/app.ts does: fastify's instance type then matches its plugins' and hooks'.
+    // Widened as src/ingress/http-app.ts does: fastify's instance type then matches its plugins' and hooks'.
     const logger: FastifyBaseLogger = createLogger('info', {
       write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
     });

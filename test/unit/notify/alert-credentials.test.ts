@@ -13,7 +13,7 @@ import {
   parseAlertSecret,
   type CredentialsResult,
 } from '../../../src/notify/alert-credentials.js';
-import { webhookSignatures } from '../../../src/notify/signing.js';
+import { webhookSignatures } from '../../../src/outbound/webhook-signing.js';
 
 const KEY_BYTES = Buffer.from('0123456789abcdef0123456789abcdef');
 const WHSEC = `whsec_${KEY_BYTES.toString('base64')}`;

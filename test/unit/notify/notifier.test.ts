@@ -5,7 +5,7 @@ import type { PromotionAlert, UncheckedAlert } from '../../../src/notify/alert-r
 import { Notifier, type NotifierPorts, type Prepared } from '../../../src/notify/notifier.js';
 import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { createLogger } from '../../../src/log.js';
-import { jsonEqual } from '../../../src/pipeline/json-equal.js';
+import { jsonEqual } from '../../../src/json/json-equal.js';
 import { withOwedEvents } from '../../../src/notify/outbox-record.js';
 import { flush } from '../../support/fake-scheduler.js';
 

@@ -18,7 +18,7 @@ import {
   signedContent,
   webhookSignature,
   webhookSignatureV1a,
-} from '../../../src/notify/signing.js';
+} from '../../../src/outbound/webhook-signing.js';
 import { NOTIFICATION_TYPES } from '../../../src/notify/notification-event.js';
 import { ed25519FromSeed, ed25519Pair, promotionEvent, whsec } from './format-fixtures.js';
 

@@ -11,7 +11,7 @@ import {
   requestNumberOf,
   withRequestState,
 } from '../../../src/promote/strategies/pull-request/refresh.js';
-import type { PullRequestRef } from '../../../src/promote/strategies/pull-request/forge-model.js';
+import type { PullRequestRef } from '../../../src/forge/forge-model.js';
 import {
   PullRequestRefresher,
   requestStateChange,

@@ -11,13 +11,13 @@ import {
   promotionBranch,
   pullRequestStrategy,
   type PullRequestPorts,
-} from '../../../src/promote/strategies/pull-request/strategy.js';
+} from '../../../src/promote/strategies/pull-request/pull-request-strategy.js';
 import type {
   ForgeClient,
   PromotionChange,
   PushOutcome,
   PullRequestText,
-} from '../../../src/promote/strategies/pull-request/forge-model.js';
+} from '../../../src/forge/forge-model.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
 
 const TOKEN = 'ghp_secretsecretsecret';

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ForgeFailure } from '../../../src/promote/strategies/pull-request/forge-answers.js';
-import {
-  forgeClient,
-  pullRequestText,
-  repositoryApi,
-} from '../../../src/promote/strategies/pull-request/forge-client.js';
-import type {
-  ForgeClient,
-  RepositoryRef,
-} from '../../../src/promote/strategies/pull-request/forge-model.js';
-import type { FetchLike } from '../../../src/promote/strategies/webhook.js';
+import type { ForgeFailure } from '../../../src/forge/forge-answers.js';
+import { forgeClient, pullRequestText, repositoryApi } from '../../../src/forge/forge-client.js';
+import type { ForgeClient, RepositoryRef } from '../../../src/forge/forge-model.js';
+import type { FetchLike } from '../../../src/outbound/fetch-like.js';
 
 const TOKEN = 'ghp_unit0123456789abcdef';
 const github = (url: string): RepositoryRef => ({ kind: 'github', url, baseBranch: 'main' });

@@ -15,7 +15,7 @@ import type {
   PipelineStatus,
   TargetStatusRecord,
 } from '../../../src/pipeline/pipeline-resource.js';
-import { rfc3339 } from '../../../src/pipeline/time.js';
+import { rfc3339 } from '../../../src/time/kube-time.js';
 import { eventsMissingCondition } from '../../../src/status/pipeline-status.js';
 import { mergeTarget, viewChange, type ViewVerdict } from '../../../src/status/view-change.js';
 import type { Announcement } from '../../../src/verify/announcements.js';

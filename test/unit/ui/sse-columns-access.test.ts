@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pipelineId } from '../../../src/pipeline/id.js';
-import { viewerFor, viewerOf } from '../../../src/ui/access.js';
+import { viewerFor, viewerOf } from '../../../src/ui/ui-access.js';
 import { columnPlan, MAX_NAMED_COLUMNS, placeInColumns } from '../../../src/ui/columns.js';
 import { sseComment, sseFrame, sseRetry } from '../../../src/ui/sse.js';
 

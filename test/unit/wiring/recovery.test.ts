@@ -17,7 +17,7 @@ import type { ProcessResult, WorkQueueEvent } from '../../../src/queue/queue-mod
 import { pendingPipelines } from '../../../src/reconcile/pending.js';
 import { pipelineEvents } from '../../../src/reconcile/pipeline-events.js';
 import type { PipelineView } from '../../../src/reconcile/view.js';
-import { resyncLeadership } from '../../../src/resync/leadership.js';
+import { resyncLeadership } from '../../../src/leadership/leadership.js';
 import { Resync } from '../../../src/resync/resync.js';
 import { VerifiedTargets } from '../../../src/verify/verified-targets.js';
 import { Verifier } from '../../../src/verify/verifier.js';

@@ -4,7 +4,11 @@
  * at all) means for a promotion.
  */
 import { Errors, type GitHttpRequest, type GitHttpResponse, type HttpClient } from 'isomorphic-git';
-import { classifyForgeAnswer, type ForgeFailure, type ForgeKind } from './forge-answers.js';
+import {
+  classifyForgeAnswer,
+  type ForgeFailure,
+  type ForgeKind,
+} from '../../../forge/forge-answers.js';
 
 /** How long one Git request (its answer's body included) may take by default. */
 export const DEFAULT_GIT_TIMEOUT_MS = 30_000;

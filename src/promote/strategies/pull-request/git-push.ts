@@ -7,16 +7,16 @@
  */
 import * as isogit from 'isomorphic-git';
 import { memfs } from 'memfs';
-import type { ForgeFailure } from './forge-answers.js';
+import type { ForgeFailure } from '../../../forge/forge-answers.js';
 import { gitFailure, gitHttpClient, type GitHttpOptions } from './git-http.js';
 import { setMarkedValues } from './markers.js';
-import { repositoryUrl } from './repository.js';
+import { repositoryUrl } from '../../../forge/repository.js';
 import type {
   PromotionChange,
   PromotionPusher,
   PushOutcome,
   RepositoryRef,
-} from './forge-model.js';
+} from '../../../forge/forge-model.js';
 
 /** Options of the Git side: the transport's (time limit, fetch) and the clock. */
 export interface GitPusherOptions extends GitHttpOptions {

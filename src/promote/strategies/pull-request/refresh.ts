@@ -9,9 +9,9 @@ import type {
   PullRequestStrategySpec,
 } from '../../../pipeline/pipeline-resource.js';
 import { strategySpecFor } from '../select.js';
-import type { ForgeFailure } from './forge-answers.js';
-import { resolveRepository, type PullRequestPorts } from './strategy.js';
-import type { PullRequestRef } from './forge-model.js';
+import type { ForgeFailure } from '../../../forge/forge-answers.js';
+import { resolveRepository, type PullRequestPorts } from './pull-request-strategy.js';
+import type { PullRequestRef } from '../../../forge/forge-model.js';
 
 /** GitHub's `.../pull/12` and GitLab's `.../-/merge_requests/12`: the number ends the path. */
 export function requestNumberOf(url: string): number | undefined {

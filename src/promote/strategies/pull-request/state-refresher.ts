@@ -5,7 +5,7 @@
  */
 import type { StatusChange, StatusWriter } from '../../../kube/status-writer.js';
 import type { GatewayLogger } from '../../../log.js';
-import { jsonEqual } from '../../../pipeline/json-equal.js';
+import { jsonEqual } from '../../../json/json-equal.js';
 import { pipelineIdOf, type PipelineId } from '../../../pipeline/id.js';
 import type {
   Pipeline,
@@ -13,9 +13,9 @@ import type {
   PullRequestStrategySpec,
 } from '../../../pipeline/pipeline-resource.js';
 import { withPromotion } from '../../claim.js';
-import type { ForgeFailure } from './forge-answers.js';
+import type { ForgeFailure } from '../../../forge/forge-answers.js';
 import { openRequests, withRequestState } from './refresh.js';
-import type { PullRequestRef } from './forge-model.js';
+import type { PullRequestRef } from '../../../forge/forge-model.js';
 
 /** What the refresher needs; `state` asks the forge (see refresh.ts currentState). */
 export interface PullRequestRefreshDeps {
