@@ -103,6 +103,17 @@ function alertStatusWritesOnlyThere() {
   };
 }
 
+/**
+ * A dependency is used through what it exports, never its files: a path into a package's
+ * lib/, dist/, src/ or build/ (`pako/lib/zlib/deflate.js`) is its private inside, free to
+ * change in any release. Part of every folder's pattern set below (a later config replaces a
+ * rule's options, so each set carries it).
+ */
+const noDependencyInternals = {
+  regex: '^(?:@[^/.][^/]*/)?[^/.][^/]*/(?:.*/)?(?:lib|dist|src|build|cjs|esm|internal)(?:/|$)',
+  message: "A dependency's private files: import what its package exports.",
+};
+
 /** Import boundaries, as pattern sets combined per folder below. */
 const noSimOrDemo = {
   group: [
@@ -157,6 +168,10 @@ const noSimulators = {
  * (ingress/http-app.ts) wire the stages together.
  */
 const boundaries = [
+  {
+    files: ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs'],
+    patterns: [],
+  },
   {
     files: [
       'src/*.ts',
@@ -238,7 +253,9 @@ export const houseRules = [
   },
   ...boundaries.map(({ files, patterns }) => ({
     files,
-    rules: { 'no-restricted-imports': ['error', { patterns }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...patterns, noDependencyInternals] }],
+    },
   })),
   {
     files: pureModules,
@@ -248,6 +265,7 @@ export const houseRules = [
         'error',
         {
           patterns: [
+            noDependencyInternals,
             { group: impureModules, message: 'This module is pure: no I/O or framework imports.' },
             {
               group: [

@@ -5,12 +5,8 @@
  * the quorum is the evaluator's (src/evaluate/break-glass.ts): the record only adds to it.
  */
 import { allows } from '../evaluate/gate.js';
-import {
-  breakGlassQuorum,
-  breakGlassTally,
-  type BreakGlassPolicy,
-} from '../evaluate/break-glass.js';
-import type { EnvironmentDecision } from '../evaluate/decisions.js';
+import { breakGlassQuorum, breakGlassTally } from '../evaluate/break-glass.js';
+import type { BreakGlassPolicy, EnvironmentDecision } from '../evaluate/decisions.js';
 import { Reasons } from '../evaluate/reasons.js';
 import { display } from '../text/text.js';
 import type { AuthorizationRecord, Pipeline } from '../pipeline/pipeline-resource.js';

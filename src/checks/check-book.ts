@@ -6,7 +6,8 @@
  * bounded in number, and a finished run re-checks every Pipeline that waited for it. An expired
  * result is still shown (and holds) until the run that replaces it ends, so status does not flap.
  */
-import { CHECK_REASONS, type CheckResult } from '../evaluate/checks-gate.js';
+import { CHECK_REASONS } from '../evaluate/checks-gate.js';
+import type { CheckResult } from '../evaluate/decisions.js';
 import type { Evaluation } from '../evaluate/decisions.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';

@@ -4,7 +4,7 @@
  * its results are cached under (the Pipeline's namespace and everything that decides the answer,
  * so two Pipelines asking the same thing share one result and a changed spec never reuses one).
  */
-import type { CheckState } from '../evaluate/checks-gate.js';
+import type { CheckState } from '../evaluate/decisions.js';
 import type { CheckSpec, PipelineSpec } from '../pipeline/pipeline-resource.js';
 import { strategySpecFor } from '../promote/strategies/select.js';
 

@@ -4,7 +4,7 @@
  */
 import type { RetryPolicy } from '../evaluate/decisions.js';
 import type { FleetWindow } from '../windows/promotion-window.js';
-import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
+import type { BreakGlassPolicy } from '../evaluate/decisions.js';
 
 /** A secret as resolved at load time. Never logged: see src/log.ts redaction paths. */
 export type SecretBytes = Buffer;

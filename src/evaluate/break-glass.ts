@@ -11,17 +11,8 @@ import type { AuthorizationRecord, PipelineEnvironment } from '../pipeline/pipel
 import { display } from '../text/text.js';
 import { parseTimestamp } from '../time/kube-time.js';
 import { allows, type Gate } from './gate.js';
-import type { GateArgs } from './policy-gates.js';
-
-/** The operator's break-glass settings (config `approvals.breakGlass`). */
-export interface BreakGlassPolicy {
-  /** Distinct allowed principals that must authorize (at least 1). */
-  minApprovals: number;
-  /** Who may: approver names, `group:<name>`, `ci:<policy>`; empty = break-glass disabled. */
-  approvers: readonly string[];
-  /** How long a recorded break-glass counts, from the time it was recorded. */
-  validForSeconds: number;
-}
+import type { BreakGlassPolicy } from './decisions.js';
+import type { GateArgs } from './gate-args.js';
 
 /** Where the break-glass of one revision of one environment stands. */
 export interface BreakGlassTally {

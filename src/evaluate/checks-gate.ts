@@ -6,24 +6,9 @@
  */
 import { clip, display } from '../text/text.js';
 import type { CheckSpec } from '../pipeline/pipeline-resource.js';
-import type { EnvironmentDecision } from './decisions.js';
-import type { GateArgs } from './policy-gates.js';
+import type { CheckResult, CheckState, EnvironmentDecision } from './decisions.js';
+import type { GateArgs } from './gate-args.js';
 import { Reasons } from './reasons.js';
-
-/** What a check said: Passed, Failed (with why), Pending (still running), Unknown (unreadable). */
-export type CheckState = 'Passed' | 'Failed' | 'Pending' | 'Unknown';
-
-/** One check's result for one revision, as src/checks stored it. */
-export interface CheckResult {
-  /** The check's index in the environment's `promotion.checks`. */
-  index: number;
-  revision: string;
-  state: CheckState;
-  /** Secret-free, and stable while the answer is (no times): it goes into the status. */
-  message: string;
-  /** When (ms) the result stops being current; the gate asks to look again then. */
-  expiresAt: number;
-}
 
 /** Longest text of one check's result in a decision's message. */
 const MAX_RESULT_TEXT = 200;

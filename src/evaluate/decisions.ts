@@ -12,8 +12,31 @@ import type {
 import type { GateFloor } from './gate.js';
 import type { WindowsInput } from '../windows/promotion-window.js';
 import type { HealthySince } from '../pipeline/pipeline-resource.js';
-import type { CheckResult } from './checks-gate.js';
-import type { BreakGlassPolicy } from './break-glass.js';
+
+/** What a check said: Passed, Failed (with why), Pending (still running), Unknown (unreadable). */
+export type CheckState = 'Passed' | 'Failed' | 'Pending' | 'Unknown';
+
+/** One check's result for one revision, as src/checks stored it. */
+export interface CheckResult {
+  /** The check's index in the environment's `promotion.checks`. */
+  index: number;
+  revision: string;
+  state: CheckState;
+  /** Secret-free, and stable while the answer is (no times): it goes into the status. */
+  message: string;
+  /** When (ms) the result stops being current; the gate asks to look again then. */
+  expiresAt: number;
+}
+
+/** The operator's break-glass settings (config `approvals.breakGlass`). */
+export interface BreakGlassPolicy {
+  /** Distinct allowed principals that must authorize (at least 1). */
+  minApprovals: number;
+  /** Who may: approver names, `group:<name>`, `ci:<policy>`; empty = break-glass disabled. */
+  approvers: readonly string[];
+  /** How long a recorded break-glass counts, from the time it was recorded. */
+  validForSeconds: number;
+}
 
 /** Where a target lives: the gateway's cluster name and the namespace of the app object. */
 export interface TargetLocation {

@@ -9,7 +9,7 @@ import { display } from '../text/text.js';
 import { parseTimestamp } from '../time/kube-time.js';
 import { breakGlassNote, breakGlassOf, withBreakGlassRetry } from './break-glass.js';
 import type { EnvironmentDecision } from './decisions.js';
-import type { GateArgs } from './policy-gates.js';
+import type { GateArgs } from './gate-args.js';
 import { Reasons } from './reasons.js';
 
 /**

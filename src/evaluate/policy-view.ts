@@ -9,11 +9,12 @@
 import type { CheckSpec, HaltRecord, PipelineEnvironment } from '../pipeline/pipeline-resource.js';
 import { display } from '../text/text.js';
 import { rfc3339, rfc3339Millis } from '../time/kube-time.js';
-import { checksGate, latest, standingOf, type CheckState } from './checks-gate.js';
+import { checksGate, latest, standingOf } from './checks-gate.js';
+import type { CheckState } from './decisions.js';
 import type { EvaluationInput } from './decisions.js';
 import { formatDuration } from '../time/duration.js';
 import { haltEnd, haltsGate, haltsInForce } from './halts-gate.js';
-import type { GateArgs, PolicyGate } from './policy-gates.js';
+import type { GateArgs, PolicyGate } from './gate-args.js';
 import { windowView, type WindowView } from './policy-window.js';
 import { soakClock, soakGate, soakLeft } from './soak.js';
 import { alignTargets, summarise } from './target-states.js';

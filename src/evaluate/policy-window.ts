@@ -6,7 +6,7 @@
  * decision names.
  */
 import { rfc3339 } from '../time/kube-time.js';
-import type { GateArgs } from './policy-gates.js';
+import type { GateArgs } from './gate-args.js';
 import { Reasons } from './reasons.js';
 import { windowsFor } from './windows-gate.js';
 import {

@@ -10,7 +10,7 @@ import { display } from '../text/text.js';
 import { parseTimestamp, rfc3339, rfc3339Millis } from '../time/kube-time.js';
 import type { EnvironmentDecision, EvaluationInput } from './decisions.js';
 import { formatDuration, parseDuration } from '../time/duration.js';
-import type { GateArgs } from './policy-gates.js';
+import type { GateArgs } from './gate-args.js';
 import { Reasons } from './reasons.js';
 
 /** The environment's soak: its own, else the Pipeline's; undefined when it has none. */

@@ -16,7 +16,7 @@ import {
 } from './break-glass.js';
 import type { EnvironmentDecision } from './decisions.js';
 import { gateOf } from './gate.js';
-import type { GateArgs, PolicyGate } from './policy-gates.js';
+import type { GateArgs, PolicyGate } from './gate-args.js';
 import { Reasons } from './reasons.js';
 import {
   closureAt,

@@ -15,7 +15,7 @@ import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { soakInputOf, type ReadHistories } from './soak-inputs.js';
 import { windowsInputOf } from './windows-inputs.js';
 import type { FleetWindow } from '../windows/promotion-window.js';
-import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
+import type { BreakGlassPolicy } from '../evaluate/decisions.js';
 
 /**
  * Stored statuses per environment, aligned with the spec's targets. A target never read is

@@ -15,7 +15,7 @@ import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { evaluatePipeline, statusesFor, type PipelineEvaluation } from './inputs.js';
 import type { ReadHistories } from './soak-inputs.js';
 import type { FleetWindow } from '../windows/promotion-window.js';
-import type { BreakGlassPolicy } from '../evaluate/break-glass.js';
+import type { BreakGlassPolicy } from '../evaluate/decisions.js';
 
 /**
  * Where a pass's confirmation round (confirmation-round.ts) left a Pipeline's mark: the oldest

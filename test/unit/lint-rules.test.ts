@@ -55,6 +55,34 @@ describe('import boundaries', () => {
   });
 });
 
+describe("no dependency's private files", () => {
+  it.each([
+    ['src/catalog/x.ts', "import deflate from 'pako/lib/zlib/deflate.js';"],
+    ['src/evaluate/x.ts', "import type ZStream from 'pako/lib/zlib/zstream.js';"],
+    [
+      'src/kube/x.ts',
+      "import { V1Lease } from '@kubernetes/client-node/dist/gen/models/V1Lease.js';",
+    ],
+    [
+      'test/unit/x.test.ts',
+      "import { ObjectSerializer } from '@kubernetes/client-node/dist/index.js';",
+    ],
+    ['bench/x.ts', "import { Ajv } from 'ajv/dist/core.js';"],
+  ])('%s may not: %s', async (path, code) => {
+    expect(await ruleIds(path, code)).toContain('no-restricted-imports');
+  });
+
+  it.each([
+    ['src/kube/x.ts', "import { KubeConfig } from '@kubernetes/client-node';"],
+    ['src/promote/x.ts', "import { http } from 'isomorphic-git/http/node';"],
+    ['test/unit/x.test.ts', "import { readFile } from 'node:fs/promises';"],
+    ['test/unit/x.test.ts', "import { f } from '../../src/catalog/x.js';"],
+    ['packages/demo/test/x.test.ts', "import { main } from '../src/commands.js';"],
+  ])('%s may: %s', async (path, code) => {
+    expect(await ruleIds(path, code)).toEqual([]);
+  });
+});
+
 describe('purity of the decision core and the vocabulary', () => {
   it.each([
     ['src/evaluate/x.ts', "import { readFileSync } from 'node:fs';", 'no-restricted-imports'],

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { BreakGlassPolicy } from '../../../src/evaluate/break-glass.js';
+import type { BreakGlassPolicy } from '../../../src/evaluate/decisions.js';
 import type { EnvironmentDecision, EvaluationInput } from '../../../src/evaluate/decisions.js';
 import { evaluate } from '../../../src/evaluate/evaluate.js';
 import { haltsInForce } from '../../../src/evaluate/halts-gate.js';

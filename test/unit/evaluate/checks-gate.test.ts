@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CheckResult, CheckState } from '../../../src/evaluate/checks-gate.js';
+import type { CheckResult, CheckState } from '../../../src/evaluate/decisions.js';
 import { evaluate, nextWakeup } from '../../../src/evaluate/evaluate.js';
 import type { EvaluationInput } from '../../../src/evaluate/decisions.js';
 import type { CheckSpec, PromotionSpec } from '../../../src/pipeline/pipeline-resource.js';

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../../src/evaluate/checks-gate.js';
+import type { CheckResult } from '../../../src/evaluate/decisions.js';
 import type { EnvironmentDecision, EvaluationInput } from '../../../src/evaluate/decisions.js';
 import { evaluate } from '../../../src/evaluate/evaluate.js';
 import { policyViewsOf, type PolicyPart } from '../../../src/evaluate/policy-view.js';

@@ -4,7 +4,7 @@
  * evaluator makes on the same input; and nothing at all for a Pipeline without these fields.
  */
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../../src/evaluate/checks-gate.js';
+import type { CheckResult } from '../../../src/evaluate/decisions.js';
 import type { EvaluationInput } from '../../../src/evaluate/decisions.js';
 import { POLICY_GATES } from '../../../src/evaluate/policy-gates.js';
 import { policyViewsOf, VIEWED_GATES } from '../../../src/evaluate/policy-view.js';
