@@ -21,7 +21,11 @@ import type { GatewayLogger } from '../log.js';
 import { pipelineId, type PipelineId, type PipelineRef } from '../pipeline/id.js';
 import { jsonEqual } from '../json/json-equal.js';
 import type { AuthorizationRecord, Pipeline } from '../pipeline/pipeline-resource.js';
-import { evaluatePipeline, statusesFor, type EvaluationSettings } from '../reconcile/inputs.js';
+import {
+  evaluatePipeline,
+  statusesFor,
+  type EvaluationSettings,
+} from '../evaluation/evaluation-input.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import {
   baseOf,

@@ -9,7 +9,7 @@
 import type { TargetStatus } from '../evaluate/decisions.js';
 import { policyViewsOf, type PolicyView } from '../evaluate/policy-view.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import { evaluationInputOf } from '../reconcile/inputs.js';
+import { evaluationInputOf } from '../evaluation/evaluation-input.js';
 
 /** Not used by the view; the evaluator's input needs one. */
 const NO_RETRIES = { maxAttempts: 1, backoffBaseMs: 0, backoffMaxMs: 0, claimTimeoutMs: 0 };

@@ -21,7 +21,7 @@ import {
   type ClaimResolution,
 } from '../promote/claim-resolution.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
-import { statusesFor } from './inputs.js';
+import { statusesFor } from '../evaluation/evaluation-input.js';
 import { recordState } from '../evaluate/retry.js';
 
 /** What resolving needs. */

@@ -14,7 +14,11 @@ import type { CatalogTarget } from '../catalog/targets.js';
 import { promotions } from '../evaluate/evaluate.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
-import { evaluatePipeline, statusesFor, type EvaluationSettings } from './inputs.js';
+import {
+  evaluatePipeline,
+  statusesFor,
+  type EvaluationSettings,
+} from '../evaluation/evaluation-input.js';
 import { dependedOnEnvironments, type ConfirmationMarks } from './promotions.js';
 
 /**

@@ -12,8 +12,12 @@ import { executePromotion, type PromotionOutcome } from '../promote/promoter.js'
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
-import { evaluatePipeline, statusesFor, type PipelineEvaluation } from './inputs.js';
-import type { ReadHistories } from './soak-inputs.js';
+import {
+  evaluatePipeline,
+  statusesFor,
+  type PipelineEvaluation,
+} from '../evaluation/evaluation-input.js';
+import type { ReadHistories } from '../evaluation/soak-input.js';
 import type { FleetWindow } from '../windows/promotion-window.js';
 import type { BreakGlassPolicy } from '../evaluate/decisions.js';
 

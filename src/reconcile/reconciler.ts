@@ -22,10 +22,10 @@ import {
   observedTimes,
   statusesFor,
   type PipelineEvaluation,
-} from './inputs.js';
+} from '../evaluation/evaluation-input.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
 import { resolveExpiredClaims } from './claim-resolutions.js';
-import { streaksOf } from './soak-inputs.js';
+import { streaksOf } from '../evaluation/soak-input.js';
 import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import type { StatusQueue } from '../status/status-queue.js';
 import type { ViewInputs } from '../status/view-change.js';

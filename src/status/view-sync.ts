@@ -16,7 +16,7 @@ export interface ViewSyncDeps {
   status: Pick<StatusWriter, 'apply'>;
   logger: GatewayLogger;
   now: () => number;
-  /** The pure evaluator on a Pipeline's stored records (see reconcile/inputs.ts). */
+  /** The pure evaluator on a Pipeline's stored records (see evaluation/evaluation-input.ts). */
   evaluate: (pipeline: Pipeline, targets: Record<string, TargetStatus[]>) => Evaluation;
   /** Reads these targets of the Pipeline again, then re-checks it. */
   reread: (id: PipelineId, targets: readonly TargetPlace[]) => void;

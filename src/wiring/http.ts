@@ -17,7 +17,7 @@ import type { HintSink, RecheckResult } from '../hints/sinks.js';
 import type { ReadinessProbe } from '../ingress/ops.js';
 import type { PipelineId } from '../pipeline/id.js';
 import { plainKey } from '../pipeline/object-key.js';
-import { readHistories } from '../reconcile/soak-inputs.js';
+import { readHistories } from '../evaluation/soak-input.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
 function authorizations(

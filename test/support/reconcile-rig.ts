@@ -13,7 +13,7 @@ import { Reconciler } from '../../src/reconcile/reconciler.js';
 import { VerifiedTargets } from '../../src/verify/verified-targets.js';
 import { Verifier } from '../../src/verify/verifier.js';
 import { FakeClusters } from './fake-clusters.js';
-import { evaluatePipeline } from '../../src/reconcile/inputs.js';
+import { evaluatePipeline } from '../../src/evaluation/evaluation-input.js';
 import type { TargetPlace } from '../../src/status/view-change.js';
 import { syncView } from '../../src/status/view-sync.js';
 import { FakePipelineWriter, statusWriterOver } from './fake-pipeline-writer.js';

@@ -13,8 +13,11 @@ import type { TargetStatus } from '../../src/evaluate/decisions.js';
 import { advanceStreak, type ReadStreak } from '../../src/evaluate/healthy-since.js';
 import type { Pipeline } from '../../src/pipeline/pipeline-resource.js';
 import { parseTimestamp } from '../../src/time/kube-time.js';
-import { evaluatePipeline, type EvaluationSettings } from '../../src/reconcile/inputs.js';
-import { soakInputOf, type ReadHistory } from '../../src/reconcile/soak-inputs.js';
+import {
+  evaluatePipeline,
+  type EvaluationSettings,
+} from '../../src/evaluation/evaluation-input.js';
+import { soakInputOf, type ReadHistory } from '../../src/evaluation/soak-input.js';
 import { statusEqual } from '../../src/status/pipeline-status.js';
 import { viewChange } from '../../src/status/view-change.js';
 

@@ -14,7 +14,7 @@ import { pipelineId, type PipelineId } from '../../src/pipeline/id.js';
 import type { Pipeline } from '../../src/pipeline/pipeline-resource.js';
 import { strategyFor } from '../../src/promote/strategies/select.js';
 import { ConfirmationRounds } from '../../src/reconcile/confirmation-round.js';
-import { evaluatePipeline } from '../../src/reconcile/inputs.js';
+import { evaluatePipeline } from '../../src/evaluation/evaluation-input.js';
 import { Reconciler } from '../../src/reconcile/reconciler.js';
 import { Resync } from '../../src/resync/resync.js';
 import { syncView } from '../../src/status/view-sync.js';

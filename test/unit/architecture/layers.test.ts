@@ -16,7 +16,7 @@ import {
  * Top first. The process and library entries and the composition root drive everything; the
  * doors (HTTP, the web view, the approval and halt services) hand work to the loops; the
  * reconciler runs verify -> evaluate -> promote -> status for one Pipeline, fed by the hint
- * queue and the resync; below it the stages it calls, then the ports to the outside, the
+ * queue and the resync; below it the evaluator's input assembled in one place, the stages it calls, then the ports to the outside, the
  * intake (hints, credentials), the configuration, the pure decision core and windows, and
  * the resource model and small libraries every layer shares.
  */
@@ -29,6 +29,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['approvals', 'halts', 'leadership'],
   ['resync'],
   ['reconcile'],
+  ['evaluation'],
   ['status', 'checks'],
   ['promote', 'notify'],
   ['verify'],

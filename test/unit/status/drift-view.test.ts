@@ -8,7 +8,7 @@ import type { Evaluation, TargetStatus } from '../../../src/evaluate/decisions.j
 import type { ChangeVerdict } from '../../../src/kube/status-writer.js';
 import { factsOf } from '../../../src/notify/facts.js';
 import type { Pipeline, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
-import { evaluatePipeline } from '../../../src/reconcile/inputs.js';
+import { evaluatePipeline } from '../../../src/evaluation/evaluation-input.js';
 import { viewChange, type ViewVerdict } from '../../../src/status/view-change.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 

@@ -13,7 +13,7 @@ import type {
   PipelineStatus,
   TargetStatusRecord,
 } from '../../../src/pipeline/pipeline-resource.js';
-import { evaluatePipeline } from '../../../src/reconcile/inputs.js';
+import { evaluatePipeline } from '../../../src/evaluation/evaluation-input.js';
 import {
   MAX_VERIFIED,
   verifiedAfter,

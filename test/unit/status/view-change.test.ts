@@ -13,7 +13,7 @@ import type {
   PipelineStatus,
   PromotionRecord,
 } from '../../../src/pipeline/pipeline-resource.js';
-import { evaluatePipeline } from '../../../src/reconcile/inputs.js';
+import { evaluatePipeline } from '../../../src/evaluation/evaluation-input.js';
 import { mergeTarget, viewChange, type ViewVerdict } from '../../../src/status/view-change.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TargetStatus } from '../../../src/evaluate/decisions.js';
 import type { Pipeline, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
-import { soakInputOf, type ReadHistories } from '../../../src/reconcile/soak-inputs.js';
+import { soakInputOf, type ReadHistories } from '../../../src/evaluation/soak-input.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 
 const healthy = (revision: string): TargetStatus => ({

@@ -1,3 +1,9 @@
+/**
+ * The evaluator's input, assembled in one place for every caller that evaluates a Pipeline: the
+ * reconciler and its confirmation rounds, the status view, the approval door and the `status`
+ * command. The Pipeline's spec and stored records, this replica's reads (statuses, soak and
+ * order inputs), the external checks' results and the windows go in; the pure evaluator decides.
+ */
 import type { CatalogTarget } from '../catalog/targets.js';
 import type { CheckBook } from '../checks/check-book.js';
 import { evaluate } from '../evaluate/evaluate.js';
@@ -12,8 +18,8 @@ import type {
 import type { EnvironmentStatus, Pipeline } from '../pipeline/pipeline-resource.js';
 import type { Announcement } from '../verify/announcements.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
-import { soakInputOf, type ReadHistories } from './soak-inputs.js';
-import { windowsInputOf } from './windows-inputs.js';
+import { soakInputOf, type ReadHistories } from './soak-input.js';
+import { windowsInputOf } from './windows-input.js';
 import type { FleetWindow } from '../windows/promotion-window.js';
 import type { BreakGlassPolicy } from '../evaluate/decisions.js';
 
@@ -68,7 +74,7 @@ export interface EvaluationSettings {
   floors: Readonly<Record<string, GateFloor | undefined>>;
   /** The external checks' results this replica has read (src/checks); absent = none. */
   checks?: Pick<CheckBook, 'resultsFor'> | undefined;
-  /** This replica's reads beyond their statuses, for the soak (soak-inputs.ts); absent = none. */
+  /** This replica's reads beyond their statuses, for the soak (soak-input.ts); absent = none. */
   history?: ReadHistories | undefined;
   /** The operator's promotion windows (config promotion.windows, compiled); absent = none. */
   windows?: readonly FleetWindow[] | undefined;
