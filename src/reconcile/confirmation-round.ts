@@ -14,11 +14,8 @@ import type { CatalogTarget } from '../catalog/targets.js';
 import { promotions } from '../evaluate/evaluate.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
-import {
-  evaluatePipeline,
-  statusesFor,
-  type EvaluationSettings,
-} from '../evaluation/evaluation-input.js';
+import { statusesFor } from '../evaluation/evaluation-input.js';
+import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
 import { dependedOnEnvironments, type ConfirmationMarks } from './promotions.js';
 
 /**
@@ -32,7 +29,9 @@ import { dependedOnEnvironments, type ConfirmationMarks } from './promotions.js'
 const EVALUATIONS_PER_TURN = 32;
 
 /** What a round needs: the Pipelines, their reads, and what the evaluator takes. */
-export interface ConfirmationDeps extends EvaluationSettings {
+export interface ConfirmationDeps {
+  /** The one evaluation the reconciler decides with, so a round finds what a check would. */
+  evaluator: Pick<PipelineEvaluator, 'evaluate'>;
   catalog: Pick<PipelineCatalog, 'get' | 'targetsOf'>;
   verified: VerifiedTargets;
   now: () => number;
@@ -100,7 +99,7 @@ export class ConfirmationRounds implements ConfirmationMarks {
     if (pipeline === undefined) return undefined;
     const targets = catalog.targetsOf(id);
     const statuses = statusesFor(verified, pipeline, targets);
-    const wanted = promotions(evaluatePipeline(pipeline, statuses, this.deps, this.deps.now()));
+    const wanted = promotions(this.deps.evaluator.evaluate(pipeline, statuses));
     if (wanted.length === 0) return undefined;
     const environments = dependedOnEnvironments(pipeline, wanted);
     return targets.filter((t) => environments.has(t.environment));

@@ -1,7 +1,5 @@
 import type { CatalogTarget } from '../catalog/targets.js';
-import type { CheckBook } from '../checks/check-book.js';
 import { promotions } from '../evaluate/evaluate.js';
-import type { GateFloor } from '../evaluate/gate.js';
 import type { EnvironmentDecision, RetryPolicy, TargetStatus } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
@@ -12,14 +10,8 @@ import { executePromotion, type PromotionOutcome } from '../promote/promoter.js'
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
-import {
-  evaluatePipeline,
-  statusesFor,
-  type PipelineEvaluation,
-} from '../evaluation/evaluation-input.js';
-import type { ReadHistories } from '../evaluation/soak-input.js';
-import type { FleetWindow } from '../windows/promotion-window.js';
-import type { BreakGlassPolicy } from '../evaluate/decisions.js';
+import { statusesFor, type PipelineEvaluation } from '../evaluation/evaluation-input.js';
+import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
 
 /**
  * Where a pass's confirmation round (confirmation-round.ts) left a Pipeline's mark: the oldest
@@ -35,16 +27,8 @@ export interface PromotionDeps {
   status: Pick<StatusWriter, 'apply' | 'read'>;
   verified: VerifiedTargets;
   policy: RetryPolicy;
-  /** Approval floors by environment name. */
-  floors: Readonly<Record<string, GateFloor | undefined>>;
-  /** The external checks' results (src/checks), so a confirmation decides on them too. */
-  checks?: Pick<CheckBook, 'resultsFor'>;
-  /** This replica's read history, so a soak is judged on the reads a confirmation made. */
-  history?: ReadHistories;
-  /** The operator's promotion windows, so a confirmation decides on them too. */
-  windows?: readonly FleetWindow[];
-  /** The operator's break-glass policy, so a confirmation counts break-glass records too. */
-  breakGlass?: BreakGlassPolicy;
+  /** The one evaluation, so each promotion is decided on the same input as every check. */
+  evaluator: Pick<PipelineEvaluator, 'evaluate'>;
   instanceId: string;
   logger: GatewayLogger;
   now: () => number;
@@ -218,7 +202,7 @@ function evaluateOn(
   pipeline: Pipeline,
   targets: Record<string, TargetStatus[]>,
 ): PipelineEvaluation {
-  return evaluatePipeline(pipeline, targets, deps, deps.now());
+  return deps.evaluator.evaluate(pipeline, targets);
 }
 
 function logOutcome(

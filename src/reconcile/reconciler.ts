@@ -18,7 +18,6 @@ import type { ProcessResult } from '../queue/queue-model.js';
 import { policyViewsOf } from '../evaluate/policy-view.js';
 import {
   announcementsOf,
-  evaluatePipeline,
   observedTimes,
   statusesFor,
   type PipelineEvaluation,
@@ -182,7 +181,7 @@ export class Reconciler {
     pipeline: Pipeline,
     targets: Record<string, TargetStatus[]>,
   ): PipelineEvaluation {
-    return evaluatePipeline(pipeline, targets, this.deps, this.deps.now());
+    return this.deps.evaluator.evaluate(pipeline, targets);
   }
 
   private statusesOf(

@@ -14,7 +14,7 @@ import { hintReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
 import { ConfirmationRounds } from '../reconcile/confirmation-round.js';
-import { evaluatePipeline } from '../evaluation/evaluation-input.js';
+import { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
 import { readHistories } from '../evaluation/soak-input.js';
 import { StatusQueue } from '../status/status-queue.js';
 import type { TargetPlace } from '../status/view-change.js';
@@ -57,9 +57,13 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     write: (id, newer): Promise<void> =>
       syncView({ status, logger, now, evaluate, reread }, reconciler.viewInputs(id, newer)),
   });
-  const evaluation = { policy, floors: config.authorizations.floors, checks, history, windows };
+  // One evaluation for the checks, the confirmation rounds and the status view.
+  const evaluator = new PipelineEvaluator(
+    { policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
+    now,
+  );
   const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>
-    evaluatePipeline(pipeline, targets, { ...evaluation, breakGlass }, now());
+    evaluator.evaluate(pipeline, targets);
   // A stored record newer than our read is a hint about that object: read it (spaced like any
   // hint), then the Pipelines that reference it are checked again.
   const reread = (id: PipelineId, places: readonly TargetPlace[]) => {
@@ -70,12 +74,11 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   };
   // The promotions a pass finds due are confirmed together: one read per scope at any pace.
   const confirmations = new ConfirmationRounds({
-    ...{ ...evaluation, breakGlass, catalog, verified, now },
+    ...{ evaluator, catalog, verified, now },
     ...{ freshnessMs: FRESHNESS_MS, lifetimeMs: config.resync.intervalMs },
   });
   const reconciler = new Reconciler({
-    ...{ catalog, verified, status, policy, instanceId, logger, now },
-    floors: config.authorizations.floors,
+    ...{ catalog, verified, status, policy, evaluator, instanceId, logger, now },
     freshnessMs: FRESHNESS_MS,
     strategyFor: (pipeline, env) =>
       strategyFor(pipeline.spec, env, {
@@ -88,9 +91,6 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     }),
     statusWrites,
     checks,
-    history,
-    windows,
-    ...(breakGlass === undefined ? {} : { breakGlass }),
     unrecorded: new UnrecordedOutcomes(status, countOutcome),
     confirmations,
     onOutcome: countOutcome,
@@ -116,7 +116,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       if (announces(source, result)) verified.noteEvent(key);
     },
   });
-  return { reconciler, pipelines, hints, statusWrites, confirmations };
+  return { reconciler, pipelines, hints, statusWrites, confirmations, evaluator };
 }
 
 /** What promotionLoop builds. */

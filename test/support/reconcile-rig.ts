@@ -13,7 +13,7 @@ import { Reconciler } from '../../src/reconcile/reconciler.js';
 import { VerifiedTargets } from '../../src/verify/verified-targets.js';
 import { Verifier } from '../../src/verify/verifier.js';
 import { FakeClusters } from './fake-clusters.js';
-import { evaluatePipeline } from '../../src/evaluation/evaluation-input.js';
+import { PipelineEvaluator } from '../../src/evaluation/pipeline-evaluator.js';
 import type { TargetPlace } from '../../src/status/view-change.js';
 import { syncView } from '../../src/status/view-sync.js';
 import { FakePipelineWriter, statusWriterOver } from './fake-pipeline-writer.js';
@@ -59,12 +59,13 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
   const logger = createLogger('silent');
   /** Targets the view sync asked to read again (a stored record was newer than ours). */
   const rereads: TargetPlace[][] = [];
+  const evaluator = new PipelineEvaluator({ policy, floors: {} }, now);
   const viewSync = {
     status,
     logger,
     now,
-    evaluate: (p: Pipeline, t: Parameters<typeof evaluatePipeline>[1]) =>
-      evaluatePipeline(p, t, { policy, floors: {} }, now()),
+    evaluate: (p: Pipeline, t: Parameters<PipelineEvaluator['evaluate']>[1]) =>
+      evaluator.evaluate(p, t),
     reread: (_id: PipelineId, places: readonly TargetPlace[]) => {
       rereads.push([...places]);
     },
@@ -79,7 +80,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     },
     unrecorded: new UnrecordedOutcomes(status),
     policy,
-    floors: {},
+    evaluator,
     instanceId: 'test',
     logger,
     now,

@@ -14,7 +14,7 @@ import { pipelineId, type PipelineId } from '../../src/pipeline/id.js';
 import type { Pipeline } from '../../src/pipeline/pipeline-resource.js';
 import { strategyFor } from '../../src/promote/strategies/select.js';
 import { ConfirmationRounds } from '../../src/reconcile/confirmation-round.js';
-import { evaluatePipeline } from '../../src/evaluation/evaluation-input.js';
+import { PipelineEvaluator } from '../../src/evaluation/pipeline-evaluator.js';
 import { Reconciler } from '../../src/reconcile/reconciler.js';
 import { Resync } from '../../src/resync/resync.js';
 import { syncView } from '../../src/status/view-sync.js';
@@ -136,21 +136,22 @@ export function waveRig(apps: number, layout: WaveLayout, confirmRounds = true, 
   const verified = new VerifiedTargets(new Verifier(directory), now);
   const logger = createLogger('silent');
   const status = statusWriterOver(writer);
-  const settings = { policy: { ...POLICY, claimTimeoutMs: 600_000 }, floors: {} };
+  const policy = { ...POLICY, claimTimeoutMs: 600_000 };
+  const evaluator = new PipelineEvaluator({ policy, floors: {} }, now);
   const confirmations = new ConfirmationRounds({
-    ...{ ...settings, catalog, verified, now },
+    ...{ evaluator, catalog, verified, now },
     ...{ freshnessMs: 2_000, lifetimeMs: 300_000 },
   });
   const outcomes: string[] = [];
   const reconciler = new Reconciler({
-    ...{ ...settings, catalog, verified, status, logger, now, instanceId: 'test' },
+    ...{ policy, evaluator, catalog, verified, status, logger, now, instanceId: 'test' },
     freshnessMs: 2_000,
     statusWrites: {
       request: (id, newer): Promise<void> =>
         syncView(
           {
             ...{ status, logger, now, reread: () => undefined },
-            evaluate: (p, t) => evaluatePipeline(p, t, settings, now()),
+            evaluate: (p, t) => evaluator.evaluate(p, t),
           },
           reconciler.viewInputs(id, newer),
         ),

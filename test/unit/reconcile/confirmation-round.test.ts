@@ -157,8 +157,12 @@ describe('a large confirmation round', () => {
       now: () => 0,
       freshnessMs: 1_000,
       lifetimeMs: 60_000,
-      policy: { maxAttempts: 1, backoffBaseMs: 0, backoffMaxMs: 0, claimTimeoutMs: 60_000 },
-      floors: {},
+      // Never asked: no Pipeline is in the catalog.
+      evaluator: {
+        evaluate: () => {
+          throw new Error('no Pipeline to evaluate');
+        },
+      },
     });
     // The first turn's end, and how many turns the event loop made while the round ran.
     let atFirstYield: number | undefined;

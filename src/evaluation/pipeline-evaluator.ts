@@ -1,0 +1,25 @@
+/**
+ * The one evaluation of a Pipeline on this replica's reads: the reconciler, its promotions, its
+ * confirmation rounds and the status view hold the same PipelineEvaluator, so they decide on one
+ * input (evaluation-input.ts) built from one set of settings, at one clock.
+ */
+import type { TargetStatus } from '../evaluate/decisions.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import {
+  evaluatePipeline,
+  type EvaluationSettings,
+  type PipelineEvaluation,
+} from './evaluation-input.js';
+
+/** Evaluates Pipelines with one set of settings at the clock's `now`. */
+export class PipelineEvaluator {
+  constructor(
+    private readonly settings: EvaluationSettings,
+    private readonly now: () => number,
+  ) {}
+
+  /** The evaluation of `pipeline` on `targets` (its statuses, aligned as statusesFor does). */
+  evaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): PipelineEvaluation {
+    return evaluatePipeline(pipeline, targets, this.settings, this.now());
+  }
+}
