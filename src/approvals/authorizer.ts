@@ -6,7 +6,7 @@
  * Event and a log line say so, and the Pipeline is re-checked, which promotes once the gate is
  * met. An authorization never stands in for verification: it only lets a gated environment
  * take what the gateway itself verified upstream, and the promotion re-verifies again.
- * A break-glass (break-glass.ts) goes the same way, judged on its own quorum and on a halt or a
+ * A break-glass (break-glass-access.ts) goes the same way, judged on its own quorum and on a halt or a
  * window holding the environment at that revision instead of the gate.
  */
 import type { AuthorizationClaim, Principal } from '../auth/identity.js';

@@ -89,16 +89,16 @@ export interface EvaluationInput {
   policy: RetryPolicy;
   /** Milliseconds since the epoch, supplied by the caller. */
   now: number;
-  /** Promotion windows, compiled (windows.ts); absent = none but those the spec declares. */
+  /** Promotion windows, compiled (windows/promotion-window.ts); absent = none but those the spec declares. */
   windows?: WindowsInput;
   /**
    * Since when each environment a soak waits on has run its revision healthy (healthy-since.ts:
    * the stored `healthySince` checked against this replica's reads); absent = not known.
    */
   soak?: Readonly<Record<string, HealthySince | undefined>>;
-  /** External check results by environment name (checks.ts); absent = none read yet. */
+  /** External check results by environment name (checks-gate.ts); absent = none read yet. */
   checks?: Readonly<Record<string, readonly CheckResult[] | undefined>>;
-  /** status.halts as stored (halts.ts); absent = none. */
+  /** status.halts as stored (halts-gate.ts); absent = none. */
   halts?: readonly HaltRecord[];
   /**
    * The operator's break-glass policy (break-glass.ts); absent = disabled. The records it

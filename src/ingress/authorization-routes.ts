@@ -34,9 +34,9 @@ export interface AuthorizationRouteOptions {
   /** Serve weave's legacy approval endpoint. */
   legacyEndpoint: boolean;
   now: () => number;
-  /** Serves the stop-the-line doors (halts.ts) when given. */
+  /** Serves the stop-the-line doors (halt-routes.ts) when given. */
   halter?: Halter | undefined;
-  /** Serves the doors across Pipelines and signed halts (fleet-halts.ts) when given, with `halter`. */
+  /** Serves the doors across Pipelines and signed halts (fleet-halt-routes.ts) when given, with `halter`. */
   fleetHalts?: Pick<FleetHaltOptions, 'fleet' | 'statements'> | undefined;
 }
 

@@ -25,7 +25,7 @@ export function isUtf8ContentType(contentType: string | undefined): boolean {
 /**
  * Replaces every content-type parser with one for application/json and one for
  * application/jose, both keeping the raw Buffer in `request.rawBody`. Other types fail with
- * fastify's 415 (mapped by errors.ts).
+ * fastify's 415 (mapped by error-handling.ts).
  */
 export function installJsonBody(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');

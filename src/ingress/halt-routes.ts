@@ -4,7 +4,7 @@
  *   DELETE /v1/pipelines/{ns}/{name}/halts/{id}   lifts one halt: 200
  * with a person's SSO bearer token or a CI job's OIDC token (told apart by its issuer). Each
  * authenticates first; who may halt is judged by the Halter (src/halts/halter.ts). The
- * doors across Pipelines, and signed halt statements: fleet-halts.ts.
+ * doors across Pipelines, and signed halt statements: fleet-halt-routes.ts.
  */
 import type { FastifyPluginCallback, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { bearerToken } from '../auth/authenticate.js';

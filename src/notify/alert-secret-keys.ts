@@ -2,7 +2,7 @@
  * The keys of a PromotionAlert's Secret decoded into what a delivery uses (docs/notifications.md,
  * "The PromotionAlert resource"): `address` an http(s) URL, `signingSecret` a Standard Webhooks
  * `whsec_` secret or raw bytes, `signingKey` an ed25519 private key in PKCS#8 PEM (`headers` is
- * extra-headers.ts). A problem names the key, never a value; secret bytes print as "[secret]".
+ * outbound/extra-headers.ts). A problem names the key, never a value; secret bytes print as "[secret]".
  * alert-credentials.ts reads the Secret and caches what these make of it.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The one writer of the PromotionAlert status subresource, as status-writer.ts is the
+ * The one writer of the PromotionAlert status subresource, as kube/status-writer.ts is the
  * Pipeline's: a caller states its change as a pure function of the stored alert, and this
  * writer applies it with the stored resourceVersion as precondition; on a 409 it reads the
  * alert again and re-applies the change to what is stored now, under the same bounded

@@ -22,7 +22,7 @@ export const DELIVERY_FORMATS = ['generic', 'cloudevents', 'slack', 'msteams'] a
 export type DeliveryFormat =
   { type: 'generic'; template?: CompiledTemplate } | { type: 'cloudevents' | 'slack' | 'msteams' };
 
-/** What the alert's Secret contributes, already decoded (credentials.ts, extra-headers.ts). */
+/** What the alert's Secret contributes, already decoded (alert-secret-keys.ts, outbound/extra-headers.ts). */
 export interface DeliveryCredentials {
   /** HMAC key bytes: a `v1` signature. */
   signingSecret?: Buffer;

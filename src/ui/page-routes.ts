@@ -1,6 +1,6 @@
 /**
  * The view's pages: GET / (the fleet) and GET /pipelines/{namespace}/{name}. Each request is
- * authenticated as the API's viewer (access.ts) and shows only what the viewer may see; a
+ * authenticated as the API's viewer (ui-access.ts) and shows only what the viewer may see; a
  * Pipeline outside the viewer's scope is the same 404 as one that does not exist, as in the API.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
