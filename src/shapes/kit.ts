@@ -21,6 +21,11 @@ export function StringConst<const T extends string>(
   return Type.Unsafe<T>({ ...options, type: 'string', const: value });
 }
 
+/** An object whose fields the schema leaves open (`{type: object}`, e.g. a resource's metadata). */
+export function OpenObject(options?: TSchemaOptions): TUnsafe<Record<string, unknown>> {
+  return Type.Unsafe<Record<string, unknown>>({ ...options, type: 'object' });
+}
+
 /** An object of free keys whose values are `value` (`additionalProperties`), typed as a Record. */
 export function MapOf<T extends TSchema>(
   value: T,

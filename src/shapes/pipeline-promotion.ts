@@ -2,7 +2,7 @@
  * How a Pipeline promotes: strategy, approval, soak, windows and drift, pipeline-wide or per environment.
  */
 import { Type } from 'typebox';
-import { StringEnum } from './kit.js';
+import { OpenObject, StringEnum } from './kit.js';
 import { CheckSpecSchema } from './pipeline-checks.js';
 
 /** Pipeline `spec.environments[].promotion.approval`. */
@@ -144,10 +144,9 @@ export const WebhookStrategySpecSchema = Type.Object(
 export const StrategySpecSchema = Type.Object(
   {
     notification: Type.Optional(
-      Type.Unsafe<Record<string, unknown>>({
+      OpenObject({
         description:
           "Notification defines a promotion where an event is emitted through Flux's notification-controller each time an app is to be promoted.",
-        type: 'object',
       }),
     ),
     'pull-request': Type.Optional(PullRequestStrategySpecSchema),

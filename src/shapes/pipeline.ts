@@ -2,6 +2,7 @@
  * A whole `pipelines.weave.works/v1alpha1` Pipeline, as the CRD in manifests/crd declares it.
  */
 import { Type } from 'typebox';
+import { OpenObject } from './kit.js';
 import { PipelineSpecSchema } from './pipeline-spec.js';
 import { PipelineStatusSchema } from './pipeline-status.js';
 
@@ -20,7 +21,7 @@ export const PipelineSchema = Type.Object(
           'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
       }),
     ),
-    metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
+    metadata: Type.Optional(OpenObject()),
     spec: Type.Optional(PipelineSpecSchema),
     status: Type.Optional(PipelineStatusSchema),
   },
