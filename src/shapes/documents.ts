@@ -4,6 +4,17 @@
  * writes them; test/unit/schemas/generated.test.ts fails when one is out of date.
  */
 import type { TSchema } from 'typebox';
+import {
+  ApproverInputSchema,
+  CiIssuerInputSchema,
+  CiPolicyInputSchema,
+} from './config-approvals.js';
+import { FloorInputSchema, OidcIssuerInputSchema } from './config-approvals.js';
+import { DnsLabelSchema, DnsSubdomainSchema, PrincipalPatternSchema } from './config-common.js';
+import { PromotionWindowInputSchema, SecretSourceSchema } from './config-common.js';
+import { ClusterInputSchema, JwtInputSchema } from './config-identity.js';
+import { WebhookInputSchema } from './config-promotion.js';
+import { ConfigInputSchema } from './config.js';
 import { PipelineSchema } from './pipeline.js';
 
 /** One generated schema file, and the CRD that carries the same schema, if any. */
@@ -34,6 +45,31 @@ export const schemaDocuments: readonly SchemaDocument[] = [
     },
     schema: PipelineSchema,
     crd: 'pipelines.weave.works_pipelines.yaml',
+  },
+  {
+    file: 'config.schema.json',
+    header: {
+      $schema: DRAFT_07,
+      title: 'promotion-gateway configuration',
+      $comment:
+        'Read by src/config/load.ts with ajv (useDefaults). Every object is closed: a misspelt key is an error. docs/configuration.md describes each field.',
+    },
+    schema: ConfigInputSchema,
+    definitions: {
+      promotionWindow: PromotionWindowInputSchema,
+      dnsLabel: DnsLabelSchema,
+      dnsSubdomain: DnsSubdomainSchema,
+      secretSource: SecretSourceSchema,
+      cluster: ClusterInputSchema,
+      jwt: JwtInputSchema,
+      webhookEndpoint: WebhookInputSchema,
+      principalPattern: PrincipalPatternSchema,
+      oidcIssuer: OidcIssuerInputSchema,
+      approver: ApproverInputSchema,
+      floor: FloorInputSchema,
+      ciPolicy: CiPolicyInputSchema,
+      ciIssuer: CiIssuerInputSchema,
+    },
   },
 ];
 

@@ -3,7 +3,14 @@
  * a Kubernetes structural schema accepts: every node has a `type`, maps use
  * `additionalProperties` (never `patternProperties`), enums and constants are typed strings.
  */
-import { Type, type Static, type TSchema, type TSchemaOptions, type TUnsafe } from 'typebox';
+import {
+  Type,
+  type Static,
+  type TObject,
+  type TSchema,
+  type TSchemaOptions,
+  type TUnsafe,
+} from 'typebox';
 
 /** A string that is one of `values` (`{type: string, enum}`), typed as their union. */
 export function StringEnum<const T extends readonly string[]>(
@@ -49,4 +56,20 @@ export function Ref<T extends TSchema>(
 ): TUnsafe<Static<T>> {
   const { document = '', ...rest } = options ?? {};
   return Type.Unsafe<Static<T>>({ ...rest, $ref: `${document}#/definitions/${name}` });
+}
+
+/** One of T's keys, present and defined, and no other. */
+export type ExactlyOne<T> = { [K in keyof T]-?: { [P in K]-?: NonNullable<T[P]> } }[keyof T];
+
+/**
+ * `schema` (an object of optional fields) holding exactly one of its fields
+ * (`minProperties`/`maxProperties` 1, closed), typed as the union of the one-field objects.
+ */
+export function ExactlyOneOf<T extends TObject>(schema: T): TUnsafe<ExactlyOne<Static<T>>> {
+  return Type.Unsafe<ExactlyOne<Static<T>>>({
+    ...schema,
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+  });
 }

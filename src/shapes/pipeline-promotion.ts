@@ -1,5 +1,6 @@
 /**
- * How a Pipeline promotes: strategy, approval, soak, windows and drift, pipeline-wide or per environment.
+ * How a Pipeline promotes: strategy, approval, soak, windows and drift, pipeline-wide or per
+ * environment.
  */
 import { Type } from 'typebox';
 import { OpenObject, StringEnum } from './kit.js';

@@ -1,5 +1,6 @@
 /**
- * The records the gateway keeps in a Pipeline's status: promotions, authorizations, halts, owed notifications.
+ * The records the gateway keeps in a Pipeline's status: promotions, authorizations, halts, owed
+ * notifications.
  */
 import { Type } from 'typebox';
 import { StringEnum } from './kit.js';

@@ -1,5 +1,6 @@
 /**
- * The Pipeline `status`: conditions and, per environment, what its targets run and what the gateway recorded.
+ * The Pipeline `status`: conditions and, per environment, what its targets run and what the gateway
+ * recorded.
  */
 import { Type } from 'typebox';
 import { MapOf, StringEnum } from './kit.js';
