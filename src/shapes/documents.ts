@@ -15,7 +15,9 @@ import { PromotionWindowInputSchema, SecretSourceSchema } from './config-common.
 import { ClusterInputSchema, JwtInputSchema } from './config-identity.js';
 import { WebhookInputSchema } from './config-promotion.js';
 import { ConfigInputSchema } from './config.js';
+import { FluxEventSchema } from './flux-event.js';
 import { PipelineSchema } from './pipeline.js';
+import { PromotionAlertSchema } from './promotion-alert.js';
 
 /** One generated schema file, and the CRD that carries the same schema, if any. */
 export interface SchemaDocument {
@@ -45,6 +47,26 @@ export const schemaDocuments: readonly SchemaDocument[] = [
     },
     schema: PipelineSchema,
     crd: 'pipelines.weave.works_pipelines.yaml',
+  },
+  {
+    file: 'promotion-alert.schema.json',
+    header: {
+      $schema: DRAFT_07,
+      title: 'PromotionAlert (notifications.promotion-gateway.dev/v1alpha1)',
+      $comment:
+        'Equivalent to the openAPIV3Schema of manifests/crd/notifications.promotion-gateway.dev_promotionalerts.yaml; test/unit/schemas/promotion-alert-schema.test.ts keeps them in step. The gateway checks every PromotionAlert it reads against it (src/notify/alert-check.ts).',
+    },
+    schema: PromotionAlertSchema,
+    crd: 'notifications.promotion-gateway.dev_promotionalerts.yaml',
+  },
+  {
+    file: 'flux-event.schema.json',
+    header: {
+      $schema: DRAFT_07,
+      $id: 'https://promotion-gateway.dev/schemas/flux-event.schema.json',
+      title: 'Flux notification-controller event',
+    },
+    schema: FluxEventSchema,
   },
   {
     file: 'config.schema.json',
