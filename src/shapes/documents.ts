@@ -5,25 +5,50 @@
  */
 import type { TSchema } from 'typebox';
 import {
+  ApprovalBodySchema,
+  FleetHaltBodySchema,
+  FleetHaltParamsSchema,
+  HaltBodySchema,
+  HaltParamsSchema,
+  LabelSelectorSchema,
+  PromotionBodySchema,
+  ReasonSchema,
+  RevisionSchema,
+} from './authorization.js';
+import {
   ApproverInputSchema,
   CiIssuerInputSchema,
   CiPolicyInputSchema,
+  FloorInputSchema,
+  OidcIssuerInputSchema,
 } from './config-approvals.js';
-import { FloorInputSchema, OidcIssuerInputSchema } from './config-approvals.js';
-import { DnsLabelSchema, DnsSubdomainSchema, PrincipalPatternSchema } from './config-common.js';
-import { PromotionWindowInputSchema, SecretSourceSchema } from './config-common.js';
+import {
+  DnsLabelSchema,
+  DnsSubdomainSchema,
+  PrincipalPatternSchema,
+  PromotionWindowInputSchema,
+  SecretSourceSchema,
+} from './config-common.js';
 import { ClusterInputSchema, JwtInputSchema } from './config-identity.js';
 import { WebhookInputSchema } from './config-promotion.js';
 import { ConfigInputSchema } from './config.js';
 import { FluxEventSchema } from './flux-event.js';
 import { PipelineSchema } from './pipeline.js';
 import { PromotionAlertSchema } from './promotion-alert.js';
+import {
+  ClusterParamsSchema,
+  EnvironmentParamsSchema,
+  LegacyApprovalParamsSchema,
+  NameSchema,
+  NamespaceSchema,
+  PipelineParamsSchema,
+} from './routes.js';
 
 /** One generated schema file, and the CRD that carries the same schema, if any. */
 export interface SchemaDocument {
   /** The file's name under schemas/. */
   readonly file: string;
-  /** Annotations written ahead of the schema (`$schema`, `$id`, `title`, `$comment`). */
+  /** Annotations written ahead of the schema (`$schema`, `$id`, `title`, `$comment`, ...). */
   readonly header: Readonly<Record<string, string>>;
   /** The document's own schema, if it is more than a set of definitions. */
   readonly schema?: TSchema;
@@ -67,6 +92,45 @@ export const schemaDocuments: readonly SchemaDocument[] = [
       title: 'Flux notification-controller event',
     },
     schema: FluxEventSchema,
+  },
+  {
+    file: 'authorization.schema.json',
+    header: {
+      $schema: DRAFT_07,
+      $id: 'https://promotion-gateway.dev/schemas/authorization.schema.json',
+      title: 'Bodies of the authorization doors',
+      description:
+        'An approval through SSO names the revision and the decision (a break-glass with its reason in comment); a CI-triggered promotion names the revision (and, for a break-glass, the decision and reason); a stop-the-line halt names its reason and, optionally, its environment and expiry (and, across Pipelines, a label selector and optionally a namespace). A signed approval (application/jose) carries all of it in the signed statement instead. Text a person writes (a reason, a comment) is kept in the Pipeline status and shown as it is, so its format plain-text refuses control and invisible formatting characters (C0 and C1 controls, bidirectional marks, embeddings, overrides and isolates, zero-width space; src/pipeline/text.ts); date-time is RFC 3339 on a calendar date that exists (src/pipeline/time.ts).',
+    },
+    definitions: {
+      revision: RevisionSchema,
+      reason: ReasonSchema,
+      approval: ApprovalBodySchema,
+      halt: HaltBodySchema,
+      labelSelector: LabelSelectorSchema,
+      fleetHalt: FleetHaltBodySchema,
+      fleetHaltParams: FleetHaltParamsSchema,
+      haltParams: HaltParamsSchema,
+      promotion: PromotionBodySchema,
+    },
+  },
+  {
+    file: 'routes.schema.json',
+    header: {
+      $schema: DRAFT_07,
+      $id: 'https://promotion-gateway.dev/schemas/routes.schema.json',
+      title: "Path parameters of the gateway's routes",
+      description:
+        'Kubernetes names: a namespace is a DNS label, a Pipeline name a DNS subdomain, an environment name and a cluster name at most 253 characters. Requests whose path does not match are refused without any lookup.',
+    },
+    definitions: {
+      clusterParams: ClusterParamsSchema,
+      pipelineParams: PipelineParamsSchema,
+      environmentParams: EnvironmentParamsSchema,
+      namespace: NamespaceSchema,
+      name: NameSchema,
+      legacyApprovalParams: LegacyApprovalParamsSchema,
+    },
   },
   {
     file: 'config.schema.json',

@@ -28,6 +28,17 @@ export function StringConst<const T extends string>(
   return Type.Unsafe<T>({ ...options, type: 'string', const: value });
 }
 
+/**
+ * Exactly one of `schemas` (`oneOf`, which TypeBox's Union does not emit: it writes `anyOf`),
+ * typed as the union of their types.
+ */
+export function OneOf<const T extends readonly TSchema[]>(
+  schemas: T,
+  options?: TSchemaOptions,
+): TUnsafe<Static<T[number]>> {
+  return Type.Unsafe<Static<T[number]>>({ ...options, oneOf: schemas });
+}
+
 /** An object whose fields the schema leaves open (`{type: object}`, e.g. a resource's metadata). */
 export function OpenObject(options?: TSchemaOptions): TUnsafe<Record<string, unknown>> {
   return Type.Unsafe<Record<string, unknown>>({ ...options, type: 'object' });
