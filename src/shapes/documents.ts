@@ -68,7 +68,7 @@ export const schemaDocuments: readonly SchemaDocument[] = [
       $schema: DRAFT_07,
       title: 'Pipeline (pipelines.weave.works/v1alpha1)',
       $comment:
-        'Equivalent to the openAPIV3Schema of manifests/crd/pipelines.weave.works_pipelines.yaml; test/unit/schemas/pipeline-schema.test.ts keeps them in step.',
+        'Generated from src/shapes/pipeline.ts (npm run gen:schemas) with the openAPIV3Schema of manifests/crd/pipelines.weave.works_pipelines.yaml, which is the same schema plus API server hints.',
     },
     schema: PipelineSchema,
     crd: 'pipelines.weave.works_pipelines.yaml',
@@ -79,7 +79,7 @@ export const schemaDocuments: readonly SchemaDocument[] = [
       $schema: DRAFT_07,
       title: 'PromotionAlert (notifications.promotion-gateway.dev/v1alpha1)',
       $comment:
-        'Equivalent to the openAPIV3Schema of manifests/crd/notifications.promotion-gateway.dev_promotionalerts.yaml; test/unit/schemas/promotion-alert-schema.test.ts keeps them in step. The gateway checks every PromotionAlert it reads against it (src/notify/alert-check.ts).',
+        'Generated from src/shapes/promotion-alert.ts (npm run gen:schemas) with the openAPIV3Schema of manifests/crd/notifications.promotion-gateway.dev_promotionalerts.yaml, which is the same schema plus API server hints. The gateway checks every PromotionAlert it reads against it (src/notify/alert-check.ts).',
     },
     schema: PromotionAlertSchema,
     crd: 'notifications.promotion-gateway.dev_promotionalerts.yaml',
@@ -138,7 +138,7 @@ export const schemaDocuments: readonly SchemaDocument[] = [
       $schema: DRAFT_07,
       title: 'promotion-gateway configuration',
       $comment:
-        'Read by src/config/load.ts with ajv (useDefaults). Every object is closed: a misspelt key is an error. docs/configuration.md describes each field.',
+        'Generated from src/shapes/config.ts (npm run gen:schemas). Read by src/config/load.ts with ajv (useDefaults). Every object is closed: a misspelt key is an error. docs/configuration.md describes each field.',
     },
     schema: ConfigInputSchema,
     definitions: {
