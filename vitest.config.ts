@@ -30,6 +30,9 @@ export default defineConfig({
           // --sequence.shuffle); keep it so: a module's caches must answer as a fresh one would,
           // and per-file hooks go in SETUP, not in a support module's top level.
           isolate: false,
+          // A hang detector, not a speed bar: property tests run 100 cases, which on a machine
+          // busy with another build can take longer than vitest's default 5 s.
+          testTimeout: 30_000,
         },
       },
       {

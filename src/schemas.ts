@@ -1,6 +1,8 @@
 /**
  * The JSON Schemas in schemas/, compiled once each with ajv (and the formats they use). The
- * config loader, the Pipeline check and ingress all validate through here.
+ * config loader, the Pipeline check and ingress all validate through here. The files are
+ * generated from the TypeBox declarations in src/shapes (`npm run gen:schemas`); the gateway
+ * reads the files, so what it validates is what it ships.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';

@@ -1,164 +1,59 @@
 /**
- * The configuration file's own shape (schemas/config.schema.json), before defaults and secret
- * resolution. Code that builds a config without a file (demo, tests) writes one of these.
+ * The configuration file's own shape, before defaults and secret resolution: the types of the
+ * declarations in src/shapes, which schemas/config.schema.json is generated from. Code that
+ * builds a config without a file (demo, tests) writes one of these.
  */
+import type { Static } from 'typebox';
 import type { PullRequestSettings } from './gateway-config.js';
 import type { PromotionWindowSpec } from '../pipeline/pipeline-resource.js';
+import type {
+  ApproverInputSchema,
+  CiIssuerInputSchema,
+  CiPolicyInputSchema,
+  FloorInputSchema,
+  OidcIssuerInputSchema,
+} from '../shapes/config-approvals.js';
+import type { PromotionWindowInputSchema, SecretSourceSchema } from '../shapes/config-common.js';
+import type { ClusterInputSchema, JwtInputSchema } from '../shapes/config-identity.js';
+import type { WebhookInputSchema } from '../shapes/config-promotion.js';
+import type { ShardingInputSchema } from '../shapes/config-runtime.js';
+import type { ConfigInputSchema } from '../shapes/config.js';
 
 /** An operator's promotion window: a Pipeline window's fields plus the environments it covers. */
-export type PromotionWindowInput = PromotionWindowSpec & { environments?: string[] };
+export type PromotionWindowInput = Static<typeof PromotionWindowInputSchema>;
 
 /** Where a secret comes from: exactly one of an inline value, a file's exact bytes, or an env var. */
-export type SecretSource = { value: string } | { file: string } | { env: string };
+export type SecretSource = Static<typeof SecretSourceSchema>;
 
 /** `sharding`: this gateway serves one shard of a fleet (docs/operations.md, Sharding). */
-export interface ShardingInput {
-  name: string;
-  /** A label selector in kubectl's text form. */
-  pipelineSelector: string;
-}
+export type ShardingInput = Static<typeof ShardingInputSchema>;
 
 /** One cluster entry as written in the file. */
-export interface ClusterInput {
-  name: string;
-  gitopsCluster?: { namespace: string; name: string };
-  hmacKeys?: SecretSource[];
-  jwtSubjects?: string[];
-}
+export type ClusterInput = Static<typeof ClusterInputSchema>;
 
 /** JWT settings as written in the file; jwksUrl or publicKeys (or both) must be set. */
-export interface JwtInput {
-  issuer: string;
-  audience: string;
-  algorithms: string[];
-  jwksUrl?: string;
-  publicKeys?: SecretSource[];
-  clockToleranceSeconds?: number;
-  maxTokenAgeSeconds?: number;
-}
+export type JwtInput = Static<typeof JwtInputSchema>;
 
 /** A webhook endpoint as written in the file. */
-export interface WebhookInput {
-  url: string;
-  secret?: SecretSource;
-  timeoutMs?: number;
-}
+export type WebhookInput = Static<typeof WebhookInputSchema>;
 
 /** An OIDC issuer as written in the file (SSO for people, or a CI provider with a name). */
-export interface OidcIssuerInput {
-  name?: string;
-  issuer: string;
-  audience: string;
-  jwksUrl: string;
-  algorithms?: string[];
-  maxTokenAgeSeconds?: number;
-  clockToleranceSeconds?: number;
-}
+export type OidcIssuerInput = Static<typeof OidcIssuerInputSchema>;
 
 /** A person who may approve, as written in the file. */
-export interface ApproverInput {
-  name: string;
-  publicKeys?: SecretSource[];
-  oidcSubjects?: string[];
-  groups?: string[];
-}
+export type ApproverInput = Static<typeof ApproverInputSchema>;
 
 /** A floor for environments of one name, as written in the file. */
-export interface FloorInput {
-  environment: string;
-  minApprovals?: number;
-  minHumanApprovals?: number;
-  approvers?: string[];
-}
+export type FloorInput = Static<typeof FloorInputSchema>;
+
+/** A CI provider as written in the file: an OIDC issuer with a name policies refer to. */
+export type CiIssuerInput = Static<typeof CiIssuerInputSchema>;
 
 /** A CI policy as written in the file. */
-export interface CiPolicyInput {
-  name: string;
-  issuer: string;
-  claims: Record<string, string>;
-  pipelines: string[];
-  environments: string[];
-}
+export type CiPolicyInput = Static<typeof CiPolicyInputSchema>;
 
 /** The whole file; every field is optional where the schema has a default. */
-export interface ConfigInput {
-  $schema?: string;
-  server?: {
-    host?: string;
-    port?: number;
-    bodyLimitBytes?: number;
-    requestTimeoutMs?: number;
-    metricsPort?: number;
-    trustProxy?: boolean;
-  };
-  rateLimit?: { max?: number; timeWindowMs?: number };
-  management?: { name?: string; kubeconfig?: string; context?: string };
-  pipelineNamespaces?: string[];
-  clusters?: ClusterInput[];
-  jwt?: JwtInput;
-  hints?: {
-    capacity?: number;
-    perClusterConcurrency?: number;
-    retryBaseMs?: number;
-    retryMaxMs?: number;
-    maxRetries?: number;
-  };
-  resync?: { intervalMs?: number; jitter?: number };
-  leaderElection?: {
-    enabled?: boolean;
-    namespace?: string;
-    name?: string;
-    identity?: string;
-    leaseDurationMs?: number;
-    renewDeadlineMs?: number;
-    retryPeriodMs?: number;
-  };
-  sharding?: ShardingInput;
-  promotion?: {
-    retry?: {
-      maxAttempts?: number;
-      backoffBaseMs?: number;
-      backoffMaxMs?: number;
-      claimTimeoutMs?: number;
-    };
-    webhooks?: Record<string, WebhookInput>;
-    pullRequest?: {
-      author?: { name?: string; email?: string };
-      commitMessage?: string;
-      allowedHosts?: string[];
-      allowPlainHttp?: boolean;
-      gitTimeoutMs?: number;
-      apiTimeoutMs?: number;
-      attemptTimeoutMs?: number;
-      refreshIntervalMs?: number;
-    };
-    instanceId?: string;
-    windows?: PromotionWindowInput[];
-  };
-  approvals?: {
-    approvers?: ApproverInput[];
-    oidc?: OidcIssuerInput;
-    groupsClaim?: string;
-    maxStatementLifetimeSeconds?: number;
-    clockToleranceSeconds?: number;
-    floors?: FloorInput[];
-    legacyEndpoint?: boolean;
-    breakGlass?: { minApprovals?: number; approvers?: string[]; validForSeconds?: number };
-  };
-  ci?: { issuers?: OidcIssuerInput[]; policies?: CiPolicyInput[] };
-  checks?: { maxConcurrent?: number; http?: { allowedUrlPrefixes?: string[] } };
-  notifications?: {
-    crossNamespace?: boolean | string[];
-    allowedUrlPrefixes?: string[];
-    enabled?: boolean;
-    intervalMs?: number;
-    retryBaseMs?: number;
-    retryMaxMs?: number;
-    horizonMs?: number;
-  };
-  ui?: { port: number; anonymous?: boolean; maxStreams?: number };
-  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-}
+export type ConfigInput = Static<typeof ConfigInputSchema>;
 
 /** Makes the listed keys of T required (the schema's defaults have filled them in). */
 type With<T, K extends keyof T> = Omit<T, K> & Required<Pick<T, K>>;
@@ -195,7 +90,7 @@ export interface CheckedInput {
     legacyEndpoint: boolean;
     breakGlass: { minApprovals: number; approvers: string[]; validForSeconds: number };
   };
-  ci: { issuers: Required<OidcIssuerInput>[]; policies: CiPolicyInput[] };
+  ci: { issuers: Required<CiIssuerInput>[]; policies: CiPolicyInput[] };
   checks: { maxConcurrent: number; http: { allowedUrlPrefixes: string[] } };
   notifications: Required<NonNullable<ConfigInput['notifications']>>;
   ui?: Required<NonNullable<ConfigInput['ui']>>;

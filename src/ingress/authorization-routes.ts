@@ -10,10 +10,11 @@
  * authorization to the Authorizer, which decides and records.
  */
 import type { FastifyPluginCallback, FastifyRequest, FastifySchemaValidationError } from 'fastify';
+import type { Static } from 'typebox';
 import { bearerToken } from '../auth/authenticate.js';
 import type { LegacyKeyResolver } from '../auth/legacy-keys.js';
 import type { AuthorizationTarget, Principals } from '../auth/principals.js';
-import type { AuthorizationClaim, AuthorizationDecision, Identity } from '../auth/identity.js';
+import type { AuthorizationClaim, Identity } from '../auth/identity.js';
 import { factText, refuse, verified, withFacts, type Checked } from '../auth/refusal.js';
 import type { AuthorizationResult, Authorizer } from '../approvals/authorizer.js';
 import { GatewayError } from './http-errors.js';
@@ -25,6 +26,8 @@ import { registerFleetHalts, type FleetHaltOptions } from './fleet-halt-routes.j
 import { registerHalts } from './halt-routes.js';
 import { legacyCaller } from './legacy.js';
 import { SchemaRefs, validationMessage } from './route-schemas.js';
+import type { ApprovalBodySchema, PromotionBodySchema } from '../shapes/authorization.js';
+import type { EnvironmentParamsSchema, LegacyApprovalParamsSchema } from '../shapes/routes.js';
 
 /** What the authorization routes need. */
 export interface AuthorizationRouteOptions {
@@ -40,23 +43,9 @@ export interface AuthorizationRouteOptions {
   fleetHalts?: Pick<FleetHaltOptions, 'fleet' | 'statements'> | undefined;
 }
 
-interface EnvParams {
-  namespace: string;
-  name: string;
-  env: string;
-}
-
-interface ApprovalBody {
-  revision: string;
-  decision: AuthorizationDecision;
-  comment?: string;
-}
-
-interface PromotionBody {
-  revision: string;
-  decision?: 'approve' | 'break-glass';
-  comment?: string;
-}
+type EnvParams = Static<typeof EnvironmentParamsSchema>;
+type ApprovalBody = Static<typeof ApprovalBodySchema>;
+type PromotionBody = Static<typeof PromotionBodySchema>;
 
 function targetOf(params: EnvParams): AuthorizationTarget {
   return { pipeline: { namespace: params.namespace, name: params.name }, environment: params.env };
@@ -214,9 +203,7 @@ function approvalClaim(body: ApprovalBody | string): AuthorizationClaim | undefi
   };
 }
 
-interface LegacyParams extends EnvParams {
-  revision: string;
-}
+type LegacyParams = Static<typeof LegacyApprovalParamsSchema>;
 
 /**
  * Weave's `POST /approval/{ns}/{pipeline}/{env}/{revision}`, signed like Flux generic-hmac over

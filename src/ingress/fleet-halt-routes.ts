@@ -8,6 +8,7 @@
  * Authentication comes first, as on every door; who may is judged by the halters.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import {
   haltClaimsProblem,
   type HaltStatement,
@@ -29,6 +30,7 @@ import { parsePipelineId, pipelineRef } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handling.js';
 import { bearerCaller, checkValid, haltAnswer, identifyBearer } from './halt-routes.js';
+import type { FleetHaltBodySchema } from '../shapes/authorization.js';
 import { SchemaRefs } from './route-schemas.js';
 
 /** What the doors across Pipelines need. */
@@ -41,13 +43,7 @@ export interface FleetHaltOptions {
   now: () => number;
 }
 
-interface FleetHaltBody {
-  namespace?: string;
-  selector: string | StructuredSelector;
-  environment?: string;
-  reason: string;
-  expiresAt?: string;
-}
+type FleetHaltBody = Static<typeof FleetHaltBodySchema>;
 
 type Scope = Parameters<FastifyPluginCallback>[0];
 

@@ -18,6 +18,8 @@ import { callerOf } from './authenticated.js';
 import { rawBodyOf } from './context.js';
 import { loggedRevision, objectKeyFor, type FluxEvent } from './flux-event.js';
 import { SchemaRefs, validationMessage } from './route-schemas.js';
+import type { ClusterParamsSchema } from '../shapes/routes.js';
+import type { Static } from 'typebox';
 
 /** Seconds a sender is told to wait when a queue is full. */
 export const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
@@ -36,7 +38,7 @@ export interface EventAccepted {
 }
 
 interface Route {
-  Params: { cluster: string };
+  Params: Static<typeof ClusterParamsSchema>;
   Body: FluxEvent;
 }
 

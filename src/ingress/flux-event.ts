@@ -1,34 +1,20 @@
 /**
- * The Flux event body (its schema is schemas/flux-event.schema.json, checked by fastify) and
+ * The Flux event body (declared in src/shapes, generated into schemas/flux-event.schema.json,
+ * checked by fastify) and
  * the one thing we keep of it, an ObjectKey. Revision, message and metadata are never trusted
  * for decisions.
  */
+import type { Static } from 'typebox';
 import { parseApiVersion } from '../pipeline/api-version.js';
 import { fluxAppKind } from '../pipeline/flux-kinds.js';
 import type { ObjectKey } from '../pipeline/object-key.js';
+import type { FluxEventSchema, InvolvedObjectSchema } from '../shapes/flux-event.js';
 
 /** corev1.ObjectReference as Flux sends it in `involvedObject`. */
-export interface InvolvedObject {
-  kind: string;
-  name: string;
-  namespace: string;
-  apiVersion?: string;
-  uid?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
+export type InvolvedObject = Static<typeof InvolvedObjectSchema>;
 
 /** A Flux event body after schema validation (unknown top-level fields are allowed). */
-export interface FluxEvent {
-  involvedObject: InvolvedObject;
-  severity?: 'info' | 'error' | 'trace';
-  timestamp?: string;
-  message?: string;
-  reason?: string;
-  metadata?: Record<string, string>;
-  reportingController?: string;
-  reportingInstance?: string;
-}
+export type FluxEvent = Static<typeof FluxEventSchema>;
 
 /**
  * The object an event from `cluster` is about: only HelmRelease and Kustomization count, and

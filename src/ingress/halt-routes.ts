@@ -17,6 +17,8 @@ import type { PipelineRef } from '../pipeline/id.js';
 import type { HaltRecord } from '../pipeline/pipeline-resource.js';
 import { callerOf } from './authenticated.js';
 import { SchemaRefs, validationMessage } from './route-schemas.js';
+import type { PipelineParamsSchema } from '../shapes/routes.js';
+import type { Static } from 'typebox';
 
 /** What the halt routes need. */
 export interface HaltRouteOptions {
@@ -25,10 +27,7 @@ export interface HaltRouteOptions {
   now: () => number;
 }
 
-interface PipelineParams {
-  namespace: string;
-  name: string;
-}
+type PipelineParams = Static<typeof PipelineParamsSchema>;
 
 type Scope = Parameters<FastifyPluginCallback>[0];
 

@@ -16,6 +16,8 @@ import { callerOf } from './authenticated.js';
 import { rawBodyOf } from './context.js';
 import { QUEUE_FULL_RETRY_AFTER_SECONDS } from './flux-event-routes.js';
 import { SchemaRefs } from './route-schemas.js';
+import type { EnvironmentParamsSchema } from '../shapes/routes.js';
+import type { Static } from 'typebox';
 
 /** Offers a hint for every target of a Pipeline; 'unknown' when it is not loaded. */
 export type PipelineHinter = (id: PipelineId) => RecheckResult;
@@ -26,11 +28,7 @@ export interface LegacyRouteOptions {
   hintPipeline: PipelineHinter;
 }
 
-interface Params {
-  namespace: string;
-  name: string;
-  env: string;
-}
+type Params = Static<typeof EnvironmentParamsSchema>;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS_SUBDOMAIN =

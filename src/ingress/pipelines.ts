@@ -10,6 +10,8 @@ import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import type { PipelineView } from '../reconcile/view.js';
 import { callerOf } from './authenticated.js';
 import { SchemaRefs } from './route-schemas.js';
+import type { PipelineParamsSchema } from '../shapes/routes.js';
+import type { Static } from 'typebox';
 
 /** The read side of the pipeline registry. */
 export interface PipelineViewSource {
@@ -31,10 +33,7 @@ export interface PipelinesRouteOptions {
   pipelines: PipelineViewSource;
 }
 
-interface Params {
-  namespace: string;
-  name: string;
-}
+type Params = Static<typeof PipelineParamsSchema>;
 
 /** Registers GET /v1/pipelines/:namespace/:name; needs installAuthentication on its scope. */
 export const pipelineRoutes: FastifyPluginCallback<PipelinesRouteOptions> = (

@@ -1,10 +1,17 @@
 /**
  * The PromotionAlert custom resource (notifications.promotion-gateway.dev/v1alpha1), as the
- * CRD in manifests/crd and schemas/promotion-alert.schema.json define it: the one TypeScript
- * source of its shape (docs/notifications.md, "The PromotionAlert resource").
+ * CRD in manifests/crd and schemas/promotion-alert.schema.json define it: the types of the
+ * declaration in src/shapes both are generated from (docs/notifications.md, "The PromotionAlert
+ * resource").
  */
-import type { Condition } from '../pipeline/pipeline-resource.js';
-import type { NotificationType } from './notification-event.js';
+import type { Static } from 'typebox';
+import type {
+  AlertCountersSchema,
+  AlertSpecSchema,
+  AlertStatusSchema,
+  LastDeliverySchema,
+  PipelineSelectorSchema,
+} from '../shapes/promotion-alert.js';
 import type { StreamRecord } from './stream-record.js';
 
 /** apiVersion of every PromotionAlert. */
@@ -12,8 +19,11 @@ export const ALERT_API_VERSION = 'notifications.promotion-gateway.dev/v1alpha1';
 /** kind of every PromotionAlert. */
 export const ALERT_KIND = 'PromotionAlert';
 
+/** PromotionAlert .spec. */
+export type AlertSpec = Static<typeof AlertSpecSchema>;
+
 /** What the receiver is sent; `generic` (Standard Webhooks JSON) when absent. */
-export type AlertType = 'generic' | 'cloudevents' | 'slack' | 'msteams';
+export type AlertType = NonNullable<AlertSpec['type']>;
 
 /** The type an alert without `spec.type` has (the CRD defaults it too). */
 export const DEFAULT_ALERT_TYPE: AlertType = 'generic';
@@ -21,47 +31,13 @@ export const DEFAULT_ALERT_TYPE: AlertType = 'generic';
 export const DEFAULT_ALERT_TIMEOUT = '15s';
 
 /** spec.pipelines[i]: every field given must match; absent namespace = the alert's own. */
-export interface PipelineSelector {
-  name?: string;
-  namespace?: string;
-  matchLabels?: Record<string, string>;
-}
-
-/** PromotionAlert .spec. */
-export interface AlertSpec {
-  type?: AlertType;
-  /** http(s) URL without credentials; the Secret's `address` key replaces it. */
-  address?: string;
-  /** A Secret in the alert's namespace (keys: address, signingSecret, signingKey, headers). */
-  secretRef?: { name: string };
-  /** Absent = every type. */
-  eventTypes?: NotificationType[];
-  /** Absent = every Pipeline of the alert's namespace. */
-  pipelines?: PipelineSelector[];
-  /** generic only: a mustache template of the body. */
-  template?: string;
-  suspend?: boolean;
-  /** Flux duration (ms, s, m), at most 5m; DEFAULT_ALERT_TIMEOUT when absent. */
-  timeout?: string;
-}
+export type PipelineSelector = Static<typeof PipelineSelectorSchema>;
 
 /** status.lastDelivery: the last notification sent, delivered or not. */
-export interface LastDelivery {
-  id: string;
-  type: string;
-  /** RFC 3339. */
-  time: string;
-  /** e.g. Delivered, Failed (the engine's words). */
-  result: string;
-}
+export type LastDelivery = Static<typeof LastDeliverySchema>;
 
 /** status.counters: events since the alert was created, by what came of them. */
-export interface AlertCounters {
-  delivered?: number;
-  failed?: number;
-  superseded?: number;
-  dropped?: number;
-}
+export type AlertCounters = Static<typeof AlertCountersSchema>;
 
 /** One entry of status.recent (at most 20); its shape is the engine's. */
 export type RecentDelivery = Record<string, unknown>;
@@ -71,19 +47,13 @@ export const MAX_STREAMS = 1000;
 /** The most entries status.recent may hold (the CRD's maxItems). */
 export const MAX_RECENT = 20;
 
-/** PromotionAlert .status; written only through AlertStatusWriter (src/kube). */
-export interface AlertStatus {
-  observedGeneration?: number;
-  conditions?: Condition[];
-  lastDelivery?: LastDelivery;
-  backlog?: number;
-  /** RFC 3339: when the oldest event still waiting happened. */
-  oldestUndelivered?: string;
-  counters?: AlertCounters;
+/**
+ * PromotionAlert .status; written only through AlertStatusWriter (src/kube). A stream's fields
+ * beyond `pipeline` and `environment` are the outbox's (the CRD preserves them unchecked).
+ */
+export interface AlertStatus extends Omit<Static<typeof AlertStatusSchema>, 'streams'> {
   /** At most MAX_STREAMS. */
   streams?: StreamRecord[];
-  /** Newest first, at most MAX_RECENT. */
-  recent?: RecentDelivery[];
 }
 
 /** The metadata of a PromotionAlert the gateway reads. */

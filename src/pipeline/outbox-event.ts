@@ -5,32 +5,11 @@
  * on any attempt, is this record, never something derived again from a status that has moved on
  * (docs/notifications.md, "Events").
  */
+import type { Static } from 'typebox';
+import type { OutboxEventSchema, OutboxTargetSchema } from '../shapes/pipeline-records.js';
 
 /** A target as an event tells it: where, what, and as the gateway verified it then. */
-export interface OutboxTarget {
-  cluster: string;
-  namespace: string;
-  name: string;
-  kind: string;
-  ready?: boolean;
-  revision?: string;
-}
+export type OutboxTarget = Static<typeof OutboxTargetSchema>;
 
 /** One recorded event; `environment` '' is about the whole Pipeline (EventsMissing). */
-export interface OutboxEvent {
-  type: string;
-  environment: string;
-  /** The revision it is about ('' for EventsMissing). */
-  revision: string;
-  /** Tells apart events of one type and revision (a principal, a target, an episode's start). */
-  subject: string;
-  /** When the fact happened, as the status recorded it (RFC 3339, milliseconds). */
-  time: string;
-  reason: string;
-  message: string;
-  severity: 'info' | 'error';
-  targets: OutboxTarget[];
-  attempt?: number;
-  principal?: string;
-  decision?: string;
-}
+export type OutboxEvent = Static<typeof OutboxEventSchema>;

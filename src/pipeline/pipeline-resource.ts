@@ -1,190 +1,92 @@
 /**
- * TypeScript view of `pipelines.weave.works/v1alpha1` Pipeline, as in schemas/pipeline.schema.json.
- * Fields marked "ours" are optional additions; existing Pipelines never need them.
+ * TypeScript view of `pipelines.weave.works/v1alpha1` Pipeline: the types of the declarations in
+ * src/shapes (which schemas/pipeline.schema.json and the CRD are generated from), narrowed only
+ * where the API server guarantees more than the schema says (metadata, apiVersion, kind).
+ * Fields the descriptions mark "a promotion-gateway addition" are optional; existing Pipelines
+ * never need them.
  */
-import type { AuthorizationRecord } from './authorization-record.js';
-import type { HaltRecord } from './halt-resource.js';
-import type { OutboxEvent } from './outbox-event.js';
-import type { PromotionHistoryEntry, PromotionRecord } from './promotion-record.js';
+import type { Static } from 'typebox';
+import type {
+  CheckSpecSchema,
+  CommitStatusCheckSpecSchema,
+  HttpCheckSpecSchema,
+} from '../shapes/pipeline-checks.js';
+import type {
+  ApprovalSpecSchema,
+  DriftSpecSchema,
+  EnvironmentPromotionSpecSchema,
+  PromotionWindowSpecSchema,
+  PullRequestStrategySpecSchema,
+  SoakSpecSchema,
+  StrategySpecSchema,
+} from '../shapes/pipeline-promotion.js';
+import type {
+  AppRefSchema,
+  ClusterRefSchema,
+  PipelineEnvironmentSchema,
+  PipelineSpecSchema,
+  PipelineTargetSchema,
+} from '../shapes/pipeline-spec.js';
+import type {
+  ConditionSchema,
+  DriftRecordSchema,
+  EnvironmentStatusSchema,
+  HealthySinceSchema,
+  PipelineStatusSchema,
+  TargetStatusRecordSchema,
+} from '../shapes/pipeline-status.js';
+import type { PipelineSchema } from '../shapes/pipeline.js';
 
 /** Reference to a GitopsCluster holding a remote cluster's kubeconfig. */
-export interface ClusterRef {
-  apiVersion?: string;
-  kind: 'GitopsCluster';
-  name: string;
-  namespace?: string;
-}
+export type ClusterRef = Static<typeof ClusterRefSchema>;
 
 /** One place an environment deploys to: a namespace, on the management cluster or a clusterRef. */
-export interface PipelineTarget {
-  namespace: string;
-  clusterRef?: ClusterRef;
-}
+export type PipelineTarget = Static<typeof PipelineTargetSchema>;
 
 /** weave's pull-request strategy: the forge, the repository, its base branch and token Secret. */
-export interface PullRequestStrategySpec {
-  type: 'github' | 'gitlab' | 'bitbucket-server';
-  url: string;
-  baseBranch: string;
-  secretRef: { name: string };
-}
+export type PullRequestStrategySpec = Static<typeof PullRequestStrategySpecSchema>;
 
 /** How a promotion is carried out. `webhook` is ours: it names an endpoint from the gateway config. */
-export interface StrategySpec {
-  notification?: Record<string, never>;
-  'pull-request'?: PullRequestStrategySpec;
-  webhook?: { endpoint: string };
-  secretRef?: { name: string };
-}
+export type StrategySpec = Static<typeof StrategySpecSchema>;
 
-/**
- * ours, per environment: who must authorize a promotion and how many. Principals are approver
- * names from the gateway configuration, `group:<name>` and CI principals `ci:<policy-name>`.
- */
-export interface ApprovalSpec {
-  /** Distinct allowed principals that must approve; default 1. */
-  minApprovals?: number;
-  /** Who may approve; absent or empty = any configured approver (never a CI principal). */
-  approvers?: string[];
-}
+/** ours, per environment: who must authorize a promotion and how many. */
+export type ApprovalSpec = Static<typeof ApprovalSpecSchema>;
 
-/**
- * ours: an HTTP endpoint that must answer as expected before a revision is taken. `{{revision}}`
- * in `url` is replaced by the revision (URL-encoded); the gateway's allow-list must admit the URL.
- */
-export interface HttpCheckSpec {
-  url: string;
-  /**
-   * What counts as passed: the status (default any 2xx) and, optionally, one JSON field's value
-   * as text (a string as is; a number, boolean or null as its JSON: `200`, `true`, `null`).
-   */
-  expect?: { status?: number; json?: { path: string; equals: string } };
-  timeoutSeconds?: number;
-  cacheSeconds?: number;
-  /** A Secret in the Pipeline's namespace: `token` (sent as a Bearer token) and/or `headers` (YAML). */
-  secretRef?: { name: string };
-}
+/** ours: an HTTP endpoint that must answer as expected before a revision is taken. */
+export type HttpCheckSpec = Static<typeof HttpCheckSpecSchema>;
 
 /** ours: the forge's commit statuses and check runs of the revision's commit. */
-export interface CommitStatusCheckSpec {
-  /** Status contexts / check-run names that must succeed; absent = every one reported. */
-  contexts?: string[];
-  /** The commit as a ref template (`v{{revision}}`); default: the sha of a Flux Git revision. */
-  ref?: string;
-  /** Default: the environment's pull-request strategy repository and Secret. */
-  repository?: { type: 'github' | 'gitlab'; url: string; secretRef: { name: string } };
-  timeoutSeconds?: number;
-  cacheSeconds?: number;
-}
+export type CommitStatusCheckSpec = Static<typeof CommitStatusCheckSpecSchema>;
 
 /** ours: one external check; exactly one of `http` and `commitStatus`. */
-export interface CheckSpec {
-  name: string;
-  http?: HttpCheckSpec;
-  commitStatus?: CommitStatusCheckSpec;
-}
+export type CheckSpec = Static<typeof CheckSpecSchema>;
+
+/** ours: how long the upstream environment must have run a revision healthy (policy.md, "Soak time"). */
+export type SoakSpec = Static<typeof SoakSpecSchema>;
+
+/** ours: a promotion window (docs/policy.md, "Promotion windows"); exactly one of `rrule`, `cron`. */
+export type PromotionWindowSpec = Static<typeof PromotionWindowSpecSchema>;
+
+/** ours: what the gateway does when an environment drifts (docs/policy.md, "Drift"). */
+export type DriftSpec = Static<typeof DriftSpecSchema>;
 
 /**
- * ours: how long the upstream environment must have run a revision healthy, on every target and
- * without interruption, before this environment takes it (docs/policy.md, "Soak time").
+ * Promotion settings per environment; the pipeline-wide settings are a subset of these (no
+ * approval, break-glass or checks), so one type reads both.
  */
-export interface SoakSpec {
-  /** A Go duration as Flux writes them: `30s`, `30m`, `1h30m`, `24h`; `0s` turns it off. */
-  duration: string;
-}
-
-/**
- * ours: a promotion window (docs/policy.md, "Promotion windows"): occurrences of an RFC 5545
- * recurrence rule or a cron expression in an IANA time zone, each lasting `duration`.
- * Automatic promotions run only inside Allow windows (where any apply) and never inside Deny
- * windows. Exactly one of `rrule` and `cron`.
- */
-export interface PromotionWindowSpec {
-  /** Named in messages: a DNS label. */
-  name: string;
-  type: 'Allow' | 'Deny';
-  /** `DTSTART[;TZID=<timeZone>]:YYYYMMDDTHHMMSS` and `RRULE:...` on two lines. */
-  rrule?: string;
-  /** Five fields, or six with seconds first; evaluated on the wall clock of `timeZone`. */
-  cron?: string;
-  /** IANA time zone, e.g. `Europe/Berlin`. */
-  timeZone: string;
-  /** `8h`, `90m` (exact), or RFC 5545 `PT8H`, `P2DT14H`, `P2W` (days and weeks on the calendar). */
-  duration: string;
-  /** Whether a revision an approval gate has approved may pass while this window holds. */
-  authorizationsPassFreeze?: boolean;
-}
-
-/**
- * ours: what the gateway does when an environment's targets run another revision than its last
- * successful promotion (docs/policy.md, "Drift"). `Warn` reports it only; `Correct` promotes the
- * recorded revision again, as a new attempt; `CorrectIfNotArrived` (the default) does so only
- * when the environment never ran it within `rolloutTimeout` of the promotion (a lost or
- * overtaken delivery), and reports a revision it ran and then left (a person's or another
- * tool's change, which is not fought).
- */
-export interface DriftSpec {
-  mode?: 'Warn' | 'Correct' | 'CorrectIfNotArrived';
-  /** A Go duration as Flux writes them (`10m`): how long a promoted revision may take to arrive. */
-  rolloutTimeout?: string;
-}
-
-/** Promotion settings, pipeline-wide or per environment. */
-export interface PromotionSpec {
-  manual?: boolean;
-  strategy: StrategySpec;
-  /** ours, per environment only: the approval gate. */
-  approval?: ApprovalSpec;
-  /** ours, per environment only: external checks every revision must pass before it is taken. */
-  checks?: CheckSpec[];
-  /** ours: the soak; per environment, or pipeline-wide for every environment without its own. */
-  soak?: SoakSpec;
-  /** ours: promotion windows; pipeline-wide ones apply to every environment, with its own. */
-  windows?: PromotionWindowSpec[];
-  /** ours, per environment only: a break-glass quorum stricter than the operator's (policy.md). */
-  breakGlass?: { minApprovals?: number; approvers?: string[] };
-  /** ours: drift handling; per environment, or pipeline-wide for every environment without its own. */
-  drift?: DriftSpec;
-}
+export type PromotionSpec = Static<typeof EnvironmentPromotionSpecSchema>;
 
 /** An ordered stage of the pipeline. */
-export interface PipelineEnvironment {
-  name: string;
-  targets: PipelineTarget[];
-  promotion?: PromotionSpec;
-}
+export type PipelineEnvironment = Static<typeof PipelineEnvironmentSchema>;
 
 /** The application the pipeline moves (HelmRelease or Kustomization), by name in each target. */
-export interface AppRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-}
+export type AppRef = Static<typeof AppRefSchema>;
 
 /** Pipeline .spec. */
-export interface PipelineSpec {
-  appRef: AppRef;
-  environments: PipelineEnvironment[];
-  promotion?: PromotionSpec;
-}
+export type PipelineSpec = Static<typeof PipelineSpecSchema>;
 
 /** status.environments[env].targets[i]. */
-export interface TargetStatusRecord {
-  clusterAppRef: AppRef & { clusterRef?: ClusterRef };
-  ready: boolean;
-  revision?: string;
-  error?: string;
-  /**
-   * ours: when the gateway read the state this record shows (RFC 3339 with milliseconds). Reads
-   * that find the same state leave it; a replica never replaces it with an older observation.
-   */
-  observedTime?: string;
-  /**
-   * ours: true while this state was found by a resync pass with no Flux event about the object
-   * (events missing, see the EventsMissing condition); removed once an event about it arrives.
-   */
-  unannounced?: boolean;
-}
+export type TargetStatusRecord = Static<typeof TargetStatusRecordSchema>;
 
 /** status.environments[env].promotion and .history[i] (src/pipeline/promotion-record.ts). */
 export type {
@@ -197,75 +99,29 @@ export type {
 /** ours: status.environments[env].approvals[i] (src/pipeline/authorization-record.ts). */
 export type { AuthorizationKind, AuthorizationRecord } from './authorization-record.js';
 
-/**
- * ours: status.environments[env].healthySince, kept while a downstream environment soaks: since
- * when every target of this environment has run `revision` Healthy, as the gateway's reads saw
- * it (RFC 3339 with milliseconds). Removed when a read finds the environment otherwise.
- */
-export interface HealthySince {
-  revision: string;
-  time: string;
-}
+/** ours: since when every target of an environment has run `revision` Healthy (for the soak). */
+export type HealthySince = Static<typeof HealthySinceSchema>;
 
 /** status.environments[env]. */
-export interface EnvironmentStatus {
-  targets?: TargetStatusRecord[];
-  promotion?: PromotionRecord;
-  /** ours: `since` is when the gateway first found it waiting (RFC 3339, milliseconds). */
-  waitingApproval?: { revision: string; since?: string };
-  /** ours: the latest promotions of this environment, oldest first (at most MAX_HISTORY). */
-  history?: PromotionHistoryEntry[];
-  /** ours: authorizations of the current and previous revision, and any not yet expired. */
-  approvals?: AuthorizationRecord[];
-  /** ours: since when it has run its revision healthy, for the soak of the next environment. */
-  healthySince?: HealthySince;
-  /** ours: when each revision was first verified here, oldest first (status/verified-history.ts). */
-  verified?: { revision: string; time: string }[];
-  /**
-   * ours: while the targets run another revision than the last successful promotion: which one
-   * was promoted, what runs, and since when the gateway finds it so (docs/policy.md, "Drift").
-   */
-  drift?: DriftRecord;
-}
+export type EnvironmentStatus = Static<typeof EnvironmentStatusSchema>;
 
-/** ours: status.environments[env].drift; see EnvironmentStatus.drift. */
-export interface DriftRecord {
-  /** The revision the last successful promotion delivered. */
-  promoted: string;
-  /** The revisions the targets run (one per distinct revision, in target order). */
-  running: string[];
-  /** Whether the environment had run `promoted` (then left it) or never did. */
-  arrived: boolean;
-  /** When the gateway first found the environment so (RFC 3339 with milliseconds). */
-  since: string;
-}
+/** ours: status.environments[env].drift: what was promoted, what runs, since when. */
+export type DriftRecord = Static<typeof DriftRecordSchema>;
 
 /** A metav1.Condition. */
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type Condition = Static<typeof ConditionSchema>;
 
 /** Pipeline .status. */
-export interface PipelineStatus {
-  observedGeneration?: number;
-  conditions?: Condition[];
-  environments?: Record<string, EnvironmentStatus>;
-  /** ours: the stop-the-line halts in force (docs/policy.md, "Stop-the-line halts"). */
-  halts?: HaltRecord[];
-  /** ours: the notification events owed to subscribers, oldest first (pipeline/outbox-event.ts). */
-  outbox?: OutboxEvent[];
-}
+export type PipelineStatus = Static<typeof PipelineStatusSchema>;
 
 /** ours: status.halts[i], one stop-the-line halt (src/pipeline/halt-resource.ts). */
 export type { HaltRecord } from './halt-resource.js';
 
-/** A Pipeline without its status: what readers of its metadata and spec alone are given. */
-export interface PipelineHead {
+/**
+ * A Pipeline without its status: what readers of its metadata and spec alone are given. The API
+ * server always sets apiVersion, kind, metadata.name and namespace, which the schema leaves open.
+ */
+export interface PipelineHead extends Omit<Static<typeof PipelineSchema>, 'status'> {
   apiVersion: 'pipelines.weave.works/v1alpha1';
   kind: 'Pipeline';
   metadata: {

@@ -5,6 +5,8 @@
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { SchemaRefs } from '../ingress/route-schemas.js';
+import type { PipelineParamsSchema } from '../shapes/routes.js';
+import type { Static } from 'typebox';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import { viewerOf, type AccessSettings, type Viewer } from './ui-access.js';
 import type { UiAsset } from './assets.js';
@@ -26,11 +28,8 @@ export interface UiContext {
   shard?: string | undefined;
 }
 
-/** Route params of a Pipeline. */
-export interface PipelineParams {
-  namespace: string;
-  name: string;
-}
+/** Route params of a Pipeline (schemas/routes.schema.json `pipelineParams`). */
+export type PipelineParams = Static<typeof PipelineParamsSchema>;
 
 /** Sends an HTML page that is never cached (every page is its viewer's own). */
 export function sendPage(reply: FastifyReply, status: number, text: string): FastifyReply {

@@ -24,6 +24,7 @@ import {
   waitSteady,
 } from '../support/gateway-harness.js';
 import type { RunningGateway, TestFleet } from '../support/gateway-harness.js';
+import type { ConfigInput } from '../../src/config/input.js';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'promotion-gateway';
@@ -47,7 +48,7 @@ afterAll(async () => {
   await fleet.close();
 });
 
-function jwtConfig() {
+function jwtConfig(): ConfigInput {
   return {
     jwt: {
       issuer: ISSUER,

@@ -37,6 +37,7 @@ import {
   promotionsTo as promotionsIn,
   type ApiViewer,
 } from '../support/policy-harness.js';
+import type { ConfigInput } from '../../src/config/input.js';
 
 const AUDIENCE = 'promotion-gateway';
 const CI_CLAIMS = { repository: 'acme/podinfo', ref: 'refs/heads/main', sub: 'repo:acme/podinfo' };
@@ -63,7 +64,7 @@ afterAll(async () => {
   await Promise.all([sso.close(), github.close()]);
 });
 
-function config() {
+function config(): ConfigInput {
   const issuer = (i: TestIssuer) => ({ issuer: i.issuer, audience: AUDIENCE, jwksUrl: i.jwksUrl });
   const person = (a: TestApprover) => ({
     name: a.name,

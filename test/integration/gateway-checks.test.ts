@@ -260,7 +260,11 @@ describe.each([1, 2])('external checks with %i gateway replica(s)', (replicas) =
     ]);
     await waitSteady(fleet, gateways, ns);
     await devRollsOut(gateways, ns, '6.6.0');
-    const c = await stagingWaits(ns, 'CheckUnknown', 'down unknown: could not be reached');
+    await stagingWaits(ns, 'CheckUnknown', 'down unknown: could not be reached');
+    // The checks are asked at once and each result lands when it comes: wait for the last two.
+    await stagingWaits(ns, 'CheckUnknown', 'named unknown');
+    const c = await stagingWaits(ns, 'CheckUnknown', 'kube unknown');
+    expect(c.message).toContain('down unknown: could not be reached');
     expect(c.message).toContain(
       `internal unknown: ${serviceUrl}/admin/6.6.0 is not admitted by the gateway's checks.http.allowedUrlPrefixes`,
     );

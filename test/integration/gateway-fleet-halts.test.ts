@@ -28,6 +28,7 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import type { ConfigInput } from '../../src/config/input.js';
 
 const AUDIENCE = 'promotion-gateway';
 const GAUGE = 'promotion_gateway_halts_in_force';
@@ -46,7 +47,7 @@ afterAll(async () => {
   await sso.close();
 });
 
-function config() {
+function config(): ConfigInput {
   return {
     jwt,
     approvals: {

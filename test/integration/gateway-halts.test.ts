@@ -27,6 +27,7 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import type { ConfigInput } from '../../src/config/input.js';
 
 const AUDIENCE = 'promotion-gateway';
 const CI_CLAIMS = { repository: 'acme/podinfo', ref: 'refs/heads/main', sub: 'repo:acme/podinfo' };
@@ -49,7 +50,7 @@ afterAll(async () => {
   await Promise.all([sso.close(), github.close()]);
 });
 
-function config() {
+function config(): ConfigInput {
   const issuer = (i: TestIssuer) => ({ issuer: i.issuer, audience: AUDIENCE, jwksUrl: i.jwksUrl });
   return {
     jwt: viewer.jwt,

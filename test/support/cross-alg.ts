@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import type { OidcIssuerInput } from '../../src/config/input.js';
 
 /** Every algorithm the configuration lets a CI issuer or the API's JWTs use. */
 export const CONFIGURABLE_ALGORITHMS = [
@@ -19,7 +20,7 @@ export const CONFIGURABLE_ALGORITHMS = [
   'ES384',
   'ES512',
   'EdDSA',
-];
+] as const satisfies NonNullable<OidcIssuerInput['algorithms']>;
 
 /** Every JWS algorithm jose 6 signs with on Node 24 (ES256K is not one: see UNSIGNABLE). */
 export const JOSE_ALGORITHMS = [

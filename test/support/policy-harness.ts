@@ -5,6 +5,7 @@
  */
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { expect } from 'vitest';
+import type { JwtInput } from '../../src/config/input.js';
 import type { Condition } from '../../src/pipeline/pipeline-resource.js';
 import {
   APP_NAME,
@@ -33,7 +34,7 @@ export interface ApiDecision {
 
 /** A caller of the read API: its `jwt` config entry, its tokens, and one decision read. */
 export interface ApiViewer {
-  jwt: { issuer: string; audience: string; algorithms: string[]; publicKeys: { value: string }[] };
+  jwt: JwtInput & { publicKeys: { value: string }[] };
   token(claims: Record<string, unknown>): Promise<string>;
   decisionOf(g: RunningGateway, ns: string, env: string): Promise<ApiDecision>;
 }
@@ -41,7 +42,7 @@ export interface ApiViewer {
 /** A fresh RS256 key the gateway's `jwt` entry trusts, and what it signs. */
 export async function apiViewer(): Promise<ApiViewer> {
   const pair = await generateKeyPair('RS256');
-  const jwt = {
+  const jwt: ApiViewer['jwt'] = {
     issuer: ISSUER,
     audience: AUDIENCE,
     algorithms: ['RS256'],

@@ -29,6 +29,7 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../gateway-harness.js';
+import type { ConfigInput } from '../../../src/config/input.js';
 
 /** Publishes each signer's public key as a JWKS at /<name>. */
 async function serveKeySets(
@@ -43,7 +44,7 @@ async function serveKeySets(
   return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, server };
 }
 
-function gatewayConfig(context: DoorContext, jwks: string) {
+function gatewayConfig(context: DoorContext, jwks: string): ConfigInput {
   const { keys } = context;
   // The limits the fuzzer's model judges tokens by (requests-approvals.ts, OIDC).
   const limits = { maxTokenAgeSeconds: 3600, clockToleranceSeconds: 30 };

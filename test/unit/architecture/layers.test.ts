@@ -18,7 +18,8 @@ import {
  * reconciler runs verify -> evaluate -> promote -> status for one Pipeline, fed by the hint
  * queue and the resync; below it the evaluator's input assembled in one place, the stages it calls, then the ports to the outside, the
  * intake (hints, credentials), the configuration, the pure decision core and windows, and
- * the resource model and small libraries every layer shares.
+ * the resource model, the declared wire and resource shapes and small libraries every layer
+ * shares.
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['server.ts', 'index.ts'],
@@ -41,7 +42,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['evaluate'],
   ['windows'],
   ['queue', 'pipeline', 'log.ts', 'schemas.ts'],
-  ['text', 'time', 'json', 'labels', 'clock.ts', 'metrics.ts', 'paths.ts'],
+  ['shapes', 'text', 'time', 'json', 'labels', 'clock.ts', 'metrics.ts', 'paths.ts'],
 ];
 
 const edges = importEdges(fileURLToPath(new URL('../../../src', import.meta.url)));

@@ -3,9 +3,10 @@
  * own; and a token check unless the demo-only anonymous switch is on.
  */
 import { describe, expect, it } from 'vitest';
+import type { JwtInput } from '../../../src/config/input.js';
 import { ConfigError, defaultConfig } from '../../../src/config/load.js';
 
-const jwt = {
+const jwt: JwtInput = {
   issuer: 'https://issuer.test',
   audience: 'gateway',
   algorithms: ['RS256'],

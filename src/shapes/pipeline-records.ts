@@ -1,0 +1,225 @@
+/**
+ * The records the gateway keeps in a Pipeline's status: promotions, authorizations, halts, owed
+ * notifications.
+ */
+import { Type } from 'typebox';
+import { StringEnum } from './kit.js';
+
+/** Pipeline `status.environments.*.approvals[]`. */
+export const AuthorizationRecordSchema = Type.Object({
+  comment: Type.Optional(Type.String({ maxLength: 1024 })),
+  decision: StringEnum(['approve', 'reject', 'break-glass']),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+  groups: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
+  jti: Type.Optional(Type.String({ maxLength: 256 })),
+  kind: StringEnum(['human', 'ci', 'legacy']),
+  principal: Type.String({ maxLength: 512 }),
+  revision: Type.String(),
+  statement: Type.Optional(
+    Type.String({
+      description:
+        'Statement is the signed approval (compact JWS) exactly as received, for offline re-verification.',
+      maxLength: 16384,
+    }),
+  ),
+  time: Type.String({ format: 'date-time' }),
+});
+
+/** Pipeline `status.environments.*.history[]`. */
+export const PromotionHistoryEntrySchema = Type.Object({
+  revision: Type.String({ maxLength: 256 }),
+  startedTime: Type.String({ format: 'date-time' }),
+  attempts: Type.Integer({ format: 'int64', minimum: 1 }),
+  failedTime: Type.Optional(Type.String({ format: 'date-time' })),
+  failure: Type.Optional(Type.String({ maxLength: 256 })),
+  succeededTime: Type.Optional(Type.String({ format: 'date-time' })),
+  upstreamVerifiedTime: Type.Optional(
+    Type.String({
+      description:
+        "UpstreamVerifiedTime is the promotion record's: the revision's place in the order of revisions.",
+      format: 'date-time',
+    }),
+  ),
+});
+
+/** Pipeline `status.environments.*.promotion.pullRequest`. */
+export const PullRequestRecordSchema = Type.Object(
+  { state: Type.String(), url: Type.String() },
+  { description: 'PullRequestStatus records the status of an attempted pull request promotion.' },
+);
+
+/** Pipeline `status.environments.*.promotion`. */
+export const PromotionRecordSchema = Type.Object(
+  {
+    attempt: Type.Optional(
+      Type.Integer({
+        description:
+          'Attempt numbers the attempts at this revision, 1 for the first (a promotion-gateway addition).',
+        format: 'int64',
+        minimum: 1,
+      }),
+    ),
+    claimedBy: Type.Optional(
+      Type.String({
+        description:
+          'ClaimedBy identifies the gateway instance that claimed this attempt (a promotion-gateway addition).',
+      }),
+    ),
+    deadlineTime: Type.Optional(
+      Type.String({
+        description:
+          'DeadlineTime is when the claimed attempt must have ended: until then no replica replaces the claim, after it any replica resolves it (a promotion-gateway addition).',
+        format: 'date-time',
+      }),
+    ),
+    lastAttemptedTime: Type.String({ format: 'date-time' }),
+    message: Type.Optional(
+      Type.String({
+        description:
+          'Message describes the outcome of the attempt and never holds secrets (a promotion-gateway addition).',
+      }),
+    ),
+    phase: Type.Optional(
+      StringEnum(['Claimed', 'Succeeded', 'Failed'], {
+        description:
+          'Phase is Claimed from before the promotion action runs until its outcome is recorded as Succeeded or Failed (a promotion-gateway addition).',
+      }),
+    ),
+    pullRequest: Type.Optional(PullRequestRecordSchema),
+    redelivery: Type.Optional(
+      Type.Integer({
+        description:
+          'Redelivery counts which delivery of the revision beyond the first this attempt makes: a drift correction delivers it again, as a new message (a promotion-gateway addition).',
+        format: 'int64',
+        minimum: 1,
+      }),
+    ),
+    resolution: Type.Optional(
+      StringEnum(['Observed', 'Abandoned'], {
+        description:
+          'Resolution says how a claim whose outcome was not recorded by its deadline was concluded: Observed (its targets ran the revision, so Succeeded) or Abandoned (they did not, so Failed and retried by the retry policy; a promotion-gateway addition).',
+      }),
+    ),
+    retryAfterTime: Type.Optional(
+      Type.String({
+        description:
+          "No further attempt before this time, as the remote asked (e.g. a forge's rate limit; a promotion-gateway addition).",
+      }),
+    ),
+    retryable: Type.Optional(
+      Type.Boolean({
+        description:
+          'Retryable is false when a Failed attempt cannot succeed by retrying (e.g. the receiver refused the request); no further attempt is made at this revision (a promotion-gateway addition).',
+      }),
+    ),
+    revision: Type.String(),
+    succeeded: Type.Boolean(),
+    upstreamVerifiedTime: Type.Optional(
+      Type.String({
+        description:
+          'UpstreamVerifiedTime is when the previous environment was first verified running this revision healthy, the order of revisions: no claim goes to a revision first verified before one this record shows succeeded or in flight (a promotion-gateway addition).',
+        format: 'date-time',
+      }),
+    ),
+  },
+  {
+    description:
+      'PromotionStatus represents the state of an attempted promotion to the enclosing Environment.',
+  },
+);
+
+/** Pipeline `status.halts[]`. */
+export const HaltRecordSchema = Type.Object(
+  {
+    credentialExpiresAt: Type.Optional(
+      Type.String({
+        description:
+          'CredentialExpiresAt is when the halting credential expires; the record is kept at least until then.',
+        format: 'date-time',
+      }),
+    ),
+    environment: Type.Optional(Type.String({ maxLength: 253, minLength: 1 })),
+    expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+    id: Type.String({ maxLength: 64, minLength: 1 }),
+    jti: Type.Optional(
+      Type.String({
+        description:
+          "Jti is the halting credential's unique id, refused a second time while the record is kept.",
+        maxLength: 256,
+        minLength: 1,
+      }),
+    ),
+    kind: StringEnum(['human', 'ci', 'legacy']),
+    liftedAt: Type.Optional(
+      Type.String({
+        description:
+          'LiftedAt is when the halt was lifted; with it set the record is a tombstone that holds nothing.',
+        format: 'date-time',
+      }),
+    ),
+    liftedBy: Type.Optional(
+      Type.String({
+        description: 'LiftedBy is who lifted the halt.',
+        maxLength: 512,
+        minLength: 1,
+      }),
+    ),
+    principal: Type.String({ maxLength: 512 }),
+    reason: Type.String({ maxLength: 1024, minLength: 1 }),
+    selector: Type.Optional(
+      Type.String({
+        description:
+          'Selector is the label selector (canonical text) of a halt made across Pipelines; it has one id on each.',
+        maxLength: 1024,
+        minLength: 1,
+      }),
+    ),
+    statement: Type.Optional(
+      Type.String({
+        description: 'Statement is the signed halt statement (compact JWS), to re-verify offline.',
+        maxLength: 4096,
+        minLength: 1,
+      }),
+    ),
+    time: Type.String({ format: 'date-time' }),
+  },
+  {
+    oneOf: [
+      { properties: { liftedAt: {}, liftedBy: {} }, required: ['liftedAt', 'liftedBy'] },
+      {
+        not: {
+          anyOf: [
+            { properties: { liftedAt: {} }, required: ['liftedAt'] },
+            { properties: { liftedBy: {} }, required: ['liftedBy'] },
+          ],
+        },
+      },
+    ],
+  },
+);
+
+/** Pipeline `status.outbox[].targets[]`. */
+export const OutboxTargetSchema = Type.Object({
+  cluster: Type.String({ maxLength: 253 }),
+  namespace: Type.String({ maxLength: 63 }),
+  name: Type.String({ maxLength: 253 }),
+  kind: Type.String({ maxLength: 63 }),
+  ready: Type.Optional(Type.Boolean()),
+  revision: Type.Optional(Type.String({ maxLength: 256 })),
+});
+
+/** Pipeline `status.outbox[]`. */
+export const OutboxEventSchema = Type.Object({
+  type: Type.String({ maxLength: 63 }),
+  environment: Type.String({ maxLength: 253 }),
+  revision: Type.String({ maxLength: 256 }),
+  subject: Type.String({ maxLength: 512 }),
+  time: Type.String({ format: 'date-time' }),
+  reason: Type.String({ maxLength: 1024 }),
+  message: Type.String({ maxLength: 2048 }),
+  severity: StringEnum(['info', 'error']),
+  targets: Type.Array(OutboxTargetSchema, { maxItems: 64 }),
+  attempt: Type.Optional(Type.Integer({ format: 'int64', minimum: 1 })),
+  principal: Type.Optional(Type.String({ maxLength: 512 })),
+  decision: Type.Optional(Type.String({ maxLength: 63 })),
+});
