@@ -53,7 +53,7 @@ const pureModules = [
   ...vocabulary,
   'src/verify/target-status.ts',
   'src/verify/revision-kinds.ts',
-  'src/status/pipeline-status.ts',
+  'src/status/compute-status.ts',
   'src/status/view-change.ts',
   'src/status/verified-history.ts',
   'src/notify/alert-selection.ts',

@@ -16,7 +16,7 @@ import { debugEnabled } from '../log.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { callerOf } from './authenticated.js';
 import { rawBodyOf } from './context.js';
-import { loggedRevision, objectKeyFor, type FluxEvent } from './flux-event.js';
+import { loggedRevision, objectKeyFor, type FluxEvent } from './flux-event-key.js';
 import { SchemaRefs, validationMessage } from './route-schemas.js';
 import type { ClusterParamsSchema } from '../shapes/routes.js';
 import type { Static } from 'typebox';

@@ -5,13 +5,13 @@
  * state yet (so no other replica observed it first, by an event or otherwise), has found a
  * change Flux did not announce. Each is counted; each cluster gets one warning per pass,
  * naming the namespaces and objects; the Pipelines show it through their view (EventsMissing,
- * status/pipeline-status.ts).
+ * status/compute-status.ts).
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { CatalogTarget } from '../catalog/targets.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
 import type { GatewayLogger } from '../log.js';
-import { targetRecord } from '../status/pipeline-status.js';
+import { targetRecord } from '../status/compute-status.js';
 import { sameObservation } from '../status/view-change.js';
 import type { ChangeDetection, FoundChange } from '../verify/verified-targets.js';
 

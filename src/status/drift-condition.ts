@@ -12,7 +12,7 @@ import type {
 } from '../pipeline/pipeline-resource.js';
 import { display, truncate } from '../text/text.js';
 import { rfc3339 } from '../time/kube-time.js';
-import { ConditionTypes, MaxTargetError } from './pipeline-status.js';
+import { ConditionTypes, MaxTargetError } from './compute-status.js';
 
 /** Reasons of Drifted: True while an environment runs another revision than promoted, then False. */
 export const DriftedReasons = { Drifted: 'RevisionDrifted', None: 'NoDrift' } as const;

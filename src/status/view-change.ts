@@ -26,7 +26,7 @@ import type {
   PipelineStatus,
   TargetStatusRecord,
 } from '../pipeline/pipeline-resource.js';
-import { computeStatus, eventsMissingCondition } from './pipeline-status.js';
+import { computeStatus, eventsMissingCondition } from './compute-status.js';
 import { verifiedAfter, type VerifiedRecord } from './verified-history.js';
 import { driftedCondition } from './drift-condition.js';
 

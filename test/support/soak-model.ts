@@ -18,7 +18,7 @@ import {
   type EvaluationSettings,
 } from '../../src/evaluation/evaluation-input.js';
 import { soakInputOf, type ReadHistory } from '../../src/evaluation/soak-input.js';
-import { statusEqual } from '../../src/status/pipeline-status.js';
+import { statusEqual } from '../../src/status/compute-status.js';
 import { viewChange } from '../../src/status/view-change.js';
 
 /** prod's soak. */

@@ -18,7 +18,7 @@ import {
   UNANNOUNCED_MESSAGE,
   warnUnannounced,
 } from '../../../src/resync/unannounced.js';
-import { targetRecord } from '../../../src/status/pipeline-status.js';
+import { targetRecord } from '../../../src/status/compute-status.js';
 import type { FoundChange } from '../../../src/verify/verified-targets.js';
 import { VerifiedTargets } from '../../../src/verify/verified-targets.js';
 import { Verifier } from '../../../src/verify/verifier.js';

@@ -16,7 +16,7 @@ import type {
   TargetStatusRecord,
 } from '../../../src/pipeline/pipeline-resource.js';
 import { rfc3339 } from '../../../src/time/kube-time.js';
-import { eventsMissingCondition } from '../../../src/status/pipeline-status.js';
+import { eventsMissingCondition } from '../../../src/status/compute-status.js';
 import { mergeTarget, viewChange, type ViewVerdict } from '../../../src/status/view-change.js';
 import type { Announcement } from '../../../src/verify/announcements.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';

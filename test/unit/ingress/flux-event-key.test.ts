@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loggedRevision, objectKeyFor } from '../../../src/ingress/flux-event.js';
+import { loggedRevision, objectKeyFor } from '../../../src/ingress/flux-event-key.js';
 import { AJV_OPTIONS, validationMessage } from '../../../src/ingress/route-schemas.js';
 import { packagePath } from '../../../src/paths.js';
 import { compileSchema } from '../../../src/schemas.js';

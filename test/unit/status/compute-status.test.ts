@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Evaluation, TargetStatus } from '../../../src/evaluate/decisions.js';
 import type { PipelineStatus, PromotionRecord } from '../../../src/pipeline/pipeline-resource.js';
-import { computeStatus, statusEqual } from '../../../src/status/pipeline-status.js';
+import { computeStatus, statusEqual } from '../../../src/status/compute-status.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 
 const healthy = (cluster: string, revision: string): TargetStatus => ({
