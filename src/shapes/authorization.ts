@@ -71,7 +71,7 @@ export const LabelSelectorSchema = OneOf(
   [Type.String({ minLength: 1, maxLength: 1024 }), StructuredSelectorSchema],
   {
     description:
-      "A Kubernetes label selector: kubectl's text form (`team=payments,tier in (web,api),!canary`) or a metav1.LabelSelector. Its syntax and meaning are checked past the schema (src/authorize/label-selector.ts).",
+      "A Kubernetes label selector: kubectl's text form (`team=payments,tier in (web,api),!canary`) or a metav1.LabelSelector. Its syntax and meaning are checked past the schema (src/labels/label-selector.ts).",
   },
 );
 

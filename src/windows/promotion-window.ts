@@ -2,11 +2,11 @@
  * Promotion windows, pure: for `now` and the windows that apply to an environment, whether
  * automatic promotions may run and, when not, the first instant they may. The recurrence and
  * time-zone arithmetic is not done here: each window carries a WindowSchedule compiled from its
- * spec by src/schedule (RFC 5545 rules and cron, with their DST rules), passed in as an input,
+ * spec by src/windows (RFC 5545 rules and cron, with their DST rules), passed in as an input,
  * so this module needs no library and no clock and is tested with plain arithmetic schedules.
  */
 
-/** A window's occurrences on the time line, as src/schedule compiles them. */
+/** A window's occurrences on the time line, as src/windows compiles them. */
 export interface WindowSchedule {
   /** The earliest occurrence start at or after `fromMs`, or undefined when none follows. */
   nextStart(fromMs: number): number | undefined;

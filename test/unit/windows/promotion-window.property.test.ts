@@ -1,5 +1,5 @@
 /**
- * Properties of promotion windows on the real compiled rules (src/schedule), at instants around
+ * Properties of promotion windows on the real compiled rules (src/windows), at instants around
  * daylight-saving changes in several zones (Berlin, New York, Sydney, Lord Howe's 30-minute
  * shift, Kolkata's half-hour offset), checked against an oracle that knows no Temporal and no
  * recurrence library: Intl's offsets and RFC 5545's placement rule written out below.
