@@ -5,7 +5,8 @@
  * figures are measured in the browser (navigation and paint timings, the wall clock shared with
  * this process for "changed here, shown there", the page's own time applying each update
  * (its `ui:applied` events), long tasks and the longest gap between two animation frames) and printed, and
- * written to test-results/ui/fleet-1000.json.
+ * written to test-results/ui/fleet-1000.json. The test asserts what the page does; how fast it
+ * does it is `npm run bench`'s part (g), measured side by side with a reference.
  */
 import { writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -23,8 +24,6 @@ import {
 } from './support/chromium.js';
 
 const SIZE = 1_000;
-/** Bars on CI's two shared cores; the figures measured are far below (docs/ui.md). */
-const BARS = { renderMs: 3_000, updateMs: 1_000, burstMs: 2_000, searchMs: 1_000, blockedMs: 500 };
 
 let source: FakeFleetSource;
 let ui: UiApp;
@@ -119,7 +118,7 @@ describe.skipIf(skipBrowserTests())('the fleet page at 1,000 Pipelines, in Chrom
     const version = started.browser ? browser.version() : undefined;
     if (started.browser) await browser.close();
     if (started.ui) await ui.app.close();
-    const report = { pipelines: SIZE, chromium: version, bars: BARS, ...figures };
+    const report = { pipelines: SIZE, chromium: version, ...figures };
     writeFileSync(
       `${SCREENSHOT_DIR}/fleet-${String(SIZE)}.json`,
       `${JSON.stringify(report, null, 2)}\n`,
@@ -127,7 +126,7 @@ describe.skipIf(skipBrowserTests())('the fleet page at 1,000 Pipelines, in Chrom
     console.log(`fleet page, ${String(SIZE)} Pipelines, in Chromium: ${JSON.stringify(figures)}`);
   });
 
-  it('renders every row, and the page script takes over, within the bar', async () => {
+  it('renders every row, and the page script takes over', async () => {
     await page.goto(`${url}/`, { waitUntil: 'load' });
     await page.evaluate(WATCH);
     await expect.poll(() => page.getAttribute('[data-testid="live"]', 'data-state')).toBe('open');
@@ -146,11 +145,10 @@ describe.skipIf(skipBrowserTests())('the fleet page at 1,000 Pipelines, in Chrom
     figures.htmlTransferBytes = timing.htmlBytes ?? -1;
     figures.htmlBytes = timing.htmlBodyBytes ?? -1;
     expect(figures.firstContentfulPaintMs).toBeGreaterThan(0);
-    expect(figures.loadMs).toBeLessThan(BARS.renderMs);
     await page.screenshot({ path: screenshotPath('fleet-1000') });
   });
 
-  it('applies a change to one row within the bar, without a long block', async () => {
+  it('applies a change to one row', async () => {
     await page.evaluate(RESET);
     const shown = shownAt(revisionOf(500, 'dev'), '7.7.7');
     const changedAt = Date.now();
@@ -162,11 +160,9 @@ describe.skipIf(skipBrowserTests())('the fleet page at 1,000 Pipelines, in Chrom
     const main = await blocked();
     figures.updateLongestTaskMs = Math.round(main.longestTask);
     figures.updateMaxFrameGapMs = Math.round(main.maxFrameGap);
-    expect(figures.updateMs).toBeLessThan(BARS.updateMs);
-    expect(main.longestTask).toBeLessThan(BARS.blockedMs);
   });
 
-  it('applies a burst of 100 changed rows as one frame within the bar', async () => {
+  it('applies a burst of 100 changed rows', async () => {
     await page.evaluate(RESET);
     const shown = shownAt(revisionOf(SIZE - 10, 'dev'), '8.8.8');
     const changedAt = Date.now();
@@ -179,19 +175,16 @@ describe.skipIf(skipBrowserTests())('the fleet page at 1,000 Pipelines, in Chrom
     const main = await blocked();
     figures.burstLongestTaskMs = Math.round(main.longestTask);
     figures.burstMaxFrameGapMs = Math.round(main.maxFrameGap);
-    expect(figures.burst100Ms).toBeLessThan(BARS.burstMs);
-    expect(main.longestTask).toBeLessThan(BARS.blockedMs);
     expect(await page.locator('[data-testid="pipeline-row"]').count()).toBe(SIZE);
   });
 
-  it('filters the 1,000 rows by search as one types, within the bar', async () => {
+  it('filters the 1,000 rows by search as one types', async () => {
     await page.evaluate(RESET);
     const started = Date.now();
     await page.fill('[data-testid="search"]', 'app-0123');
     await expect.poll(() => page.locator('[data-testid="pipeline-row"]:visible').count()).toBe(1);
     figures.searchMs = Date.now() - started;
     figures.searchLongestTaskMs = Math.round((await blocked()).longestTask);
-    expect(figures.searchMs).toBeLessThan(BARS.searchMs);
     await page.fill('[data-testid="search"]', '');
     await expect
       .poll(() => page.locator('[data-testid="pipeline-row"]:visible').count())
