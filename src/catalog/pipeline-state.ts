@@ -18,7 +18,14 @@
  * Dropped: managedFields, creationTimestamp, finalizers, ownerReferences and any other
  * metadata, and the `last-applied-configuration` annotation (a second copy of the spec).
  */
-import type { Pipeline, PipelineHead } from '../pipeline/pipeline-resource.js';
+import { deepFreeze } from '../pipeline/frozen-pool.js';
+import type {
+  ClusterRef,
+  Pipeline,
+  PipelineHead,
+  PipelineSpec,
+  PipelineStatus,
+} from '../pipeline/pipeline-resource.js';
 
 /** The metadata a PipelineState keeps. */
 export interface ObservedMetadata {
@@ -68,14 +75,18 @@ export function observe(pipeline: Pipeline, options: ObserveOptions = {}): Pipel
     previous !== undefined &&
     metadata.generation !== undefined &&
     previous.metadata.generation === metadata.generation;
+  const spec = sameSpec ? previous.spec : deepFrozen(copy(pipeline.spec, intern));
   const state: PipelineState = {
     apiVersion: pipeline.apiVersion,
     kind: pipeline.kind,
     metadata,
-    spec: sameSpec ? previous.spec : (copy(pipeline.spec, intern) as Pipeline['spec']),
+    spec,
   };
-  if (pipeline.status !== undefined)
-    state.status = copy(pipeline.status, intern) as Pipeline['status'];
+  if (pipeline.status !== undefined) {
+    const status = copy(pipeline.status, intern);
+    shareClusterRefs(status, spec);
+    state.status = deepFrozen(status);
+  }
   return Object.freeze(state);
 }
 
@@ -112,14 +123,42 @@ function stringMap(
   return any ? Object.freeze(out) : undefined;
 }
 
-/** A deep-frozen copy of a JSON value, its strings interned; `undefined` fields left out. */
-function copy(value: unknown, intern: Intern): unknown {
-  if (typeof value === 'string') return intern(value);
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return Object.freeze(value.map((item) => copy(item, intern)));
-  const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    if (field !== undefined) out[key] = copy(field, intern);
+/**
+ * A copy of a JSON value, its strings interned. Through JSON text, not field by field: the
+ * parser makes each object with room for exactly its fields, where one built up by assignment
+ * keeps spare room (measured: 60 bytes per target less for a status).
+ */
+function copy<T>(value: T, intern: Intern): T {
+  return JSON.parse(JSON.stringify(value), (_key, field: unknown) =>
+    typeof field === 'string' ? intern(field) : field,
+  ) as T;
+}
+
+/**
+ * Each target record's `clusterAppRef.clusterRef` replaced, in `status` (a fresh copy), by the
+ * spec's equal object for that target: the same value, one object per target instead of two.
+ */
+function shareClusterRefs(status: PipelineStatus, spec: PipelineSpec): void {
+  for (const env of spec.environments) {
+    const records = status.environments?.[env.name]?.targets ?? [];
+    records.forEach((record, i) => {
+      const ref = env.targets[i]?.clusterRef;
+      const held = record.clusterAppRef.clusterRef;
+      if (ref !== undefined && held !== undefined && sameClusterRef(ref, held))
+        record.clusterAppRef.clusterRef = ref;
+    });
   }
-  return Object.freeze(out);
+}
+
+function sameClusterRef(a: ClusterRef, b: ClusterRef): boolean {
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((k) => a[k as keyof ClusterRef] === b[k as keyof ClusterRef])
+  );
+}
+
+function deepFrozen<T>(value: T): T {
+  deepFreeze(value);
+  return value;
 }

@@ -116,6 +116,28 @@ describe('observe', () => {
     expect(observe(unversioned, { previous: observe(unversioned) }).spec).not.toBe(first.spec);
   });
 
+  it("shares a target record's clusterRef with the spec's equal one, and only an equal one", () => {
+    const record = (name: string) => ({
+      clusterAppRef: {
+        apiVersion: 'helm.toolkit.fluxcd.io/v2',
+        kind: 'HelmRelease',
+        name: 'podinfo',
+        clusterRef: { kind: 'GitopsCluster' as const, name },
+      },
+      ready: true,
+    });
+    const given = samplePipeline({
+      environments: { dev: { targets: [{ ...record('x'), ready: false }, record('dev-eu')] } },
+    });
+    const state = observe(given);
+    const dev = state.status?.environments?.dev?.targets;
+    expect(dev?.[1]?.clusterAppRef.clusterRef).toBe(
+      state.spec.environments[0]?.targets[1]?.clusterRef,
+    );
+    expect(dev?.[0]?.clusterAppRef.clusterRef).toEqual({ kind: 'GitopsCluster', name: 'x' });
+    expect(state.status).toEqual(given.status);
+  });
+
   it('passes every string of its copy through intern', () => {
     const seen = new Set<string>();
     const state = observe(samplePipeline(structuredClone(STATUS)), {
