@@ -6,26 +6,19 @@
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { FrozenPool } from '../json/frozen-pool.js';
-import type {
-  HaltRecord,
-  Pipeline,
-  PipelineHead,
-  PipelineSpec,
-  PipelineStatus,
-} from '../pipeline/pipeline-resource.js';
+import type { HaltRecord, Pipeline } from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
-import { HeldPipeline, type HeldSpec } from './held-pipeline.js';
-import { pack, RecentUnpacked } from './packed.js';
+import { observe, type PipelineState } from './pipeline-state.js';
 import { ReferrerIndex } from './referrers.js';
-import { dropServerBookkeeping } from './server-bookkeeping.js';
 import { StringTable } from './share-strings.js';
 import { deriveTargets, sameTargets, type CatalogTarget } from './targets.js';
 
-/** What the catalog derives from a spec: the spec packed, its environment names and targets. */
-interface SpecParts {
-  spec: HeldSpec;
-  environments: readonly string[];
-  targets: readonly CatalogTarget[];
+/** A Pipeline's state and what the catalog derived from its spec. */
+interface Entry {
+  readonly state: PipelineState;
+  /** The environments' names in spec order: one shared list for Pipelines naming them alike. */
+  readonly environments: readonly string[];
+  readonly targets: readonly CatalogTarget[];
 }
 
 /** Distinct lists of environment names remembered; past it, the pool starts afresh. */
@@ -35,14 +28,12 @@ const MAX_NAME_LIST_JSON = 1024;
 
 /** Pipelines by id, with a reverse index from object key to the Pipelines referencing it. */
 export class PipelineCatalog {
-  /** A new object per upsert: its identity is the Pipeline's version (see head()). */
-  private readonly entries = new Map<PipelineId, HeldPipeline>();
+  /** A new state per upsert: its identity is the Pipeline's version (see head()). */
+  private readonly entries = new Map<PipelineId, Entry>();
   /** objectKeyId -> the Pipelines with a target on that object. */
   private readonly reverse = new ReferrerIndex();
   private readonly strings = new StringTable();
   private readonly names = new FrozenPool(MAX_NAME_LISTS, MAX_NAME_LIST_JSON);
-  private readonly specs = new RecentUnpacked<PipelineSpec>();
-  private readonly statuses = new RecentUnpacked<PipelineStatus>();
   private readonly listeners = new Set<(id: PipelineId) => void>();
 
   /** `config` decides cluster names (see clusterNameFor); it is read whenever a spec changes. */
@@ -59,44 +50,21 @@ export class PipelineCatalog {
   }
 
   /**
-   * Adds or replaces the Pipeline with this namespace/name. Returns true when the objects it
-   * references changed (always for a new Pipeline), false when only other fields did. The
-   * catalog takes `pipeline` as its own: it keeps its metadata, its short strings replaced in
-   * place by equal shared ones (share-strings.ts) and the server's bookkeeping it never reads
-   * dropped (server-bookkeeping.ts); its spec and status are packed (packed.ts) and set to
-   * undefined in it. At an unchanged `metadata.generation` its spec is not read at all: the one
-   * already held stands (the API server moves the generation on every spec change), so the
-   * spec held is always the one its targets were derived from.
+   * Adds or replaces the Pipeline with this namespace/name by its state (observe()). Returns
+   * true when the objects it references changed (always for a new Pipeline), false when only
+   * other fields did. `pipeline` is not changed, and nothing of it is kept. At an unchanged
+   * `metadata.generation` the spec held stands (see observe()), so the spec held is always the
+   * one its targets were derived from.
    */
   upsert(pipeline: Pipeline): boolean {
-    const { metadata, spec, status } = pipeline;
-    dropServerBookkeeping(metadata);
-    this.strings.share(metadata);
-    // The watch's cache keeps the object (it compares only metadata): without its spec and
-    // status, nothing parsed of either stays. Set to undefined, not deleted: a delete turns an
-    // object into a dictionary.
-    (pipeline as { spec?: unknown; status?: unknown }).spec = undefined;
-    (pipeline as { status?: unknown }).status = undefined;
     const id = pipelineIdOf(pipeline);
     const previous = this.entries.get(id);
-    // Most updates are status writes: at the same generation, the spec parts held stand.
-    const sameSpec =
-      previous !== undefined &&
-      metadata.generation !== undefined &&
-      previous.metadata.generation === metadata.generation;
-    const parts: SpecParts = sameSpec
-      ? { spec: previous.heldSpec, environments: previous.environments, targets: previous.targets }
-      : this.specParts(metadata, spec);
-    const unchanged = previous !== undefined && sameTargets(previous.targets, parts.targets);
+    const state = observe(pipeline, { previous: previous?.state, intern: this.intern });
+    const derived = state.spec === previous?.state.spec ? previous : this.derive(state);
+    const unchanged = previous !== undefined && sameTargets(previous.targets, derived.targets);
     // Unchanged references keep the objects already indexed, so the new ones can be collected.
-    const targets = unchanged ? previous.targets : parts.targets;
-    const held = new HeldPipeline(metadata, parts.spec, {
-      environments: parts.environments,
-      targets,
-      status: status === undefined ? undefined : pack(status),
-      halts: status?.halts,
-    });
-    this.entries.set(id, held);
+    const targets = unchanged ? previous.targets : derived.targets;
+    this.entries.set(id, { state, environments: derived.environments, targets });
     if (!unchanged) {
       if (previous !== undefined) this.reverse.unlink(id, previous.targets);
       this.reverse.link(id, targets);
@@ -133,51 +101,40 @@ export class PipelineCatalog {
   }
 
   /**
-   * The Pipeline last upserted, or undefined: a new object of its metadata, spec and status,
-   * the last two unpacked (10 to 20 microseconds each for six targets, see packed.ts) and
-   * shared with other readers, never to be changed. Readers of metadata alone use head().
+   * The state of the Pipeline last upserted (see PipelineState), or undefined; O(1). The same
+   * object until the next upsert of this Pipeline, so it also serves as its version (e.g. a
+   * cache key). Deep-frozen: shared by every reader.
    */
-  get(id: PipelineId): Pipeline | undefined {
-    const held = this.entries.get(id);
-    if (held === undefined) return undefined;
-    const { apiVersion, kind, metadata, spec, packedStatus } = held;
-    const pipeline: Pipeline = { apiVersion, kind, metadata, spec };
-    if (packedStatus !== undefined) pipeline.status = this.statuses.unpack(packedStatus);
-    return pipeline;
+  get(id: PipelineId): PipelineState | undefined {
+    return this.entries.get(id)?.state;
   }
 
-  /**
-   * The Pipeline last upserted without its status, or undefined; O(1). The same object until
-   * the next upsert of this Pipeline, so it also serves as its version (e.g. a cache key). Its
-   * metadata is at hand; its spec is unpacked on each read of `spec` (see HeldPipeline).
-   */
-  head(id: PipelineId): PipelineHead | undefined {
-    return this.entries.get(id);
+  /** The same as get(): for readers of its metadata and spec alone. */
+  head(id: PipelineId): PipelineState | undefined {
+    return this.entries.get(id)?.state;
   }
 
-  /** The names of the Pipeline's environments, in spec order, without unpacking its spec. */
+  /** The names of the Pipeline's environments, in spec order (one list shared by equal ones). */
   environments(id: PipelineId): readonly string[] | undefined {
     return this.entries.get(id)?.environments;
   }
 
-  /** The distinct clusters the Pipelines' targets are on, by the gateway's names; unpacks nothing. */
+  /** The distinct clusters the Pipelines' targets are on, by the gateway's names. */
   clusters(): Set<string> {
     const out = new Set<string>();
-    for (const held of this.entries.values()) for (const t of held.targets) out.add(t.key.cluster);
+    for (const entry of this.entries.values())
+      for (const t of entry.targets) out.add(t.key.cluster);
     return out;
   }
 
-  /** Every Pipeline without its status (see head()), in id order. */
-  heads(): PipelineHead[] {
-    return this.ids().flatMap((id) => {
-      const held = this.entries.get(id);
-      return held === undefined ? [] : [held];
-    });
+  /** Every Pipeline's state, in id order. */
+  heads(): PipelineState[] {
+    return this.all();
   }
 
-  /** The halts in the status last upserted (`status.halts`), without unpacking it; O(1). */
+  /** The halts in the status last upserted (`status.halts`); O(1). */
   halts(id: PipelineId): readonly HaltRecord[] | undefined {
-    return this.entries.get(id)?.halts;
+    return this.entries.get(id)?.state.status?.halts;
   }
 
   /** True when some Pipeline has a target on this object; O(1). */
@@ -207,17 +164,14 @@ export class PipelineCatalog {
 
   /** Each Pipeline's status.halts (see halts()), in no order. */
   haltLists(): (readonly HaltRecord[] | undefined)[] {
-    return [...this.entries.values()].map((held) => held.halts);
+    return [...this.entries.values()].map((entry) => entry.state.status?.halts);
   }
 
-  /**
-   * Every indexed Pipeline whole, in id order: each spec and status unpacked (see get()), about
-   * 0.2-0.3 s for 10,000 Pipelines, so for rare callers; heads() for metadata alone.
-   */
-  all(): Pipeline[] {
+  /** Every Pipeline's state, in id order. */
+  all(): PipelineState[] {
     return this.ids().flatMap((id) => {
-      const pipeline = this.get(id);
-      return pipeline === undefined ? [] : [pipeline];
+      const state = this.get(id);
+      return state === undefined ? [] : [state];
     });
   }
 
@@ -226,16 +180,16 @@ export class PipelineCatalog {
    * Pipelines reference comes once for each. What a resync pass reads (see planScopes).
    */
   *allTargets(): Generator<CatalogTarget, void, undefined> {
-    for (const held of this.entries.values()) yield* held.targets;
+    for (const entry of this.entries.values()) yield* entry.targets;
   }
 
-  /** A new spec's parts: its strings shared, its targets derived, then packed. */
-  private specParts(metadata: PipelineHead['metadata'], spec: PipelineSpec): SpecParts {
-    this.strings.share(spec);
-    const environments = this.names.one(spec.environments.map((env) => env.name));
-    const targets = deriveTargets({ metadata, spec }, this.config, environments);
-    return { spec: { packed: pack(spec), recent: this.specs }, environments, targets };
+  /** What follows from a new spec: its environments' names and its targets. */
+  private derive(state: PipelineState): Omit<Entry, 'state'> {
+    const environments = this.names.one(state.spec.environments.map((env) => env.name));
+    return { environments, targets: deriveTargets(state, this.config, environments) };
   }
+
+  private readonly intern = (text: string): string => this.strings.one(text);
 
   private tell(id: PipelineId): void {
     for (const listener of this.listeners) listener(id);

@@ -1,11 +1,10 @@
 /**
  * One string instance per distinct short value across the Pipelines the gateway holds.
  *
- * Why: JSON parsing gives every string value its own copy, so each of 10,000 Pipelines held
- * its own "GitopsCluster", "flux-system", "helm.toolkit.fluxcd.io/v2", cluster and app names,
- * each about 7 times over (spec targets, status targets, conditions): about 40 strings, 1.5 KB
- * per Pipeline. Replacing a string by an equal one changes no value, so the objects can be
- * shared in place, even the watch cache's own.
+ * Why: JSON parsing gives every string value its own copy, so each Pipeline held its own
+ * "GitopsCluster", "flux-system", "helm.toolkit.fluxcd.io/v2", cluster and app names, and the
+ * revisions and times its status repeats per target (docs/adr/0021-state-is-a-projection.md
+ * gives the measured difference). observe() copies each Pipeline's strings through one table.
  */
 
 /** Strings longer than this are left alone: long values (messages) are rarely repeated. */
@@ -35,24 +34,9 @@ export class StringTable {
     return this.newer.size + this.older.size;
   }
 
-  /**
-   * Replaces, in place, every short string value inside `value` (objects and arrays, any depth)
-   * with the table's instance of it; returns `value`. Frozen objects are left as they are.
-   */
-  share<T>(value: T): T {
-    this.walk(value);
-    return value;
-  }
-
-  private walk(value: unknown): void {
-    if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-    const fields = value as Record<string, unknown>;
-    for (const key of Object.keys(fields)) {
-      const field = fields[key];
-      if (typeof field === 'string') {
-        if (field.length <= MAX_SHARED_LENGTH) fields[key] = this.instance(field);
-      } else this.walk(field);
-    }
+  /** The table's instance of `text` (`text` itself when new, or too long to be kept). */
+  one(text: string): string {
+    return text.length <= MAX_SHARED_LENGTH ? this.instance(text) : text;
   }
 
   private instance(text: string): string {

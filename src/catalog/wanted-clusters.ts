@@ -5,8 +5,7 @@ import { gitopsClusterRefFor } from './cluster-names.js';
 
 /**
  * Every cluster the gateway must reach: configured ones plus any a Pipeline references, from
- * the clusters the catalog's targets name (each pass asks: unpacking every Pipeline for it was
- * 10,000 specs and statuses at once at fleet scale).
+ * the clusters the catalog's targets name (each pass asks: the targets are already resolved).
  */
 export function wantedClusters(
   config: GatewayConfig,

@@ -32,7 +32,7 @@ const WRITES_IN_FLIGHT = 8;
 
 /** What halts across Pipelines need. */
 export interface FleetHalterDeps extends HaltWriteDeps, HaltPolicy {
-  catalog: Pick<PipelineCatalog, 'heads' | 'halts' | 'get'>;
+  catalog: Pick<PipelineCatalog, 'heads'>;
   now: () => number;
   /** Counts each call by principal kind and outcome (metrics). */
   onOutcome?: (kind: Principal['kind'], outcome: string) => void;
@@ -143,8 +143,7 @@ export class FleetHalter {
     const matched = catalog
       .heads()
       .filter((p) => namespace === undefined || p.metadata.namespace === namespace)
-      .filter((p) => selectorMatches(selector, p.metadata.labels))
-      .flatMap((p) => catalog.get(pipelineIdOf(p)) ?? []);
+      .filter((p) => selectorMatches(selector, p.metadata.labels));
     const targets = matched.filter((p) => hasEnvironment(p, environment));
     const skipped = matched.length - targets.length;
     const refusal = await this.judge(targets, caller, () => environment);
@@ -168,12 +167,10 @@ export class FleetHalter {
   ): Promise<FleetResult> {
     const now = this.deps.now();
     const { catalog } = this.deps;
-    // Only the holders' statuses are unpacked: the catalog keeps each Pipeline's halts apart.
-    const holders = catalog
-      .heads()
-      .map(pipelineIdOf)
-      .filter((p) => (only === undefined || p === only) && inForceIn(catalog.halts(p), id, now))
-      .flatMap((p) => catalog.get(p) ?? []);
+    const holders = catalog.heads().filter((p) => {
+      const pid = pipelineIdOf(p);
+      return (only === undefined || pid === only) && inForceIn(p.status?.halts, id, now);
+    });
     const held = (p: Pipeline) => haltInForce(p, id, now);
     const refusal = await this.judge(holders, caller, (p) => held(p)?.environment);
     if (refusal !== undefined) return refusal;

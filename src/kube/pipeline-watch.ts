@@ -1,7 +1,6 @@
 import {
   ApiException,
   CustomObjectsApi,
-  makeInformer,
   type Informer,
   type KubeConfig,
   type KubernetesListObject,
@@ -15,11 +14,7 @@ import type { KubeObject } from './ports.js';
 
 /** What the watcher reports; the index and the reconciler subscribe through this. */
 export interface PipelineEventHandler {
-  /**
-   * An added or changed Pipeline: the object the informer keeps, which compares only its
-   * metadata, so the handler may make it its own (the catalog keeps its metadata, and its spec
-   * and status packed, without them in it).
-   */
+  /** An added or changed Pipeline, as received: nothing else holds it. */
   upsert(pipeline: KubeObject): void;
   remove(namespace: string, name: string): void;
   /** A watch failed; it restarts by itself after `retryInMs`. */
@@ -29,8 +24,9 @@ export interface PipelineEventHandler {
 }
 
 /**
- * Makes the informer of one LIST+WATCH path (client-node's makeInformer; a fake in tests). Its
- * WATCH sends `labelSelector` when given; `list` already does.
+ * Makes the informer of one LIST+WATCH path: one that keeps no cache of the objects (the
+ * catalog's VersionListWatch; a fake in tests), since the handler's owner is the one cache.
+ * Its WATCH sends `labelSelector` when given; `list` already does.
  */
 export type InformerFactory = (
   path: string,
@@ -38,10 +34,10 @@ export type InformerFactory = (
   labelSelector?: string,
 ) => Informer<KubernetesObject>;
 
-/** What a PipelineWatcher may be given besides its cluster: clocks, and informers for tests. */
+/** What a PipelineWatcher is given besides its cluster: its informers, and clocks. */
 export interface PipelineWatcherOptions {
   scheduler?: Scheduler;
-  informers?: InformerFactory;
+  informers: InformerFactory;
   /**
    * Only Pipelines with these labels (a shard's, kubectl's text form), selected by the API
    * server: the others are never sent, so a shard holds and parses only its own.
@@ -72,7 +68,7 @@ function restartDelay(failures: number): number {
 
 /**
  * Watches Pipelines in the management cluster (all namespaces, or each configured one) with
- * client-node informers, restarting a failed informer with capped exponential backoff, and
+ * informers, restarting a failed informer with capped exponential backoff, and
  * says when one that had failed is watching again.
  */
 export class PipelineWatcher {
@@ -92,13 +88,11 @@ export class PipelineWatcher {
     private readonly namespaces: readonly string[],
     private readonly handler: PipelineEventHandler,
     private readonly calls: KubeCalls,
-    options: PipelineWatcherOptions = {},
+    options: PipelineWatcherOptions,
   ) {
     this.scheduler = options.scheduler ?? realScheduler;
     this.labelSelector = options.labelSelector;
-    this.makeInformer =
-      options.informers ??
-      ((path, list, selector) => makeInformer(kubeConfig, path, list, selector));
+    this.makeInformer = options.informers;
   }
 
   /** Starts every informer; resolves once each has listed (or failed and scheduled a retry). */
@@ -221,10 +215,7 @@ export class PipelineWatcher {
 
 const PIPELINE_API_VERSION = `${PIPELINE.group}/${PIPELINE.version}`;
 
-/**
- * The object with apiVersion and kind set (a LIST's items may lack them), in place: the
- * informer's cache then holds the very object the catalog keeps, not a second one per Pipeline.
- */
+/** The object with apiVersion and kind set (a LIST's items may lack them), in place. */
 function withKind(obj: KubernetesObject): KubeObject {
   obj.apiVersion = PIPELINE_API_VERSION;
   obj.kind = 'Pipeline';

@@ -20,10 +20,8 @@ import { dependedOnEnvironments, type ConfirmationMarks } from './promotions.js'
 
 /**
  * Pipelines evaluated between two yields to the event loop: a large round never stalls it.
- * Why 32, not 256: each evaluation unpacks its Pipeline, and what one turn unpacks lives until
- * the turn ends, long enough to reach V8's old space at 256 (measured when each unpack also
- * made a zlib stream of its own); at 10,000 x 50 the gateway peaked at 251-263 MiB against
- * 268-279 (ns per env, four runs each), in the same wave time
+ * Why 32: what one turn's evaluations allocate lives until the turn ends, and a smaller turn
+ * keeps it out of V8's old space in the same wave time
  * (docs/adr/0004-a-pass-confirms-its-due-promotions-in-one-round.md).
  */
 const EVALUATIONS_PER_TURN = 32;

@@ -211,7 +211,7 @@ export class Reconciler {
     // Explained from the input the decisions were made on: the two cannot disagree.
     const policy = policyViewsOf(evaluation.input);
     this.views.set(id, {
-      // Names only, the catalog's shared list: the spec itself is unpacked per check.
+      // Names only, the catalog's shared list, not this check's spec.
       environments:
         this.deps.catalog.environments(id) ?? pipeline.spec.environments.map((env) => env.name),
       targets,

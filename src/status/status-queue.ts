@@ -2,8 +2,8 @@
  * Status writes, behind the evaluation: a Pipeline's check hands its id here, so checks (and
  * the events behind them) never wait for the status PUTs of others. The view is computed when
  * its write starts, from the latest reads (as a controller's worker reads its cache for a key):
- * what waits is a Pipeline's id, not a check's results (10,000 of those held 110 MiB at
- * start-up) nor its object (32 MiB more: the catalog holds it packed), except an object newer
+ * what waits is a Pipeline's id, not a check's results (at fleet scale they dwarf the state
+ * itself) nor its object (the catalog holds its state), except an object newer
  * than the catalog's, which a check wrote itself. One pending write per Pipeline: a newer check
  * replaces one not started yet. Promotion records are not written here: the claim and the
  * outcome write those themselves, at once.

@@ -17,7 +17,7 @@ import { summarize, type PipelineSummary } from './model.js';
 export interface FleetSource {
   /** Every Pipeline's id, sorted. */
   ids(): readonly PipelineId[];
-  /** The Pipeline whole (its status unpacked: once per row rendered). */
+  /** The Pipeline's state (catalog/pipeline-state.ts): metadata, spec and status. */
   pipeline(id: PipelineId): Pipeline | undefined;
   /** The names of the Pipeline's environments, in spec order; cheap enough for every row. */
   environments(id: PipelineId): readonly string[] | undefined;

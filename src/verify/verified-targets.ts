@@ -6,7 +6,7 @@
  * (announcements.ts): when events about each object were accepted, and its observations.
  */
 import type { CatalogTarget, ListScope } from '../catalog/targets.js';
-import type { TargetStatus } from '../evaluate/decisions.js';
+import type { TargetLocation, TargetStatus } from '../evaluate/decisions.js';
 import { advanceStreak, type ReadStreak } from '../evaluate/healthy-since.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { TextPool } from '../text/text.js';
@@ -14,7 +14,6 @@ import { announcementOf, observe, type Announcement } from './announcements.js';
 import { ListLimits } from './list-limits.js';
 import { isClusterWide, planScopes, refusedWide } from './scope-plan.js';
 import { StoredReads, type StoredRead } from './stored-reads.js';
-import { locationOfKey } from './target-status.js';
 import type { Verifier } from './verifier.js';
 
 /**
@@ -83,12 +82,12 @@ export class VerifiedTargets {
 
   /** The last read of an object, if any, as one new object (see status and readAt). */
   get(key: ObjectKey): StoredStatus | undefined {
-    return this.entries.get(objectKeyId(key), locationOfKey(key));
+    return this.entries.get(objectKeyId(key));
   }
 
   /** The target's latest verified status, if it was read. */
   status(target: TargetId): TargetStatus | undefined {
-    return this.entries.status(target.id, target.location);
+    return this.entries.status(target.id);
   }
 
   /** When the target was last read (ms), if ever. */
@@ -114,7 +113,7 @@ export class VerifiedTargets {
   /** This replica's word on whether the object's current state was announced by an event. */
   announcement(key: ObjectKey): Announcement | undefined {
     const id = objectKeyId(key);
-    return announcementOf(this.entries.get(id, locationOfKey(key)), this.eventAt.get(id));
+    return announcementOf(this.entries.get(id), this.eventAt.get(id));
   }
 
   /** One GET of the target's object; the status is stored and returned. */
@@ -237,8 +236,8 @@ export class VerifiedTargets {
     scope: ScopeRead | undefined,
     detect?: ChangeDetection,
   ): TargetStatus {
-    const previous = this.entries.get(target.id, target.location);
-    const status = unchanged(previous, read, this.texts);
+    const previous = this.entries.get(target.id);
+    const status = unchanged(previous, read, target.location, this.texts);
     const { observations, replaced } = observe(previous, status, readAt);
     const streak = advanceStreak(previous?.streak, status, readAt, previous?.readAt);
     const found =
@@ -260,22 +259,23 @@ export class VerifiedTargets {
     return status;
   }
 
-  /** Forgets what no Pipeline references (`isReferenced` takes objectKeyId); trims the columns. */
+  /** Forgets what no Pipeline references (`isReferenced` takes objectKeyId). */
   retain(isReferenced: (id: string) => boolean): void {
     for (const id of this.entries.ids()) if (!isReferenced(id)) this.entries.delete(id);
     for (const id of this.eventAt.keys()) if (!isReferenced(id)) this.eventAt.delete(id);
-    this.entries.trim();
   }
 }
 
 /**
- * The stored status when `read` says the same, else `read` with its message from `texts`. Why:
- * every pass reads every target again; keeping the stored fields means an unchanged fleet holds
- * one message string per target, not one per pass, and equal messages one string.
+ * The stored status when `read` says the same, else `read` at `location` (the target's own,
+ * which `read`'s equals) with its message from `texts`. Why: every pass reads every target
+ * again; keeping the stored fields means an unchanged fleet holds one message string per
+ * target, not one per pass, equal messages one string, and no location object of its own.
  */
 function unchanged(
   previous: StoredStatus | undefined,
   read: TargetStatus,
+  location: TargetLocation,
   texts: TextPool,
 ): TargetStatus {
   const stored = previous?.status;
@@ -288,5 +288,9 @@ function unchanged(
     stored.location.namespace === read.location.namespace
   )
     return stored;
-  return { ...read, message: texts.one(read.message) };
+  const at =
+    read.location.cluster === location.cluster && read.location.namespace === location.namespace
+      ? location
+      : read.location;
+  return { ...read, location: at, message: texts.one(read.message) };
 }

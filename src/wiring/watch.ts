@@ -1,5 +1,6 @@
 /** The Pipeline watch, wired: it feeds the catalog and asks the loop for re-checks. */
 import type { PipelineCatalog } from '../catalog/catalog.js';
+import { versionListWatches } from '../catalog/list-watch.js';
 import { PipelineWatcher } from '../kube/pipeline-watch.js';
 import { pipelineEvents } from '../reconcile/pipeline-events.js';
 import type { ClusterAccess } from './cluster-access.js';
@@ -39,6 +40,7 @@ export function pipelineWatch(
   const { management, config, calls, scheduler } = rt;
   const watcher = new PipelineWatcher(management, config.pipelineNamespaces, handler, calls, {
     scheduler,
+    informers: versionListWatches(management),
     labelSelector: config.sharding?.pipelineSelector,
   });
   return { watcher, lifecycle };

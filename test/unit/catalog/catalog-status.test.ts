@@ -47,28 +47,22 @@ function withGeneration(pipeline: Pipeline, generation: number): Pipeline {
 }
 
 describe('PipelineCatalog: the status it holds', () => {
-  it('takes the object as its own: its metadata kept, its spec and status packed and gone from it', () => {
+  it('holds the state observed of the Pipeline, leaving the object given as it was', () => {
     const catalog = new PipelineCatalog(config);
     const given = samplePipeline(statusAt('1.0.0'));
     const id = pipelineIdOf(given);
     const expected = structuredClone(given);
     catalog.upsert(given);
-    // Nothing parsed of spec or status stays: the object (the watch's cache's) holds neither.
-    expect(given.spec).toBeUndefined();
-    expect(given.status).toBeUndefined();
-    const head = catalog.head(id);
-    expect(head?.metadata).toBe(given.metadata);
-    expect(catalog.get(id)).toEqual(expected);
-    // As JSON (the view's API, logs), the head is the Pipeline without its status.
-    const { status: _, ...withoutStatus } = expected;
-    expect(JSON.parse(JSON.stringify(head))).toEqual(withoutStatus);
-    // Spread or listed, it shows its metadata only (the rest is private), and nothing changes it.
-    expect(Object.keys(head ?? {})).toEqual(['metadata']);
-    expect(Object.isFrozen(head)).toBe(true);
+    expect(given).toEqual(expected);
+    const state = catalog.get(id);
+    expect(state).toEqual(expected);
+    expect(state?.spec).not.toBe(given.spec);
+    expect(catalog.head(id)).toBe(state);
+    expect(Object.isFrozen(state?.status?.environments?.dev)).toBe(true);
     expect(catalog.environments(id)).toEqual(expected.spec.environments.map((e) => e.name));
   });
 
-  it('unpacks a spec once while it is recent, and shares it between heads of one generation', () => {
+  it('shares one spec between the states of one generation', () => {
     const catalog = new PipelineCatalog(config);
     const id = pipelineIdOf(samplePipeline());
     catalog.upsert(withGeneration(samplePipeline(statusAt('1.0.0')), 1));
@@ -97,13 +91,12 @@ describe('PipelineCatalog: the status it holds', () => {
     expect(catalog.get(id)).toBeUndefined();
   });
 
-  it('hands out heads without status, one object per upsert', () => {
+  it('hands out one state per upsert: its identity is the version', () => {
     const catalog = new PipelineCatalog(config);
     const id = pipelineIdOf(samplePipeline());
     catalog.upsert(samplePipeline(statusAt('1.0.0')));
     const head = catalog.head(id);
     expect(head).toBeDefined();
-    expect((head as { status?: unknown } | undefined)?.status).toBeUndefined();
     expect(catalog.head(id)).toBe(head);
     expect(catalog.heads()).toEqual([head]);
     catalog.upsert(samplePipeline(statusAt('1.1.0')));
@@ -111,7 +104,7 @@ describe('PipelineCatalog: the status it holds', () => {
     expect(catalog.head(id)?.spec).toBe(head?.spec);
   });
 
-  it('answers halts without unpacking, as the latest status has them', () => {
+  it('answers halts as the latest status has them', () => {
     const catalog = new PipelineCatalog(config);
     const id = pipelineIdOf(samplePipeline());
     catalog.upsert(samplePipeline(statusAt('1.0.0', [halt])));

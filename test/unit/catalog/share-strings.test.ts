@@ -1,62 +1,40 @@
 import { describe, expect, it } from 'vitest';
 import { StringTable } from '../../../src/catalog/share-strings.js';
 
-function pipelineJson(name: string): string {
-  const target = (cluster: string) => ({
-    namespace: 'apps',
-    clusterRef: { kind: 'GitopsCluster', name: cluster, namespace: 'flux-system' },
-  });
-  return JSON.stringify({
-    metadata: { name, namespace: 'team', uid: `uid-${name}` },
-    spec: {
-      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name },
-      environments: [{ name: 'dev', targets: [target('c1'), target('c2')] }],
-    },
-    status: { note: 'x'.repeat(200) },
-  });
+/** A string equal to `text` but its own instance, as JSON.parse makes them. */
+function fresh(text: string): string {
+  return (JSON.parse(JSON.stringify({ text })) as { text: string }).text;
 }
 
 describe('StringTable', () => {
-  it('changes no value at any depth, arrays included', () => {
+  it('gives one instance per distinct short value, equal to the value given', () => {
     const table = new StringTable();
-    const text = pipelineJson('app-1');
-    const shared = table.share(JSON.parse(text) as unknown);
-    expect(shared).toEqual(JSON.parse(text));
-    // Second object: every short value it shares with the first is already known.
-    const before = table.size;
-    table.share(JSON.parse(pipelineJson('app-1')) as unknown);
-    expect(table.size).toBe(before);
+    const first = table.one(fresh('GitopsCluster'));
+    expect(first).toBe('GitopsCluster');
+    expect(table.one(fresh('GitopsCluster'))).toBe(first);
+    table.one('flux-system');
+    expect(table.size).toBe(2);
   });
 
-  it('remembers each distinct short value once and skips long ones', () => {
+  it('skips long values: each stays its own, and the table does not grow', () => {
     const table = new StringTable();
-    table.share(JSON.parse(pipelineJson('app-1')) as unknown);
-    // app-1, team, uid-app-1, apps, GitopsCluster, c1, c2, flux-system, the apiVersion,
-    // HelmRelease, dev: 11 distinct short values; the 200-character note is not kept.
-    expect(table.size).toBe(11);
-    table.share(JSON.parse(pipelineJson('app-2')) as unknown);
-    expect(table.size).toBe(13);
+    const long = 'x'.repeat(200);
+    expect(table.one(long)).toBe(long);
+    expect(table.size).toBe(0);
   });
 
-  it('stays within its bound (two halves of it) and keeps working past it', () => {
+  it('stays within its bound (two halves of it), keeping values seen again', () => {
     const table = new StringTable(5);
+    table.one('recurring');
     for (let i = 0; i < 20; i++) {
-      const text = pipelineJson(`app-${String(i)}`);
-      expect(table.share(JSON.parse(text) as unknown)).toEqual(JSON.parse(text));
+      expect(table.one(`one-off-${String(i)}`)).toBe(`one-off-${String(i)}`);
       expect(table.size).toBeLessThanOrEqual(10);
+      // A value found again moves to the newer half, so one-offs cannot crowd it out.
+      table.one('recurring');
     }
     expect(table.size).toBeGreaterThan(5);
-  });
-
-  it('leaves frozen objects as they are', () => {
-    const table = new StringTable();
-    const frozen = Object.freeze({ kind: 'GitopsCluster', inner: { name: 'c1' } });
-    const holder = { frozen, open: { kind: 'GitopsCluster' } };
-    expect(() => table.share(holder)).not.toThrow();
-    expect(holder).toEqual({
-      frozen: { kind: 'GitopsCluster', inner: { name: 'c1' } },
-      open: { kind: 'GitopsCluster' },
-    });
-    expect(table.size).toBe(1);
+    const sizeBefore = table.size;
+    table.one('recurring');
+    expect(table.size).toBe(sizeBefore);
   });
 });

@@ -11,9 +11,7 @@ import { FleetHalter } from '../../../src/halts/fleet-halter.js';
 import { isUnavailable } from '../../../src/kube/errors.js';
 import type { KubeObject } from '../../../src/kube/ports.js';
 import { createLogger } from '../../../src/log.js';
-import { pipelineIdOf } from '../../../src/pipeline/id.js';
 import { parseSelectorText } from '../../../src/labels/label-selector.js';
-import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
 import { FakePipelineWriter, statusWriterOver } from '../../support/fake-pipeline-writer.js';
 import { T0, samplePipeline } from '../../support/pipeline-fixtures.js';
 
@@ -40,9 +38,8 @@ function rig() {
   }
   const all = () => NAMES.flatMap((n) => port.peek(NS, n) ?? []);
   const outcomes: string[] = [];
-  const byId = (id: string): Pipeline | undefined => all().find((p) => pipelineIdOf(p) === id);
   const halter = new FleetHalter({
-    catalog: { heads: all, halts: (id) => byId(id)?.status?.halts, get: byId },
+    catalog: { heads: all },
     status: statusWriterOver(port, [], { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 }),
     events: port,
     logger: createLogger('silent'),

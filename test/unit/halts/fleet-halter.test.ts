@@ -11,7 +11,6 @@ import type { Principal } from '../../../src/auth/identity.js';
 import { FleetHalter } from '../../../src/halts/fleet-halter.js';
 import type { HaltCaller } from '../../../src/halts/halt-access.js';
 import { haltsByScope } from '../../../src/halts/halt-record.js';
-import { pipelineIdOf } from '../../../src/pipeline/id.js';
 import { parseSelectorText, type LabelSelector } from '../../../src/labels/label-selector.js';
 import { createLogger } from '../../../src/log.js';
 import type { Pipeline } from '../../../src/pipeline/pipeline-resource.js';
@@ -56,11 +55,7 @@ function rig(pipelines: Pipeline[] = fleet(), maxPipelines?: number) {
   const rechecks: string[] = [];
   const lines: Record<string, unknown>[] = [];
   const halter = new FleetHalter({
-    catalog: {
-      heads: all,
-      halts: (id: string) => all().find((p) => pipelineIdOf(p) === id)?.status?.halts,
-      get: (id: string) => all().find((p) => pipelineIdOf(p) === id),
-    },
+    catalog: { heads: all },
     status: statusWriterOver(port, [], { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 }),
     events: port,
     logger: createLogger(

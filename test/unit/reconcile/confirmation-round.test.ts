@@ -142,7 +142,7 @@ describe('a large confirmation round', () => {
   it('yields to the event loop every 32 Pipelines, so a round over thousands never stalls it', async () => {
     let evaluated = 0;
     const rounds = new ConfirmationRounds({
-      // Pipelines gone from the catalog: each is looked up (one unpack in a real one), none due.
+      // Pipelines gone from the catalog: each is looked up, none due.
       catalog: {
         get: () => {
           evaluated += 1;

@@ -170,9 +170,12 @@ describe('Reconciler.viewInputs (the view a status write computes when it starts
 
   it('computes on an object the check wrote, which the catalog does not hold yet', () => {
     const rig = reconcileRig({ dev: '1.0.0', staging: '1.0.0', prod: '1.0.0' });
-    const written = rig.catalog.get(rig.id);
-    if (written === undefined) throw new Error('the rig loads its Pipeline');
-    written.metadata = { ...written.metadata, resourceVersion: 'written-by-the-check' };
+    const held = rig.catalog.get(rig.id);
+    if (held === undefined) throw new Error('the rig loads its Pipeline');
+    const written = {
+      ...held,
+      metadata: { ...held.metadata, resourceVersion: 'written-by-the-check' },
+    };
     expect(rig.reconciler.viewInputs(rig.id, written)?.pipeline).toBe(written);
   });
 
