@@ -1,4 +1,5 @@
 import type { ReadFailureReason } from './ports.js';
+import { KubeApiError } from './rest.js';
 
 /** A classified Kubernetes call failure; the message holds no credentials or response bodies. */
 export interface KubeFailure {
@@ -10,10 +11,12 @@ export interface KubeFailure {
 
 /**
  * An API server's answer other than 2xx, as rest.ts's KubeApiError (or any Error carrying a
- * numeric HTTP `code` and the answer's `body`) says it: its status and body.
+ * numeric HTTP `code` and the answer's `body`) says it: its status and body. Not a
+ * DOMException: its `code` is a legacy error number, not an HTTP status.
  */
 function apiAnswer(err: unknown): { code: number; body: unknown } | undefined {
-  if (!(err instanceof Error)) return undefined;
+  if (err instanceof KubeApiError) return err;
+  if (!(err instanceof Error) || err instanceof DOMException || !('body' in err)) return undefined;
   const { code, body } = err as Error & { code?: unknown; body?: unknown };
   return typeof code === 'number' ? { code, body } : undefined;
 }
