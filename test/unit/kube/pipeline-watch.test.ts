@@ -22,7 +22,7 @@ function setup() {
     resumed: () => (seen.resumed += 1),
   };
   const watcher = new PipelineWatcher(kubeConfig, [], handler, calls, {
-      pages,
+    pages,
     scheduler,
     informers: factory,
   });
