@@ -1,6 +1,4 @@
-import type { Plugin } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
 
-/** The client library's models the gateway's typed calls use; see esbuild.config.js. */
-export declare const MODELS_USED: readonly string[];
-/** The bundle's client-node with only the models MODELS_USED reach; see esbuild.config.js. */
-export declare const onlyModelsUsed: Plugin;
+/** How the entry files are bundled, entry points and output aside; see esbuild.config.js. */
+export declare const BUNDLE_OPTIONS: BuildOptions;

@@ -8,17 +8,16 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { parseDocument } from 'yaml';
 import type { ClusterNamingConfig } from '../catalog/cluster-names.js';
 import { checkInput } from '../config/checks.js';
 import type { CheckedInput } from '../config/input.js';
 import { validateShape } from '../config/schema.js';
-import { AgentPool } from '../kube/agent-pool.js';
 import { classifyKubeError } from '../kube/errors.js';
 import { checkPipeline } from '../kube/pipeline-check.js';
 import { listAllPages } from '../kube/pipeline-watch.js';
-import { KubeCalls } from '../kube/request-options.js';
+import { resourcePath, withKubeRest, type KubeRest } from '../kube/rest.js';
 import { GITOPS_CLUSTER, PIPELINE, type ResourceCoordinates } from '../kube/resources.js';
 import { parseSelectorText, selectorText } from '../labels/label-selector.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
@@ -210,14 +209,10 @@ export async function readManagement(
   namespaces: readonly string[],
   pipelineSelector?: string,
 ): Promise<ManagementState> {
-  const pool = new AgentPool();
-  const calls = new KubeCalls(CALL_TIMEOUT_MS, pool);
-  const api = access.kubeConfig.makeApiClient(CustomObjectsApi);
-  try {
+  return withKubeRest(access.kubeConfig, CALL_TIMEOUT_MS, async (rest) => {
     const scopes = namespaces.length === 0 ? [undefined] : namespaces;
     const items: unknown[] = [];
-    for (const ns of scopes)
-      items.push(...(await listOrFail(api, calls, ns, access, pipelineSelector)));
+    for (const ns of scopes) items.push(...(await listOrFail(rest, ns, access, pipelineSelector)));
     const pipelines: Pipeline[] = [];
     const invalid: string[] = [];
     for (const item of items) {
@@ -225,25 +220,22 @@ export async function readManagement(
       if (checked.ok) pipelines.push(checked.pipeline);
       else invalid.push(`${objectName(item)}: ${checked.problem}`);
     }
-    const gitopsClusters = await listAll(api, calls, GITOPS_CLUSTER, undefined).then(
+    const gitopsClusters = await listAll(rest, GITOPS_CLUSTER, undefined).then(
       (list) => new Set(list.map(objectName)),
       () => undefined,
     );
     return { pipelines, invalid, gitopsClusters };
-  } finally {
-    pool.clear();
-  }
+  });
 }
 
 async function listOrFail(
-  api: CustomObjectsApi,
-  calls: KubeCalls,
+  rest: KubeRest,
   namespace: string | undefined,
   access: ManagementAccess,
   labelSelector: string | undefined,
 ): Promise<unknown[]> {
   try {
-    return await listAll(api, calls, PIPELINE, namespace, labelSelector);
+    return await listAll(rest, PIPELINE, namespace, labelSelector);
   } catch (error) {
     const failure = classifyKubeError(error);
     const scope = namespace === undefined ? '' : ` in namespace ${namespace}`;
@@ -256,23 +248,15 @@ async function listOrFail(
 }
 
 async function listAll(
-  api: CustomObjectsApi,
-  calls: KubeCalls,
+  rest: KubeRest,
   resource: ResourceCoordinates,
   namespace: string | undefined,
   labelSelector?: string,
 ): Promise<unknown[]> {
-  const list = await listAllPages((token) => {
-    const params = {
-      ...resource,
-      limit: PAGE,
-      ...(token === undefined ? {} : { _continue: token }),
-      ...(labelSelector === undefined ? {} : { labelSelector }),
-    };
-    return namespace === undefined
-      ? api.listClusterCustomObject(params, calls.options())
-      : api.listNamespacedCustomObject({ ...params, namespace }, calls.options());
-  });
+  const path = resourcePath(resource, namespace);
+  const list = await listAllPages((token) =>
+    rest.get(path, { limit: PAGE, continue: token, labelSelector }),
+  );
   return list.items;
 }
 

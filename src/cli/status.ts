@@ -5,11 +5,12 @@
  * open pull request, from the records the gateway keeps in each Pipeline's status.
  */
 import { parseArgs } from 'node:util';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { realScheduler, type Scheduler } from '../clock.js';
 import { failureSummary } from '../kube/errors.js';
 import { checkPipeline } from '../kube/pipeline-check.js';
 import { listAllPages } from '../kube/pipeline-watch.js';
+import { resourcePath, withKubeRest, type KubeRest } from '../kube/rest.js';
 import type { KubeObject } from '../kube/ports.js';
 import { PIPELINE } from '../kube/resources.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
@@ -89,16 +90,17 @@ export function runStatus(
     const request = parsed.request.contextNamespace
       ? { ...parsed.request, namespace: contextNamespace(config) }
       : parsed.request;
-    const api = config.makeApiClient(CustomObjectsApi);
-    let last = '';
-    for (;;) {
-      const text = render(await readPipelines(api, request), request, scheduler.now());
-      if (text !== last) io.out.write(request.watch && last !== '' ? `\n${text}` : text);
-      last = text;
-      if (!request.watch || stopped(stop)) return 0;
-      await pause(request.intervalMs, stop, scheduler);
-      if (stopped(stop)) return 0;
-    }
+    return withKubeRest(config, READ_TIMEOUT_MS, async (rest) => {
+      let last = '';
+      for (;;) {
+        const text = render(await readPipelines(rest, request), request, scheduler.now());
+        if (text !== last) io.out.write(request.watch && last !== '' ? `\n${text}` : text);
+        last = text;
+        if (!request.watch || stopped(stop)) return 0;
+        await pause(request.intervalMs, stop, scheduler);
+        if (stopped(stop)) return 0;
+      }
+    });
   });
 }
 
@@ -156,22 +158,19 @@ function contextNamespace(config: KubeConfig): string {
   return config.getContextObject(config.getCurrentContext())?.namespace ?? 'default';
 }
 
-async function readPipelines(api: CustomObjectsApi, request: StatusRequest): Promise<Pipeline[]> {
+/** Each read gives up after this long. */
+const READ_TIMEOUT_MS = 30_000;
+
+async function readPipelines(rest: KubeRest, request: StatusRequest): Promise<Pipeline[]> {
   try {
     if (request.name !== undefined && request.namespace !== undefined) {
-      const one = (await api.getNamespacedCustomObject({
-        ...PIPELINE,
-        namespace: request.namespace,
-        name: request.name,
-      })) as KubeObject;
+      const one = (await rest.get(
+        resourcePath(PIPELINE, request.namespace, request.name),
+      )) as KubeObject;
       return valid([one]);
     }
-    const page = (token: string | undefined) => {
-      const paging = { limit: 500, ...(token === undefined ? {} : { _continue: token }) };
-      return request.namespace === undefined
-        ? api.listClusterCustomObject({ ...PIPELINE, ...paging })
-        : api.listNamespacedCustomObject({ ...PIPELINE, namespace: request.namespace, ...paging });
-    };
+    const path = resourcePath(PIPELINE, request.namespace);
+    const page = (token: string | undefined) => rest.get(path, { limit: 500, continue: token });
     return valid((await listAllPages(page)).items as KubeObject[]);
   } catch (error) {
     const { message } = failureSummary(error);

@@ -5,7 +5,9 @@
  * id, approver). One altered byte anywhere fails it.
  */
 import { readFile } from 'node:fs/promises';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
+import { PIPELINE } from '../kube/resources.js';
+import { resourcePath, withKubeRest } from '../kube/rest.js';
 import { parse } from 'yaml';
 import { statementSigner, verifyStatement, type StatementClaims } from '../auth/statement.js';
 import { loadConfig } from '../config/load.js';
@@ -118,14 +120,9 @@ async function readStatus(values: {
   if (values.kubeconfig === undefined) kc.loadFromDefault();
   else kc.loadFromFile(values.kubeconfig);
   if (values.context !== undefined) kc.setCurrentContext(values.context);
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const object = (await api.getNamespacedCustomObject({
-    group: 'pipelines.weave.works',
-    version: 'v1alpha1',
-    plural: 'pipelines',
-    namespace,
-    name,
-  })) as { status?: PipelineStatus };
+  const object = (await withKubeRest(kc, 30_000, (rest) =>
+    rest.get(resourcePath(PIPELINE, namespace, name)),
+  )) as { status?: PipelineStatus };
   return { pipeline: `${namespace}/${name}`, status: object.status };
 }
 

@@ -1,16 +1,14 @@
 /**
- * Keep-alive connection pooling for client-node REST calls.
+ * Keep-alive connection pooling for the gateway's Kubernetes calls.
  *
- * Why: client-node 1.4 builds a brand-new `https.Agent` (no keepAlive) for every API call:
- * `KubeConfig.applySecurityAuthentication` ends with `context.setAgent(this.createAgent(...))`.
- * Every GET, LIST and write therefore paid a new TCP connection and a full TLS handshake. The
- * generated request factory applies that authentication before the per-call middlewares' `pre`
- * hooks run, and `httpApi.send` then uses `context.getAgent()`, so a `pre` hook can swap the
- * fresh agent for a long-lived keep-alive agent built from the same options (see
- * request-options.ts). Agents are keyed by a sha256 of every option client-node gave the fresh
- * agent (CA, client cert and key, rejectUnauthorized, servername, ...): a rotated kubeconfig
- * Secret yields a new key and so a new agent, and two clusters with different CAs can never
- * share a connection. The key holds no key material, only its hash; nothing here is logged.
+ * Why: client-node's KubeConfig hands out a brand-new `https.Agent` (no keepAlive) with a
+ * cluster's TLS options each time it applies them (`applyToHTTPSOptions`), so every GET, LIST
+ * and write would pay a new TCP connection and a full TLS handshake. rest.ts swaps that fresh
+ * agent for a long-lived keep-alive agent built from the same options. Agents are keyed by a
+ * sha256 of every option the fresh agent was given (CA, client cert and key,
+ * rejectUnauthorized, servername, ...): a rotated kubeconfig Secret yields a new key and so a
+ * new agent, and two clusters with different CAs can never share a connection. The key holds no
+ * key material, only its hash; nothing here is logged.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Agent as HttpAgent } from 'node:http';
@@ -88,7 +86,7 @@ export class PooledAgent extends HttpsAgent {
     if (session !== undefined) own.session = session;
     // Without one, tls.connect() makes a context per connection from the same CA, certificate
     // and key: an OpenSSL context each time, parsed anew, in the C heap. One serves them all:
-    // Node lets an agent's options override a request's, and client-node sets TLS options on
+    // Node lets an agent's options override a request's, and rest.ts sets TLS options on
     // the agent alone, so every connection of this agent has the agent's.
     own.secureContext ??= this.secureContext ??= createSecureContext(this.options);
     const socket = super.createConnection(own, callback) as TLSSocket | null | undefined;
@@ -132,7 +130,7 @@ function countSockets(byName: NodeJS.ReadOnlyDict<unknown[]>): number {
 
 /**
  * Bounded LRU of keep-alive agents keyed by TLS-option fingerprint. Use `swap` on the agent
- * client-node put on a request; see the file comment for why.
+ * KubeConfig made for a call; see the file comment for why.
  */
 export class AgentPool {
   // A Map iterates in insertion order; re-inserting on use makes the first key the LRU one.

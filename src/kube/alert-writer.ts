@@ -4,7 +4,7 @@ import type { KubeCalls } from './request-options.js';
 import { PROMOTION_ALERT } from './resources.js';
 import type { AlertWriter, KubeObject } from './ports.js';
 
-/** PromotionAlert reads and status writes in the management cluster, via client-node. */
+/** PromotionAlert reads and status writes in the management cluster. */
 export class KubeAlertWriter implements AlertWriter {
   private readonly alerts: CustomStatusClient;
 

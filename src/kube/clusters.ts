@@ -1,8 +1,10 @@
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError } from './errors.js';
 import { kubeConfigFromSecretValue, kubeconfigSecretOf } from './kubeconfig-secret.js';
 import type { KubeCalls } from './request-options.js';
 import { GITOPS_CLUSTER } from './resources.js';
+import { KubeRest, resourcePath } from './rest.js';
+import { readSecret } from './secrets.js';
 import type { ClusterDirectory, ObjectReader } from './ports.js';
 
 /** A cluster the gateway should be able to read: the management cluster or a GitopsCluster. */
@@ -43,16 +45,14 @@ export interface ClusterRegistryOptions {
  */
 export class ClusterRegistry implements ClusterDirectory {
   private readonly entries = new Map<string, Entry>();
-  private readonly custom: CustomObjectsApi;
-  private readonly core: CoreV1Api;
+  private readonly rest: KubeRest;
   private readonly managementName: string;
   private lastRefresh = -Infinity;
 
   constructor(private readonly options: ClusterRegistryOptions) {
     const { managementConfig, managementName } = options;
     this.managementName = managementName;
-    this.custom = managementConfig.makeApiClient(CustomObjectsApi);
-    this.core = managementConfig.makeApiClient(CoreV1Api);
+    this.rest = new KubeRest(managementConfig, options.calls);
     this.entries.set(managementName, {
       reader: options.makeReader(managementConfig, managementName),
     });
@@ -133,19 +133,14 @@ export class ClusterRegistry implements ClusterDirectory {
   ): Promise<
     { unchanged: true } | { problem: string } | { kubeConfig: KubeConfig; version: string }
   > {
-    const options = this.options.calls.options();
     try {
-      const cluster = (await this.custom.getNamespacedCustomObject(
-        { ...GITOPS_CLUSTER, namespace: ref.namespace, name: ref.name },
-        options,
+      const cluster = (await this.rest.get(
+        resourcePath(GITOPS_CLUSTER, ref.namespace, ref.name),
       )) as Parameters<typeof kubeconfigSecretOf>[0];
       const where = kubeconfigSecretOf(cluster);
       if (where === undefined)
         return { problem: `GitopsCluster ${ref.namespace}/${ref.name} names no Secret` };
-      const secret = await this.core.readNamespacedSecret(
-        { namespace: ref.namespace, name: where.name },
-        options,
-      );
+      const secret = await readSecret(this.rest, ref.namespace, where.name);
       const version = secret.metadata?.resourceVersion ?? '';
       if (version !== '' && version === knownVersion) return { unchanged: true };
       const encoded = where.keys.map((k) => secret.data?.[k]).find((v) => v !== undefined);

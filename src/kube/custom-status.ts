@@ -1,25 +1,26 @@
 /**
- * A namespaced custom resource's fresh GET and status PUT through client-node, shared by the
- * Pipeline's and the PromotionAlert's writers (each the one caller for its kind): a 409 (stale
- * resourceVersion) or 404 on the PUT is reported as a conflict, a 404 on the GET as gone.
+ * A namespaced custom resource's fresh GET and status PUT, shared by the Pipeline's and the
+ * PromotionAlert's writers (each the one caller for its kind): a 409 (stale resourceVersion)
+ * or 404 on the PUT is reported as a conflict, a 404 on the GET as gone.
  */
-import { CustomObjectsApi, ResponseContext, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from './errors.js';
 import type { KubeObject, StatusAnswer } from './ports.js';
-import { answerMiddleware, type KubeCalls } from './request-options.js';
+import type { KubeCalls } from './request-options.js';
 import { resourceVersionOf } from './resource-version.js';
 import type { ResourceCoordinates } from './resources.js';
+import { KubeRest, resourcePath } from './rest.js';
 
 /** GET and status PUT of one kind of custom object. */
 export class CustomStatusClient {
-  private readonly custom: CustomObjectsApi;
+  private readonly rest: KubeRest;
 
   constructor(
     kubeConfig: KubeConfig,
-    private readonly calls: KubeCalls,
+    calls: KubeCalls,
     private readonly resource: ResourceCoordinates,
   ) {
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.rest = new KubeRest(kubeConfig, calls);
   }
 
   /**
@@ -35,17 +36,16 @@ export class CustomStatusClient {
     answer: StatusAnswer = 'version',
   ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }> {
     const { name, namespace = '' } = object.metadata;
+    const path = resourcePath(this.resource, namespace, name, 'status');
     try {
-      const stored = (await this.custom.replaceNamespacedCustomObjectStatus(
-        { ...this.resource, namespace, name, body: object },
-        answer === 'stored' ? this.calls.options() : this.calls.options(VERSION_ONLY),
-      )) as Partial<KubeObject>;
+      const text = await this.rest.text('PUT', path, undefined, object);
+      const resourceVersion = answer === 'version' ? resourceVersionOf(text) : undefined;
       // The whole answer when asked for it, or when it had no resourceVersion to take (never
       // from an API server).
-      if (stored.kind !== undefined || stored.metadata === undefined) {
-        return { conflict: false, value: stored as KubeObject };
+      if (resourceVersion === undefined) {
+        return { conflict: false, value: JSON.parse(text) as KubeObject };
       }
-      const metadata = { ...object.metadata, resourceVersion: stored.metadata.resourceVersion };
+      const metadata = { ...object.metadata, resourceVersion };
       return { conflict: false, value: { ...object, metadata } };
     } catch (err) {
       if (isConflict(err) || isNotFound(err)) return { conflict: true };
@@ -56,32 +56,10 @@ export class CustomStatusClient {
   /** A fresh GET from the API server (never a cache); undefined when it is gone. */
   async get(namespace: string, name: string): Promise<KubeObject | undefined> {
     try {
-      return (await this.custom.getNamespacedCustomObject(
-        { ...this.resource, namespace, name },
-        this.calls.options(),
-      )) as KubeObject;
+      return (await this.rest.get(resourcePath(this.resource, namespace, name))) as KubeObject;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
     }
   }
-}
-
-/**
- * Replaces a successful answer's body by `{"metadata":{"resourceVersion":...}}` (no `kind`),
- * scanned from its text; an answer without one, or an error, passes as it came.
- */
-const VERSION_ONLY = answerMiddleware(versionOnly);
-
-async function versionOnly(response: ResponseContext): Promise<ResponseContext> {
-  const code = response.httpStatusCode;
-  if (code < 200 || code > 299) return response;
-  const text = await response.body.text();
-  const resourceVersion = resourceVersionOf(text);
-  const body =
-    resourceVersion === undefined ? text : JSON.stringify({ metadata: { resourceVersion } });
-  return new ResponseContext(code, response.headers, {
-    text: () => Promise.resolve(body),
-    binary: () => Promise.resolve(Buffer.from(body)),
-  });
 }

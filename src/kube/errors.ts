@@ -1,5 +1,5 @@
-import { ApiException } from '@kubernetes/client-node';
 import type { ReadFailureReason } from './ports.js';
+import { KubeApiError } from './rest.js';
 
 /** A classified Kubernetes call failure; the message holds no credentials or response bodies. */
 export interface KubeFailure {
@@ -7,6 +7,18 @@ export interface KubeFailure {
   message: string;
   /** HTTP status when the API server answered. */
   status?: number;
+}
+
+/**
+ * An API server's answer other than 2xx, as rest.ts's KubeApiError (or any Error carrying a
+ * numeric HTTP `code` and the answer's `body`) says it: its status and body. Not a
+ * DOMException: its `code` is a legacy error number, not an HTTP status.
+ */
+function apiAnswer(err: unknown): { code: number; body: unknown } | undefined {
+  if (err instanceof KubeApiError) return err;
+  if (!(err instanceof Error) || err instanceof DOMException || !('body' in err)) return undefined;
+  const { code, body } = err as Error & { code?: unknown; body?: unknown };
+  return typeof code === 'number' ? { code, body } : undefined;
 }
 
 /** Transport failures: the API server could not be reached, or dropped the connection. */
@@ -56,7 +68,8 @@ export class ClusterUnavailable extends Error {
  */
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof ClusterUnavailable) return true;
-  if (err instanceof ApiException) return err.code === 429 || err.code >= 500;
+  const answer = apiAnswer(err);
+  if (answer !== undefined) return answer.code === 429 || answer.code >= 500;
   const name = err instanceof Error ? err.name : '';
   if (name === 'AbortError' || name === 'TimeoutError') return true;
   const code = errorCode(err);
@@ -64,11 +77,12 @@ export function isUnavailable(err: unknown): boolean {
 }
 
 /**
- * Turns anything a client-node call can throw into a KubeFailure. The API server's own
+ * Turns anything a Kubernetes call can throw into a KubeFailure. The API server's own
  * Status message is kept (it names objects, not secrets); transport errors keep only their code.
  */
 export function classifyKubeError(err: unknown): KubeFailure {
-  if (err instanceof ApiException) return fromStatus(err.code, statusMessage(err.body));
+  const answer = apiAnswer(err);
+  if (answer !== undefined) return fromStatus(answer.code, statusMessage(answer.body));
   const name = err instanceof Error ? err.name : '';
   if (name === 'AbortError' || name === 'TimeoutError') {
     return { reason: 'Timeout', message: 'the request to the cluster timed out' };
@@ -127,12 +141,12 @@ function errorCode(err: unknown): string | undefined {
 
 /** True for a 409 Conflict answer (a stale resourceVersion precondition). */
 export function isConflict(err: unknown): boolean {
-  return err instanceof ApiException && err.code === 409;
+  return apiAnswer(err)?.code === 409;
 }
 
 /** True for a 404 answer. */
 export function isNotFound(err: unknown): boolean {
-  return err instanceof ApiException && err.code === 404;
+  return apiAnswer(err)?.code === 404;
 }
 
 /**
@@ -141,7 +155,7 @@ export function isNotFound(err: unknown): boolean {
  */
 export function failureSummary(err: unknown): { reason: string; message: string; status?: number } {
   if (err instanceof ClusterUnavailable) return { reason: err.reason, message: err.message };
-  const kube = err instanceof ApiException || errorCode(err) !== undefined;
+  const kube = apiAnswer(err) !== undefined || errorCode(err) !== undefined;
   const name = err instanceof Error ? err.name : typeof err;
   if (kube || name === 'AbortError' || name === 'TimeoutError') return classifyKubeError(err);
   return { reason: 'Internal', message: name };

@@ -1,17 +1,12 @@
 /**
- * Leases in the management cluster through client-node's CoordinationV1Api, for the resync's
- * leader election. Conflicts and failures are answered, never thrown, so the elector's loop
- * has no exception paths.
+ * Leases in the management cluster, for the resync's leader election. Conflicts and failures
+ * are answered, never thrown, so the elector's loop has no exception paths.
  */
-import {
-  CoordinationV1Api,
-  V1MicroTime,
-  type KubeConfig,
-  type V1Lease,
-  type V1LeaseSpec,
-} from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError, isConflict, isNotFound } from './errors.js';
 import type { KubeCalls } from './request-options.js';
+import { LEASE } from './resources.js';
+import { KubeRest, resourcePath } from './rest.js';
 import type {
   LeaseObject,
   LeaseSpec,
@@ -23,21 +18,24 @@ import type {
 
 const LEASE_API_VERSION = 'coordination.k8s.io/v1';
 
+/** A Lease as the API server sends and takes it (the fields the gateway reads). */
+interface WireLease {
+  metadata?: ObjectMeta;
+  spec?: LeaseSpec;
+}
+
 /** LeaseStore over one KubeConfig (the management cluster's); every call times out. */
 export class KubeLeaseStore implements LeaseStore {
-  private readonly api: CoordinationV1Api;
+  private readonly rest: KubeRest;
 
-  constructor(
-    kubeConfig: KubeConfig,
-    private readonly calls: KubeCalls,
-  ) {
-    this.api = kubeConfig.makeApiClient(CoordinationV1Api);
+  constructor(kubeConfig: KubeConfig, calls: KubeCalls) {
+    this.rest = new KubeRest(kubeConfig, calls);
   }
 
   /** One GET; a 404 is an absent Lease, anything else that fails is classified. */
   async get(namespace: string, name: string): Promise<ReadResult<LeaseObject | undefined>> {
     try {
-      const lease = await this.api.readNamespacedLease({ namespace, name }, this.calls.options());
+      const lease = (await this.rest.get(resourcePath(LEASE, namespace, name))) as WireLease;
       return { ok: true, value: fromLease(lease) };
     } catch (err) {
       if (isNotFound(err)) return { ok: true, value: undefined };
@@ -49,25 +47,20 @@ export class KubeLeaseStore implements LeaseStore {
   /** POST; a 409 (AlreadyExists: another replica created it first) is a conflict. */
   async create(lease: LeaseObject): Promise<LeaseWriteResult> {
     const namespace = lease.metadata.namespace ?? '';
-    return this.write(() =>
-      this.api.createNamespacedLease({ namespace, body: toLease(lease) }, this.calls.options()),
-    );
+    return this.write(() => this.rest.send('POST', resourcePath(LEASE, namespace), toLease(lease)));
   }
 
   /** PUT with metadata.resourceVersion as precondition; a 409 is a conflict. */
   async replace(lease: LeaseObject): Promise<LeaseWriteResult> {
     const { name, namespace = '' } = lease.metadata;
     return this.write(() =>
-      this.api.replaceNamespacedLease(
-        { namespace, name, body: toLease(lease) },
-        this.calls.options(),
-      ),
+      this.rest.send('PUT', resourcePath(LEASE, namespace, name), toLease(lease)),
     );
   }
 
-  private async write(call: () => Promise<V1Lease>): Promise<LeaseWriteResult> {
+  private async write(call: () => Promise<unknown>): Promise<LeaseWriteResult> {
     try {
-      return { ok: true, value: fromLease(await call()) };
+      return { ok: true, value: fromLease((await call()) as WireLease) };
     } catch (err) {
       if (isConflict(err)) return { ok: false, conflict: true };
       const { reason, message } = classifyKubeError(err);
@@ -76,9 +69,9 @@ export class KubeLeaseStore implements LeaseStore {
   }
 }
 
-function toLease(lease: LeaseObject): V1Lease {
+function toLease(lease: LeaseObject): WireLease & { apiVersion: string; kind: string } {
   const { spec } = lease;
-  const body: V1LeaseSpec = {
+  const body: LeaseSpec = {
     holderIdentity: spec.holderIdentity,
     leaseDurationSeconds: spec.leaseDurationSeconds,
     leaseTransitions: spec.leaseTransitions,
@@ -94,15 +87,15 @@ function toLease(lease: LeaseObject): V1Lease {
   };
 }
 
-// V1MicroTime serializes with six fractional digits, as the API server expects for MicroTime.
-function toMicroTime(value: string | undefined): V1MicroTime | undefined {
+/** A MicroTime as the API server expects it: RFC 3339 with six fractional digits. */
+export function toMicroTime(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new V1MicroTime(ms);
+  return Number.isNaN(ms) ? undefined : `${new Date(ms).toISOString().slice(0, -1)}000Z`;
 }
 
-function fromLease(lease: V1Lease): LeaseObject {
-  const meta = lease.metadata ?? {};
+function fromLease(lease: WireLease): LeaseObject {
+  const meta: Partial<ObjectMeta> = lease.metadata ?? {};
   const metadata: ObjectMeta = { name: meta.name ?? '' };
   if (meta.namespace !== undefined) metadata.namespace = meta.namespace;
   if (meta.uid !== undefined) metadata.uid = meta.uid;
@@ -121,14 +114,7 @@ function fromLease(lease: V1Lease): LeaseObject {
   return { metadata, spec: out };
 }
 
-/**
- * client-node 1.x types MicroTime as a Date but, having no deserializer for it, hands over
- * the server's string; accept both so an upgrade that fixes this changes nothing here.
- */
+/** The server's MicroTime string, or undefined for anything else. */
 function fromMicroTime(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (value instanceof Date && !Number.isNaN(value.getTime())) {
-    return new V1MicroTime(value.getTime()).toISOString();
-  }
-  return undefined;
+  return typeof value === 'string' ? value : undefined;
 }

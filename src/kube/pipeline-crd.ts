@@ -2,10 +2,11 @@
  * The Pipeline CRD as installed in the management cluster: the schema the API server prunes
  * Pipeline statuses with (see status/kept-fields.ts for what is checked in it).
  */
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError, type KubeFailure } from './errors.js';
 import type { KubeCalls } from './request-options.js';
-import { PIPELINE } from './resources.js';
+import { CRD, PIPELINE } from './resources.js';
+import { KubeRest, resourcePath } from './rest.js';
 
 /** The installed schema of the Pipeline version the gateway reads and writes, or why not. */
 export type InstalledSchema =
@@ -17,9 +18,7 @@ interface CrdVersion {
 }
 
 /**
- * One GET of the CRD `pipelines.pipelines.weave.works`, as the API server's JSON (through the
- * custom objects API: client-node's CRD model would rename the schema's `x-kubernetes-*`
- * fields). Failures are classified, never thrown; a CRD without that version, or without a
+ * One GET of the CRD `pipelines.pipelines.weave.works`, as the API server's JSON. Failures are classified, never thrown; a CRD without that version, or without a
  * schema for it, is NotFound.
  */
 export async function readPipelineSchema(
@@ -28,12 +27,9 @@ export async function readPipelineSchema(
 ): Promise<InstalledSchema> {
   const name = `${PIPELINE.plural}.${PIPELINE.group}`;
   try {
-    const crd = (await kubeConfig
-      .makeApiClient(CustomObjectsApi)
-      .getClusterCustomObject(
-        { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name },
-        calls.options(),
-      )) as { spec?: { versions?: CrdVersion[] } };
+    const crd = (await new KubeRest(kubeConfig, calls).get(resourcePath(CRD, undefined, name))) as {
+      spec?: { versions?: CrdVersion[] };
+    };
     const version = crd.spec?.versions?.find((v) => v.name === PIPELINE.version);
     const schema = version?.schema?.openAPIV3Schema;
     if (schema !== undefined) return { ok: true, schema };

@@ -1,6 +1,4 @@
 import {
-  ApiException,
-  CustomObjectsApi,
   type Informer,
   type KubeConfig,
   type KubernetesListObject,
@@ -10,6 +8,7 @@ import { realScheduler, type Scheduler } from '../clock.js';
 import { failureSummary } from './errors.js';
 import type { KubeCalls } from './request-options.js';
 import { PIPELINE } from './resources.js';
+import { KubeApiError, KubeRest, resourcePath, type Query } from './rest.js';
 import type { KubeObject } from './ports.js';
 
 /** What the watcher reports; the index and the reconciler subscribe through this. */
@@ -43,6 +42,8 @@ export interface PipelineWatcherOptions {
    * server: the others are never sent, so a shard holds and parses only its own.
    */
   labelSelector?: string | undefined;
+  /** GETs one LIST page of Pipelines, the API server's JSON (rest.ts's KubeRest; fakes in tests). */
+  pages?: (path: string, query: Query) => Promise<unknown>;
 }
 
 /** One informer and its restart bookkeeping. */
@@ -82,16 +83,19 @@ export class PipelineWatcher {
   private readonly scheduler: Scheduler;
   private readonly makeInformer: InformerFactory;
   private readonly labelSelector: string | undefined;
+  private readonly pages: (path: string, query: Query) => Promise<unknown>;
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    kubeConfig: KubeConfig,
     private readonly namespaces: readonly string[],
     private readonly handler: PipelineEventHandler,
-    private readonly calls: KubeCalls,
+    calls: KubeCalls,
     options: PipelineWatcherOptions,
   ) {
     this.scheduler = options.scheduler ?? realScheduler;
     this.labelSelector = options.labelSelector;
+    const rest = new KubeRest(kubeConfig, calls);
+    this.pages = options.pages ?? ((path, query) => rest.get(path, query));
     this.makeInformer = options.informers;
   }
 
@@ -119,25 +123,15 @@ export class PipelineWatcher {
   }
 
   private async startOne(namespace: string | undefined): Promise<void> {
-    const api = this.kubeConfig.makeApiClient(CustomObjectsApi);
-    const path =
-      namespace === undefined
-        ? `/apis/${PIPELINE.group}/${PIPELINE.version}/${PIPELINE.plural}`
-        : `/apis/${PIPELINE.group}/${PIPELINE.version}/namespaces/${namespace}/${PIPELINE.plural}`;
+    const path = resourcePath(PIPELINE, namespace);
     // The informer reports 'connect' before it lists and its start() resolves even when the
     // list failed, so "loaded" is only what a successful list says.
-    const page = (token: string | undefined): Promise<unknown> => {
-      const params = {
-        ...PIPELINE,
+    const page = (token: string | undefined): Promise<unknown> =>
+      this.pages(path, {
         limit: PIPELINE_PAGE,
-        ...(token === undefined ? {} : { _continue: token }),
-        ...(this.labelSelector === undefined ? {} : { labelSelector: this.labelSelector }),
-      };
-      const options = this.calls.options();
-      return namespace === undefined
-        ? api.listClusterCustomObject(params, options)
-        : api.listNamespacedCustomObject({ ...params, namespace }, options);
-    };
+        continue: token,
+        labelSelector: this.labelSelector,
+      });
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       this.listed.delete(informer);
       const result = await listAllPages(page);
@@ -227,7 +221,7 @@ function describe(err: unknown): string {
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
   const summary =
     typeof status === 'number' && status >= 400
-      ? { ...failureSummary(new ApiException(status, '', undefined, {})), status }
+      ? { ...failureSummary(new KubeApiError(status, '')), status }
       : failureSummary(err);
   const answered = summary.status === undefined ? '' : ` (HTTP ${String(summary.status)})`;
   return `listing or watching Pipelines in the management cluster failed: ${summary.message}${answered}, reason ${summary.reason}`;
@@ -239,7 +233,7 @@ function describe(err: unknown): string {
  */
 const PIPELINE_PAGE = 500;
 
-/** A LIST page as the API server sends it (`continue`) or as client-node models it. */
+/** A LIST page as the API server sends it. */
 type PageOf<T extends KubernetesObject> = Omit<KubernetesListObject<T>, 'metadata'> & {
   metadata?: KubernetesListObject<T>['metadata'] & { continue?: string };
 };
@@ -255,7 +249,6 @@ export async function listAllPages(
   let first: KubernetesListObject<KubernetesObject> | undefined;
   let token: string | undefined;
   do {
-    // Custom objects come back as the API server's JSON (`continue`), not client-node's model.
     const current = (await page(token)) as PageOf<KubernetesObject>;
     first ??= current;
     for (const item of current.items) items.push(item);

@@ -1,24 +1,25 @@
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { CustomStatusClient } from './custom-status.js';
 import type { KubeCalls } from './request-options.js';
-import { PIPELINE } from './resources.js';
+import { EVENT, PIPELINE } from './resources.js';
+import { KubeRest, resourcePath } from './rest.js';
 import type { EventRecord, KubeObject, PipelineWriter, StatusAnswer } from './ports.js';
 
 /** The component name on Events we record, as a Kubernetes EventSource. */
 export const EVENT_COMPONENT = 'promotion-gateway';
 
-/** Pipeline reads and status writes in the management cluster, via client-node. */
+/** Pipeline reads and status writes, and Events, in the management cluster. */
 export class KubePipelineWriter implements PipelineWriter {
   private readonly pipelines: CustomStatusClient;
-  private readonly core: CoreV1Api;
+  private readonly rest: KubeRest;
 
   constructor(
     kubeConfig: KubeConfig,
-    private readonly calls: KubeCalls,
+    calls: KubeCalls,
     private readonly instanceId: string,
   ) {
     this.pipelines = new CustomStatusClient(kubeConfig, calls, PIPELINE);
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.rest = new KubeRest(kubeConfig, calls);
   }
 
   /** PUT to the status subresource; a 409 (stale resourceVersion) is reported, not thrown. */
@@ -36,33 +37,27 @@ export class KubePipelineWriter implements PipelineWriter {
 
   /** Creates a core/v1 Event about the Pipeline, as a controller's event recorder would. */
   async emitEvent(event: EventRecord): Promise<void> {
-    const now = new Date();
+    const now = new Date().toISOString();
     const { involvedObject } = event;
-    const suffix = `${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
-    await this.core.createNamespacedEvent(
-      {
+    const suffix = `${Date.parse(now).toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
+    await this.rest.send('POST', resourcePath(EVENT, involvedObject.namespace), {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {
+        name: `${involvedObject.name}.${suffix}`,
         namespace: involvedObject.namespace,
-        body: {
-          apiVersion: 'v1',
-          kind: 'Event',
-          metadata: {
-            name: `${involvedObject.name}.${suffix}`,
-            namespace: involvedObject.namespace,
-            ...(event.annotations ? { annotations: event.annotations } : {}),
-          },
-          involvedObject,
-          type: event.type,
-          reason: event.reason,
-          message: event.message,
-          source: { component: EVENT_COMPONENT, host: this.instanceId },
-          reportingComponent: EVENT_COMPONENT,
-          reportingInstance: this.instanceId,
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
+        ...(event.annotations ? { annotations: event.annotations } : {}),
       },
-      this.calls.options(),
-    );
+      involvedObject,
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+      source: { component: EVENT_COMPONENT, host: this.instanceId },
+      reportingComponent: EVENT_COMPONENT,
+      reportingInstance: this.instanceId,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    });
   }
 }

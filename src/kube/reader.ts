@@ -1,7 +1,7 @@
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { classifyKubeError } from './errors.js';
-import { itemsAsTheyArrive } from './list-items.js';
 import type { KubeCalls } from './request-options.js';
+import { KubeRest, resourcePath } from './rest.js';
 import { coordinatesFor } from './resources.js';
 import type { KubeObject, ObjectReader, ObjectRef, PageVisitor, ReadResult } from './ports.js';
 
@@ -16,24 +16,16 @@ export const LIST_PAGE_SIZE = 500;
 
 /**
  * Items a visitor sees at once: a LIST's items are parsed one by one as they arrive
- * (list-items.ts), and a batch of them is handed on while it is still young garbage.
+ * (list-page.ts), and a batch of them is handed on while it is still young garbage.
  */
 const VISIT_BATCH = 50;
 
-/** A LIST page as the client library parses it: its items went to the visitor already. */
-interface ListPage {
-  metadata?: { continue?: string };
-}
-
-/** Reads app objects from one cluster with client-node, each call bounded by a timeout. */
+/** Reads app objects from one cluster, each call bounded by a timeout. */
 export class KubeObjectReader implements ObjectReader {
-  private readonly api: CustomObjectsApi;
+  private readonly rest: KubeRest;
 
-  constructor(
-    kubeConfig: KubeConfig,
-    private readonly calls: KubeCalls,
-  ) {
-    this.api = kubeConfig.makeApiClient(CustomObjectsApi);
+  constructor(kubeConfig: KubeConfig, calls: KubeCalls) {
+    this.rest = new KubeRest(kubeConfig, calls);
   }
 
   /** One GET of the object; failures are classified, never thrown. */
@@ -41,9 +33,8 @@ export class KubeObjectReader implements ObjectReader {
     const coords = coordinatesFor(ref.apiVersion, ref.kind);
     if (coords === undefined) return unsupported(ref.kind);
     try {
-      const value = (await this.api.getNamespacedCustomObject(
-        { ...coords, namespace: ref.namespace, name: ref.name },
-        this.calls.options(),
+      const value = (await this.rest.get(
+        resourcePath(coords, ref.namespace, ref.name),
       )) as KubeObject;
       return { ok: true, value };
     } catch (err) {
@@ -69,23 +60,23 @@ export class KubeObjectReader implements ObjectReader {
       batch = [];
     };
     // LIST items carry no apiVersion/kind on the wire; restore them for the readers above.
-    const options = this.calls.options(
-      itemsAsTheyArrive((item) => {
-        item.apiVersion = apiVersion;
-        item.kind = kind;
-        batch.push(item);
-        if (batch.length === VISIT_BATCH) handOn();
-      }),
-    );
+    const onItem = (item: KubeObject) => {
+      item.apiVersion = apiVersion;
+      item.kind = kind;
+      batch.push(item);
+      if (batch.length === VISIT_BATCH) handOn();
+    };
+    const path = resourcePath(coords, namespace);
     let token: string | undefined;
     try {
       do {
-        const query = { ...coords, limit: LIST_PAGE_SIZE, _continue: token };
-        const page = (await (namespace === undefined
-          ? this.api.listClusterCustomObject(query, options)
-          : this.api.listNamespacedCustomObject({ ...query, namespace }, options))) as ListPage;
+        const page = await this.rest.listPage(
+          path,
+          { limit: LIST_PAGE_SIZE, continue: token },
+          onItem,
+        );
         handOn();
-        token = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
+        token = page.continue;
       } while (token !== undefined);
       return { ok: true, value: listed };
     } catch (err) {

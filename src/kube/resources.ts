@@ -45,3 +45,23 @@ export const PROMOTION_ALERT: ResourceCoordinates = {
   version: 'v1alpha1',
   plural: 'promotionalerts',
 };
+
+/** Core and built-in kinds the gateway calls, in the same coordinates (group '' is core). */
+export const SECRET: ResourceCoordinates = { group: '', version: 'v1', plural: 'secrets' };
+
+/** core/v1 Events, which the gateway records on Pipelines. */
+export const EVENT: ResourceCoordinates = { group: '', version: 'v1', plural: 'events' };
+
+/** coordination.k8s.io/v1 Leases (leader election). */
+export const LEASE: ResourceCoordinates = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  plural: 'leases',
+};
+
+/** CustomResourceDefinitions (cluster-scoped). */
+export const CRD: ResourceCoordinates = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+};

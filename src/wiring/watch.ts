@@ -1,6 +1,6 @@
 /** The Pipeline watch, wired: it feeds the catalog and asks the loop for re-checks. */
 import type { PipelineCatalog } from '../catalog/catalog.js';
-import { versionListWatches } from '../catalog/list-watch.js';
+import { versionListWatches } from '../kube/version-list-watch.js';
 import { PipelineWatcher } from '../kube/pipeline-watch.js';
 import { pipelineEvents } from '../reconcile/pipeline-events.js';
 import type { ClusterAccess } from './cluster-access.js';

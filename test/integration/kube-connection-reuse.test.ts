@@ -1,6 +1,6 @@
 /**
- * Keep-alive connection reuse through the real client-node and kube-sim: the gateway's reads
- * share pooled TLS connections (client-node alone opens one per call), answers are classified
+ * Keep-alive connection reuse through the gateway's REST calls (KubeConfig's credentials) and
+ * kube-sim: the gateway's reads share pooled TLS connections, answers are classified
  * as before, clusters with different CAs never share an agent, and a pooled connection the
  * server dropped is retried once for a GET.
  */
@@ -10,7 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentPool, PooledAgent } from '../../src/kube/agent-pool.js';
 import { classifyKubeError } from '../../src/kube/errors.js';
@@ -18,6 +18,7 @@ import { KubePipelineWriter } from '../../src/kube/pipeline-writer.js';
 import { KubeObjectReader } from '../../src/kube/reader.js';
 import { KubeCalls } from '../../src/kube/request-options.js';
 import { PIPELINE } from '../../src/kube/resources.js';
+import { KubeRest, resourcePath } from '../../src/kube/rest.js';
 import type { KubeObject } from '../../src/kube/ports.js';
 import { applyFiles, SimCluster, startFleet, type Fleet } from 'kube-sim';
 
@@ -104,7 +105,7 @@ afterAll(async () => {
   await Promise.all([fleet.close(), isolated.close()]);
 });
 
-describe('keep-alive connection reuse through client-node', () => {
+describe('keep-alive connection reuse', () => {
   it('serves 20 sequential reads over at most 2 TLS connections', async () => {
     const reader = readerFor(management);
     management.requests.reset();
@@ -149,12 +150,8 @@ describe('keep-alive connection reuse through client-node', () => {
       conflict: true,
     });
 
-    const api = kc.makeApiClient(CustomObjectsApi);
-    const err = await api
-      .replaceNamespacedCustomObject(
-        { ...PIPELINE, namespace: NS, name: 'p1', body: current },
-        calls.options(),
-      )
+    const err = await new KubeRest(kc, calls)
+      .send('PUT', resourcePath(PIPELINE, NS, 'p1'), current)
       .then(
         () => undefined,
         (e: unknown) => e,

@@ -1,6 +1,6 @@
 /**
- * LIST answers read as they arrive (src/kube/list-items.ts), through the real client-node and
- * kube-sim: every item of every page reaches the visitor once, in batches, with its apiVersion
+ * LIST answers read as they arrive (src/kube/list-page.ts), through the gateway's REST calls
+ * and kube-sim: every item of every page reaches the visitor once, in batches, with its apiVersion
  * and kind, the continue tokens are followed, and failures are classified as before.
  */
 import { fileURLToPath } from 'node:url';

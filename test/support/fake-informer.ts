@@ -11,7 +11,8 @@ import type {
   KubernetesObject,
 } from '@kubernetes/client-node';
 import type { InformerFactory } from '../../src/kube/pipeline-watch.js';
-import type { KubeCalls } from '../../src/kube/request-options.js';
+import { AgentPool } from '../../src/kube/agent-pool.js';
+import { KubeCalls } from '../../src/kube/request-options.js';
 
 /** Object callbacks take the object; error callbacks take anything (client-node's `any`). */
 type Callback = (arg: KubernetesObject) => void;
@@ -95,12 +96,12 @@ export function fakeInformers(): { made: FakeInformer[]; factory: InformerFactor
 export function fakeManagement(items: () => KubernetesObject[] = () => []): {
   kubeConfig: KubeConfig;
   calls: KubeCalls;
+  pages: () => Promise<unknown>;
 } {
-  const list = () => Promise.resolve({ metadata: { resourceVersion: '1' }, items: items() });
-  const api = { listClusterCustomObject: list, listNamespacedCustomObject: list };
   return {
-    kubeConfig: { makeApiClient: () => api } as unknown as KubeConfig,
-    calls: { options: () => ({}) } as unknown as KubeCalls,
+    kubeConfig: {} as KubeConfig,
+    calls: new KubeCalls(10_000, new AgentPool()),
+    pages: () => Promise.resolve({ metadata: { resourceVersion: '1' }, items: items() }),
   };
 }
 

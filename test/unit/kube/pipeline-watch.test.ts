@@ -11,7 +11,7 @@ import { FakeScheduler, flush } from '../../support/fake-scheduler.js';
 function setup() {
   const scheduler = new FakeScheduler();
   const { made, factory } = fakeInformers();
-  const { kubeConfig, calls } = fakeManagement(() => [
+  const { kubeConfig, calls, pages } = fakeManagement(() => [
     { apiVersion: 'pipelines.weave.works/v1alpha1', metadata: { namespace: 'apps', name: 'a' } },
   ]);
   const seen = { upserts: 0, retries: [] as number[], resumed: 0 };
@@ -22,6 +22,7 @@ function setup() {
     resumed: () => (seen.resumed += 1),
   };
   const watcher = new PipelineWatcher(kubeConfig, [], handler, calls, {
+    pages,
     scheduler,
     informers: factory,
   });
@@ -107,7 +108,7 @@ describe('PipelineWatcher and the informer cache', () => {
       status: { observedGeneration: 1 },
     };
     const { made, factory } = fakeInformers();
-    const { kubeConfig, calls } = fakeManagement(() => [listed]);
+    const { kubeConfig, calls, pages } = fakeManagement(() => [listed]);
     const received: unknown[] = [];
     const handler: PipelineEventHandler = {
       upsert: (pipeline) => received.push(pipeline),
@@ -116,6 +117,7 @@ describe('PipelineWatcher and the informer cache', () => {
       resumed: () => undefined,
     };
     const watcher = new PipelineWatcher(kubeConfig, [], handler, calls, {
+      pages,
       scheduler: new FakeScheduler(),
       informers: factory,
     });

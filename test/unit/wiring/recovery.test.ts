@@ -162,7 +162,7 @@ describe('recovery after a management API outage', () => {
     const w = world();
     const { made, factory } = fakeInformers();
     let started = false;
-    const { kubeConfig, calls } = fakeManagement(() => w.pipelines);
+    const { kubeConfig, calls, pages } = fakeManagement(() => w.pipelines);
     const handler = pipelineEvents({
       ...{ catalog: w.catalog, logger: createLogger('silent'), pipelines: w.queue },
       requireFullRead: () => undefined,
@@ -175,6 +175,7 @@ describe('recovery after a management API outage', () => {
       },
     });
     const watcher = new PipelineWatcher(kubeConfig, [], handler, calls, {
+      pages,
       scheduler: w.scheduler,
       informers: factory,
     });

@@ -4,7 +4,7 @@
  */
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { VersionListWatch, type WatchRequest } from '../../../src/catalog/list-watch.js';
+import { VersionListWatch, type WatchRequest } from '../../../src/kube/version-list-watch.js';
 
 type Phase = 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR' | 'BOOKMARK';
 
