@@ -6,11 +6,13 @@ import { Type, type TString } from 'typebox';
 import { MapOf, Ref } from './kit.js';
 import { PrincipalPatternSchema, SecretSourceSchema } from './config-common.js';
 
-/** Configuration `definitions.oidcIssuer`. */
-export const OidcIssuerInputSchema = Type.Object(
-  {
-    issuer: Type.String({ minLength: 1 }),
-    audience: Type.String({ minLength: 1 }),
+/**
+ * The fields an OIDC issuer of people and a CI issuer share: where its keys are, which
+ * algorithms it signs with, and how old and how early a token may be. A function, so that each
+ * schema gets objects of its own.
+ */
+function oidcTokenFields() {
+  return {
     jwksUrl: Ref<TString>('jwt/properties/jwksUrl'),
     algorithms: Type.Optional(
       Type.Array(
@@ -38,6 +40,15 @@ export const OidcIssuerInputSchema = Type.Object(
       }),
     ),
     clockToleranceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, default: 30 })),
+  };
+}
+
+/** Configuration `definitions.oidcIssuer`. */
+export const OidcIssuerInputSchema = Type.Object(
+  {
+    issuer: Type.String({ minLength: 1 }),
+    audience: Type.String({ minLength: 1 }),
+    ...oidcTokenFields(),
   },
   {
     description:
@@ -117,33 +128,7 @@ export const CiIssuerInputSchema = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
     issuer: Type.String({ minLength: 1 }),
     audience: Type.String({ minLength: 1 }),
-    jwksUrl: Ref<TString>('jwt/properties/jwksUrl'),
-    algorithms: Type.Optional(
-      Type.Array(
-        Type.Enum([
-          'RS256',
-          'RS384',
-          'RS512',
-          'PS256',
-          'PS384',
-          'PS512',
-          'ES256',
-          'ES384',
-          'ES512',
-          'EdDSA',
-        ]),
-        { minItems: 1, uniqueItems: true, default: ['RS256'] },
-      ),
-    ),
-    maxTokenAgeSeconds: Type.Optional(
-      Type.Integer({
-        description: 'Tokens issued longer ago than this (iat) are refused; iat is required.',
-        minimum: 1,
-        maximum: 86400,
-        default: 600,
-      }),
-    ),
-    clockToleranceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, default: 30 })),
+    ...oidcTokenFields(),
   },
   {
     description:

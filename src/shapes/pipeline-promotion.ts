@@ -211,20 +211,13 @@ export const PromotionWindowSpecSchema = Type.Object(
   },
 );
 
-/** Pipeline `spec.environments[].promotion`. */
-export const EnvironmentPromotionSpecSchema = Type.Object(
-  {
-    approval: Type.Optional(ApprovalSpecSchema),
-    breakGlass: Type.Optional(BreakGlassSpecSchema),
-    checks: Type.Optional(
-      Type.Array(CheckSpecSchema, {
-        description:
-          "Checks are external checks every revision must pass before this environment takes it: an HTTP endpoint's answer or the forge's commit statuses and check runs (a promotion-gateway addition).",
-        maxItems: 16,
-        'x-kubernetes-list-map-keys': ['name'],
-        'x-kubernetes-list-type': 'map',
-      }),
-    ),
+/**
+ * The fields a promotion has wherever it is set, for one environment or for the whole Pipeline:
+ * drift, manual, soak, strategy and windows. A function, so that each schema gets objects of its
+ * own.
+ */
+export function promotionFields() {
+  return {
     drift: Type.Optional(DriftSpecSchema),
     manual: Type.Optional(
       Type.Boolean({
@@ -243,6 +236,24 @@ export const EnvironmentPromotionSpecSchema = Type.Object(
         'x-kubernetes-list-type': 'map',
       }),
     ),
+  };
+}
+
+/** Pipeline `spec.environments[].promotion`. */
+export const EnvironmentPromotionSpecSchema = Type.Object(
+  {
+    approval: Type.Optional(ApprovalSpecSchema),
+    breakGlass: Type.Optional(BreakGlassSpecSchema),
+    checks: Type.Optional(
+      Type.Array(CheckSpecSchema, {
+        description:
+          "Checks are external checks every revision must pass before this environment takes it: an HTTP endpoint's answer or the forge's commit statuses and check runs (a promotion-gateway addition).",
+        maxItems: 16,
+        'x-kubernetes-list-map-keys': ['name'],
+        'x-kubernetes-list-type': 'map',
+      }),
+    ),
+    ...promotionFields(),
   },
   { description: 'Promotion defines details about how the promotion is done on this environment.' },
 );

@@ -3,13 +3,7 @@
  */
 import { Type } from 'typebox';
 import { StringEnum } from './kit.js';
-import {
-  DriftSpecSchema,
-  EnvironmentPromotionSpecSchema,
-  PromotionWindowSpecSchema,
-  SoakSpecSchema,
-  StrategySpecSchema,
-} from './pipeline-promotion.js';
+import { EnvironmentPromotionSpecSchema, promotionFields } from './pipeline-promotion.js';
 
 /** Pipeline `spec.appRef`. */
 export const AppRefSchema = Type.Object(
@@ -68,24 +62,7 @@ export const PipelineEnvironmentSchema = Type.Object({
 /** Pipeline `spec.promotion`. */
 export const PipelinePromotionSpecSchema = Type.Object(
   {
-    drift: Type.Optional(DriftSpecSchema),
-    manual: Type.Optional(
-      Type.Boolean({
-        description:
-          'Manual option to allow promotion between to require manual approval before proceeding.',
-      }),
-    ),
-    soak: Type.Optional(SoakSpecSchema),
-    strategy: StrategySpecSchema,
-    windows: Type.Optional(
-      Type.Array(PromotionWindowSpecSchema, {
-        description:
-          'Windows are promotion windows (a promotion-gateway addition): automatic promotions run only inside Allow windows, where any apply, and never inside Deny windows. Each is an RFC 5545 rule or a cron expression in an IANA time zone, every occurrence lasting duration. Pipeline-wide windows apply to every environment, together with its own.',
-        maxItems: 32,
-        'x-kubernetes-list-map-keys': ['name'],
-        'x-kubernetes-list-type': 'map',
-      }),
-    ),
+    ...promotionFields(),
   },
   {
     description:
