@@ -7,7 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import type { CheckedInput } from './input.js';
 import { approvalAlgorithm, importPublicKey } from './keys.js';
 import { problem } from './schema.js';
-import { resolveSecret, type SecretContext } from './secrets.js';
+import { resolveSecret, type SecretContext } from './secret-sources.js';
 import type { ApproverConfig, AuthorizationConfig } from './gateway-config.js';
 
 /** What a signed approval may be signed with: Ed25519, or ECDSA on P-256. */

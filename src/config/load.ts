@@ -14,7 +14,7 @@ import { buildSharding, leaseName } from './sharding.js';
 import { checkHmacKeysDistinct, checkInput, checkPublicKey } from './checks.js';
 import type { CheckedInput, ConfigInput } from './input.js';
 import { pointerSegment, problem, validateShape } from './schema.js';
-import { resolveSecret, webhookSigningKey, type SecretContext } from './secrets.js';
+import { resolveSecret, webhookSigningKey, type SecretContext } from './secret-sources.js';
 import type { ClusterConfig, GatewayConfig, JwtConfig, WebhookEndpoint } from './gateway-config.js';
 
 export type { ConfigInput, SecretSource } from './input.js';

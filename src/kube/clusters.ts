@@ -4,7 +4,7 @@ import { kubeConfigFromSecretValue, kubeconfigSecretOf } from './kubeconfig-secr
 import type { KubeCalls } from './request-options.js';
 import { GITOPS_CLUSTER } from './resources.js';
 import { KubeRest, resourcePath } from './rest.js';
-import { readSecret } from './secrets.js';
+import { readSecret } from './secret-reader.js';
 import type { ClusterDirectory, ObjectReader } from './ports.js';
 
 /** A cluster the gateway should be able to read: the management cluster or a GitopsCluster. */

@@ -6,7 +6,7 @@
  * alert-credentials.ts reads the Secret and caches what these make of it.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { redacted, webhookSigningKey } from '../config/secrets.js';
+import { redacted, webhookSigningKey } from '../config/secret-sources.js';
 import { isSigningKey } from '../outbound/webhook-signing.js';
 
 /** A key decoded, or a one-line problem that quotes no value. */
@@ -21,7 +21,7 @@ export function decodeAddress(bytes: Buffer): Decoded<string> {
 }
 
 /**
- * The HMAC key of `signingSecret`, as config/secrets.ts webhookSigningKey reads secrets: a
+ * The HMAC key of `signingSecret`, as config/secret-sources.ts webhookSigningKey reads secrets: a
  * `whsec_` secret is the base64 after the prefix, any other its bytes as they are.
  */
 export function decodeSigningSecret(bytes: Buffer): Decoded<Buffer> {

@@ -28,7 +28,7 @@ export function signedContent(id: string, timestamp: number, body: string): stri
 
 /**
  * Standard Webhooks v1 signature: base64 HMAC-SHA256 over `id.timestamp.body`, keyed with the
- * key bytes (a `whsec_` secret is decoded first, see config/secrets.ts).
+ * key bytes (a `whsec_` secret is decoded first, see config/secret-sources.ts).
  */
 export function webhookSignature(
   secret: Buffer,

@@ -6,7 +6,7 @@ import { ClusterRegistry } from '../kube/clusters.js';
 import { KubePipelineWriter } from '../kube/pipeline-writer.js';
 import { StatusWriter, type StatusWriterOptions } from '../kube/status-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
-import { secretKeyReader } from '../kube/secrets.js';
+import { secretKeyReader } from '../kube/secret-reader.js';
 import { Verifier } from '../verify/verifier.js';
 import { VerifiedTargets } from '../verify/verified-targets.js';
 import type { CrdGuard } from './crd-check.js';

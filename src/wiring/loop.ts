@@ -2,7 +2,7 @@
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { HintQueue } from '../hints/hint-queue.js';
 import { PipelineQueue } from '../hints/pipeline-queue.js';
-import { secretKeyReader } from '../kube/secrets.js';
+import { secretKeyReader } from '../kube/secret-reader.js';
 import {
   pullRequestPorts,
   pullRequestState,

@@ -7,7 +7,7 @@
 import { AlertStatusWriter } from '../notify/alert-status-writer.js';
 import { KubeAlertWriter } from '../kube/alert-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
-import { kubeSecretReader } from '../kube/secrets.js';
+import { kubeSecretReader } from '../kube/secret-reader.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import { pipelineIdOf } from '../pipeline/id.js';
 import { AddressGuard } from '../egress/address-guard.js';

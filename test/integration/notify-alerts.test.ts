@@ -20,7 +20,7 @@ import { AlertStatusWriter } from '../../src/notify/alert-status-writer.js';
 import { KubeAlertWriter } from '../../src/kube/alert-writer.js';
 import { KubeObjectReader } from '../../src/kube/reader.js';
 import { KubeCalls } from '../../src/kube/request-options.js';
-import { kubeSecretReader } from '../../src/kube/secrets.js';
+import { kubeSecretReader } from '../../src/kube/secret-reader.js';
 import type { WriteAttempt } from '../../src/kube/status-writer.js';
 import { realScheduler } from '../../src/clock.js';
 import { AlertCredentialsReader } from '../../src/notify/alert-credentials.js';

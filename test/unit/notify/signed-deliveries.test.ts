@@ -8,7 +8,7 @@
 import { verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { standardWebhooksKey } from '../../../src/config/secrets.js';
+import { standardWebhooksKey } from '../../../src/config/secret-sources.js';
 import {
   formatDelivery,
   type DeliveryFormat,
