@@ -8,7 +8,7 @@ import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { FrozenPool } from '../json/frozen-pool.js';
 import type { HaltRecord, Pipeline } from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
-import { observe, type PipelineState } from './pipeline-state.js';
+import { observe, type PipelineState, type TargetSharing } from './pipeline-state.js';
 import { ReferrerIndex } from './referrers.js';
 import { StringTable } from './share-strings.js';
 import { deriveTargets, sameTargets, type CatalogTarget } from './targets.js';
@@ -25,6 +25,14 @@ interface Entry {
 const MAX_NAME_LISTS = 1024;
 /** Lists of environment names longer than this (as JSON) are each Pipeline's own. */
 const MAX_NAME_LIST_JSON = 1024;
+/**
+ * Distinct spec targets and clusterRefs remembered, each kind in its own pool (so that targets
+ * of their own, with a namespace per app, cannot crowd out the few clusterRefs); past it, a
+ * pool starts afresh.
+ */
+const MAX_SHARED_TARGETS = 4096;
+/** Targets longer than this (as JSON) are each Pipeline's own. */
+const MAX_TARGET_JSON = 512;
 
 /** Pipelines by id, with a reverse index from object key to the Pipelines referencing it. */
 export class PipelineCatalog {
@@ -34,6 +42,8 @@ export class PipelineCatalog {
   private readonly reverse = new ReferrerIndex();
   private readonly strings = new StringTable();
   private readonly names = new FrozenPool(MAX_NAME_LISTS, MAX_NAME_LIST_JSON);
+  private readonly clusterRefs = new FrozenPool(MAX_SHARED_TARGETS, MAX_TARGET_JSON);
+  private readonly specTargets = new FrozenPool(MAX_SHARED_TARGETS, MAX_TARGET_JSON);
   private readonly listeners = new Set<(id: PipelineId) => void>();
 
   /** `config` decides cluster names (see clusterNameFor); it is read whenever a spec changes. */
@@ -59,7 +69,11 @@ export class PipelineCatalog {
   upsert(pipeline: Pipeline): boolean {
     const id = pipelineIdOf(pipeline);
     const previous = this.entries.get(id);
-    const state = observe(pipeline, { previous: previous?.state, intern: this.intern });
+    const state = observe(pipeline, {
+      previous: previous?.state,
+      intern: this.intern,
+      share: this.share,
+    });
     const derived = state.spec === previous?.state.spec ? previous : this.derive(state);
     const unchanged = previous !== undefined && sameTargets(previous.targets, derived.targets);
     // Unchanged references keep the objects already indexed, so the new ones can be collected.
@@ -190,6 +204,12 @@ export class PipelineCatalog {
   }
 
   private readonly intern = (text: string): string => this.strings.one(text);
+
+  /** Spec targets and their clusterRefs, one instance per distinct value (see observe()). */
+  private readonly share: TargetSharing = {
+    clusterRef: (ref) => this.clusterRefs.one(ref),
+    target: (target) => this.specTargets.one(target),
+  };
 
   private tell(id: PipelineId): void {
     for (const listener of this.listeners) listener(id);

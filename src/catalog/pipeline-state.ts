@@ -25,6 +25,7 @@ import type {
   PipelineHead,
   PipelineSpec,
   PipelineStatus,
+  PipelineTarget,
 } from '../pipeline/pipeline-resource.js';
 
 /** The metadata a PipelineState keeps. */
@@ -46,6 +47,15 @@ export interface PipelineState extends Pipeline {
 /** Replaces a string by an equal one (e.g. a shared instance); the identity by default. */
 export type Intern = (text: string) => string;
 
+/**
+ * Replace a spec target and its `clusterRef` by equal deep-frozen values (e.g. instances shared
+ * across Pipelines); by default each copy keeps its own.
+ */
+export interface TargetSharing {
+  clusterRef: (ref: ClusterRef) => ClusterRef;
+  target: (target: PipelineTarget) => PipelineTarget;
+}
+
 /** What observe() may be given besides the Pipeline. */
 export interface ObserveOptions {
   /**
@@ -55,16 +65,22 @@ export interface ObserveOptions {
   previous?: PipelineState | undefined;
   /** Applied to every string of the copy (the catalog shares recurring ones). */
   intern?: Intern | undefined;
+  /**
+   * Applied to each spec target's `clusterRef`, then to the target (the catalog shares equal
+   * ones across Pipelines: a fleet's targets name a few clusters, and namespaces that recur).
+   */
+  share?: TargetSharing | undefined;
 }
 
 /** kubectl apply's copy of the last applied object. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 const same: Intern = (text) => text;
+const own: TargetSharing = { clusterRef: (ref) => ref, target: (target) => target };
 
 /**
  * The state of `pipeline`: a new deep-frozen object sharing nothing with `pipeline` (only with
- * `options.previous`), equal to it on every field kept (see the module comment). Pure: the
+ * `options.previous` and the values `options.share` gives), equal to it on every field kept (see the module comment). Pure: the
  * Pipeline is not changed.
  */
 export function observe(pipeline: Pipeline, options: ObserveOptions = {}): PipelineState {
@@ -75,7 +91,9 @@ export function observe(pipeline: Pipeline, options: ObserveOptions = {}): Pipel
     previous !== undefined &&
     metadata.generation !== undefined &&
     previous.metadata.generation === metadata.generation;
-  const spec = sameSpec ? previous.spec : deepFrozen(copy(pipeline.spec, intern));
+  const spec = sameSpec
+    ? previous.spec
+    : deepFrozen(shareTargets(copy(pipeline.spec, intern), options.share ?? own));
   const state: PipelineState = {
     apiVersion: pipeline.apiVersion,
     kind: pipeline.kind,
@@ -132,6 +150,21 @@ function copy<T>(value: T, intern: Intern): T {
   return JSON.parse(JSON.stringify(value), (_key, field: unknown) =>
     typeof field === 'string' ? intern(field) : field,
   ) as T;
+}
+
+/**
+ * `spec` (a fresh copy) with each target, and its `clusterRef`, replaced by `share`'s equal
+ * value. Why: a target parsed is two objects of its own (88 bytes) though a fleet's targets
+ * name a few clusters, and, where namespaces are per environment, a few targets.
+ */
+function shareTargets(spec: PipelineSpec, share: TargetSharing): PipelineSpec {
+  for (const env of spec.environments) {
+    env.targets.forEach((target, i) => {
+      if (target.clusterRef !== undefined) target.clusterRef = share.clusterRef(target.clusterRef);
+      env.targets[i] = share.target(target);
+    });
+  }
+  return spec;
 }
 
 /**

@@ -70,7 +70,7 @@ export class VerifiedTargets {
   private readonly limits = new ListLimits();
   /** Clusters whose RBAC refused a cluster-wide LIST: read per namespace from then on. */
   private readonly perNamespaceOnly = new Set<string>();
-  /** Messages of the statuses kept: objects at one revision often say the same. */
+  /** Messages and revisions of the statuses kept: objects at one revision often say the same. */
   private readonly texts = new TextPool();
   /** When an event about each object was last accepted here (referenced objects only). */
   private readonly eventAt = new Map<string, number>();
@@ -268,9 +268,11 @@ export class VerifiedTargets {
 
 /**
  * The stored status when `read` says the same, else `read` at `location` (the target's own,
- * which `read`'s equals) with its message from `texts`. Why: every pass reads every target
- * again; keeping the stored fields means an unchanged fleet holds one message string per
- * target, not one per pass, equal messages one string, and no location object of its own.
+ * which `read`'s equals) with its message and revision from `texts`. Why: every pass reads
+ * every target again; keeping the stored fields means an unchanged fleet holds one message
+ * string per target, not one per pass, equal messages and revisions one string each (the
+ * targets of an environment run one revision; parsed, each held its own, which its read streak
+ * held too), and no location object of its own.
  */
 function unchanged(
   previous: StoredStatus | undefined,
@@ -292,5 +294,6 @@ function unchanged(
     read.location.cluster === location.cluster && read.location.namespace === location.namespace
       ? location
       : read.location;
-  return { ...read, location: at, message: texts.one(read.message) };
+  const revision = read.revision === undefined ? {} : { revision: texts.one(read.revision) };
+  return { ...read, location: at, message: texts.one(read.message), ...revision };
 }

@@ -276,6 +276,31 @@ describe('PipelineCatalog updates', () => {
     ).toBe(true);
   });
 
+  it('holds one instance of equal spec targets and clusterRefs across Pipelines', () => {
+    const index = new PipelineCatalog(config);
+    const eu = { kind: 'GitopsCluster' as const, name: 'prod-eu', namespace: 'clusters' };
+    const specOf = (name: string) => index.get(pipelineId({ namespace: 'ns', name }))?.spec;
+    index.upsert(
+      pipeline('ns', 'a', [{ name: 'prod', targets: [{ namespace: 'web', clusterRef: eu }] }]),
+    );
+    index.upsert(
+      pipeline('ns', 'b', [
+        { name: 'live', targets: [{ namespace: 'web', clusterRef: { ...eu } }] },
+      ]),
+    );
+    index.upsert(
+      pipeline('ns', 'c', [
+        { name: 'prod', targets: [{ namespace: 'api', clusterRef: { ...eu } }] },
+      ]),
+    );
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => specOf(name)?.environments[0]?.targets[0]);
+    expect(a).toStrictEqual({ namespace: 'web', clusterRef: eu });
+    expect(b).toBe(a);
+    expect(c).toStrictEqual({ namespace: 'api', clusterRef: eu });
+    expect(c?.clusterRef).toBe(a?.clusterRef);
+    expect(Object.isFrozen(a) && Object.isFrozen(a?.clusterRef)).toBe(true);
+  });
+
   it("drops the API server's managedFields and kubectl's last-applied copy, and keeps the rest", () => {
     const index = new PipelineCatalog(config);
     const applied = pipeline('ns', 'a', [dev, prod]);
