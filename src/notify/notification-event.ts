@@ -5,18 +5,10 @@
  * drop duplicates; nothing in it is secret (no URLs with credentials, no tokens, no bodies).
  */
 import type { OutboxTarget } from '../pipeline/outbox-event.js';
+import { NOTIFICATION_TYPES } from '../shapes/promotion-alert.js';
 
-/** The event types a PromotionAlert may select, in the order they happen to one revision. */
-export const NOTIFICATION_TYPES = [
-  'WaitingForApproval',
-  'AuthorizationRecorded',
-  'PromotionStarted',
-  'PromotionSucceeded',
-  'PromotionFailed',
-  'TargetUnhealthy',
-  'Drifted',
-  'EventsMissing',
-] as const;
+/** The event types a PromotionAlert may select (declared with its shape). */
+export { NOTIFICATION_TYPES };
 
 /** One of NOTIFICATION_TYPES. */
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

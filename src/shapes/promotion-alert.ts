@@ -4,6 +4,18 @@
 import { Type } from 'typebox';
 import { MapOf, OpenObject, StringEnum } from './kit.js';
 
+/** The event types a PromotionAlert may select, in the order they happen to one revision. */
+export const NOTIFICATION_TYPES = [
+  'WaitingForApproval',
+  'AuthorizationRecorded',
+  'PromotionStarted',
+  'PromotionSucceeded',
+  'PromotionFailed',
+  'TargetUnhealthy',
+  'Drifted',
+  'EventsMissing',
+] as const;
+
 /** PromotionAlert `spec.secretRef`. */
 export const AlertSecretRefSchema = Type.Object(
   {
@@ -66,23 +78,11 @@ export const AlertSpecSchema = Type.Object(
     ),
     secretRef: Type.Optional(AlertSecretRefSchema),
     eventTypes: Type.Optional(
-      Type.Array(
-        StringEnum([
-          'WaitingForApproval',
-          'AuthorizationRecorded',
-          'PromotionStarted',
-          'PromotionSucceeded',
-          'PromotionFailed',
-          'TargetUnhealthy',
-          'Drifted',
-          'EventsMissing',
-        ]),
-        {
-          description: 'The event types to send; absent means all.',
-          maxItems: 16,
-          'x-kubernetes-list-type': 'set',
-        },
-      ),
+      Type.Array(StringEnum(NOTIFICATION_TYPES), {
+        description: 'The event types to send; absent means all.',
+        maxItems: 16,
+        'x-kubernetes-list-type': 'set',
+      }),
     ),
     pipelines: Type.Optional(
       Type.Array(PipelineSelectorSchema, {
