@@ -19,6 +19,7 @@
  * metadata, and the `last-applied-configuration` annotation (a second copy of the spec).
  */
 import { deepFreeze } from '../json/frozen-pool.js';
+import { jsonEqual } from '../json/json-equal.js';
 import type {
   ClusterRef,
   Pipeline,
@@ -177,18 +178,10 @@ function shareClusterRefs(status: PipelineStatus, spec: PipelineSpec): void {
     records.forEach((record, i) => {
       const ref = env.targets[i]?.clusterRef;
       const held = record.clusterAppRef.clusterRef;
-      if (ref !== undefined && held !== undefined && sameClusterRef(ref, held))
+      if (ref !== undefined && held !== undefined && jsonEqual(ref, held))
         record.clusterAppRef.clusterRef = ref;
     });
   }
-}
-
-function sameClusterRef(a: ClusterRef, b: ClusterRef): boolean {
-  const keys = Object.keys(a);
-  return (
-    keys.length === Object.keys(b).length &&
-    keys.every((k) => a[k as keyof ClusterRef] === b[k as keyof ClusterRef])
-  );
 }
 
 function deepFrozen<T>(value: T): T {
