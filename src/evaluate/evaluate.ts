@@ -10,7 +10,9 @@ import { gateOf, missing, tally, type Gate } from './gate.js';
 import { heldBy } from './policy-gates.js';
 import { decidePromoted } from './drift.js';
 import { heldByRecords, upToDate } from './record-holds.js';
-import { alignTargets, describeTargets, hasUnknown, summarise } from './target-states.js';
+import { decideRollback } from './rollback.js';
+import { heldRevision } from './revision-holds.js';
+import { alignTargets, count, describeTargets, hasUnknown, summarise } from './target-states.js';
 import type {
   EnvironmentDecision,
   Evaluation,
@@ -48,9 +50,9 @@ export function evaluate(input: EvaluationInput): Evaluation {
   };
 }
 
-/** The decisions whose outcome is Promote, in spec order. */
+/** The decisions whose outcome is Promote or RollBack (each claimed and run), in spec order. */
 export function promotions(evaluation: Evaluation): EnvironmentDecision[] {
-  return evaluation.decisions.filter((d) => d.outcome === 'Promote');
+  return evaluation.decisions.filter((d) => d.outcome === 'Promote' || d.outcome === 'RollBack');
 }
 
 /** The earliest `retryAt` of any decision (ms), or undefined when nothing needs a timed re-check. */
@@ -149,6 +151,8 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
       message: `${env.name} cannot be verified: ${describeTargets(own.filter((t) => t.health === 'Unknown'))} unknown`,
     };
   }
+  const rollback = decideRollback(ctx.input, i, own);
+  if (rollback !== undefined) return rollback;
   const source = summarise(upstream);
   if (source.kind !== 'Ready') return waitForUpstream(env.name, upstreamEnv.name, source);
   const decided = decideAgainst(
@@ -210,7 +214,7 @@ function decideAgainst(
   const hold = { input: ctx.input, policy: ctx.policy, env, upstream: upstreamName, revision };
   const stored = ctx.input.histories?.[env.name];
   if (own.every((t) => t.revision === revision)) return upToDate(hold, own, stored);
-  const held = heldByRecords(hold);
+  const held = heldByRecords(hold) ?? heldRevision(ctx.input, index, revision, ready);
   if (held !== undefined) return held;
   const record = ctx.input.records[env.name];
   const fromRecord = decideFromRecord(env.name, revision, record, ctx.policy, ctx.input.now);
@@ -292,8 +296,4 @@ function decideGated(
     reason: Reasons.ApprovalRequired,
     message: `${ready}; ${env.name} needs approval of ${rev}: ${summary}`,
   };
-}
-
-function count(n: number): string {
-  return n === 1 ? '1 target' : `all ${n} targets`;
 }

@@ -143,6 +143,7 @@ const OUTCOME_WORDS: Readonly<Record<EnvironmentDecision['outcome'], string>> = 
   Source: 'Source',
   UpToDate: 'Up to date',
   Promote: 'Promoting',
+  RollBack: 'Rolling back',
   AlreadyPromoted: 'Promoted',
   Waiting: 'Waiting',
   WaitingApproval: 'Waiting for approval',
