@@ -112,6 +112,7 @@ export function evaluationInputOf(
     targets,
     records: Object.fromEntries(names.map((n) => [n, stored?.[n]?.promotion])),
     authorizations: Object.fromEntries(names.map((n) => [n, stored?.[n]?.approvals])),
+    holds: Object.fromEntries(names.map((n) => [n, stored?.[n]?.holds])),
     floors: settings.floors,
     policy: settings.policy,
     now,
