@@ -76,7 +76,16 @@ function refuse(reason: RollbackRefusal['reason'], detail?: string) {
 
 /** Records rollback requests and lifts holds; see the module comment. */
 export class Rollbacks {
-  constructor(private readonly deps: AuthorizerDeps) {}
+  /** `approvers`: the configured approvers' names, who may when a policy names nobody. */
+  constructor(private readonly deps: AuthorizerDeps & { approvers: readonly string[] }) {}
+
+  /** Whether `principal` may roll back `env` (and lift its holds). */
+  private allowed(env: PipelineEnvironment, principal: Principal): boolean {
+    const probe = recordOf(principal, { revision: '', decision: 'rollback' }, this.deps.now());
+    if (!mayRollBack(env, probe)) return false;
+    const named = (env.promotion?.rollback?.approvers ?? []).length > 0;
+    return named || this.deps.approvers.includes(principal.name);
+  }
 
   /** Asks to roll `environment` back as `principal`; rejects only as Authorizer.submit does. */
   async request(
@@ -89,8 +98,7 @@ export class Rollbacks {
     const found = this.environmentOf(id, environment);
     if (!found.ok) return found;
     const { pipeline, env } = found;
-    const probe = recordOf(principal, { revision: '', decision: 'rollback' }, this.deps.now());
-    if (!mayRollBack(env, probe)) return refuse('Forbidden');
+    if (!this.allowed(env, principal)) return refuse('Forbidden');
     const targets = this.deps.catalog.targetsOf(id).filter((t) => t.environment === environment);
     await this.deps.verified.readAll(targets);
     const stored = await this.deps.status.read(pipeline.metadata);
@@ -132,8 +140,7 @@ export class Rollbacks {
     const id = pipelineId(ref);
     const found = this.environmentOf(id, environment);
     if (!found.ok) return found;
-    const probe = recordOf(principal, { revision, decision: 'rollback' }, this.deps.now());
-    if (!mayRollBack(found.env, probe)) return refuse('Forbidden');
+    if (!this.allowed(found.env, principal)) return refuse('Forbidden');
     const change = liftChange(environment, revision, principal.name, this.deps.now());
     const result = await this.deps.status.apply(found.pipeline, change, 'stored');
     if (result.outcome === 'Gone') return refuse('NotFound');

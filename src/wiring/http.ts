@@ -47,7 +47,8 @@ function authorizations(
     onUnkept: () => void access.crd.recheck(),
   };
   const authorizer = new Authorizer(deps);
-  const rollbacks = new Rollbacks(deps);
+  const approvers = config.authorizations.approvers.map((a) => a.name);
+  const rollbacks = new Rollbacks({ ...deps, approvers });
   const { halter, fleetHalts } = haltDoors(rt, catalog, access, loop);
   const principals = new Principals(config.authorizations);
   return { principals, authorizer, rollbacks, halter, fleetHalts, now };
