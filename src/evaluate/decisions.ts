@@ -114,6 +114,11 @@ export interface EvaluationInput {
   firstVerified?: Readonly<Record<string, number | undefined>>;
   /** Per environment, its stored history and `verified` list (what was promoted, what arrived). */
   histories?: Readonly<Record<string, Pick<EnvironmentStatus, 'history' | 'verified'> | undefined>>;
+  /**
+   * The configured approvers' names: who may roll back where an environment's rollback policy
+   * names nobody (rollback.ts); absent = any person.
+   */
+  approvers?: readonly string[];
   /** Per environment, status.environments[env].holds as stored (rollback.ts); absent = none. */
   holds?: Readonly<Record<string, readonly RevisionHold[] | undefined>>;
 }

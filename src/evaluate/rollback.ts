@@ -20,7 +20,7 @@ import type {
   RollbackView,
   TargetStatus,
 } from './decisions.js';
-import { allows } from './gate.js';
+import { allows, type Gate } from './gate.js';
 import { haltsInForce } from './halts-gate.js';
 import { Reasons } from './reasons.js';
 import { decideFromRecord, recordState } from './retry.js';
@@ -196,6 +196,7 @@ function authorizedRollback(
       r.revision !== running &&
       healthy.has(r.revision) &&
       allows(gate, r) &&
+      configured(input, gate, r) &&
       !answered(input, env.name, r),
   );
   for (const candidate of [...open].reverse()) {
@@ -204,6 +205,12 @@ function authorizedRollback(
     return authorized(env.name, candidate.revision, running, asking);
   }
   return undefined;
+}
+
+/** Where the policy names nobody, whether the principal is a configured approver. */
+function configured(input: EvaluationInput, gate: Gate, record: AuthorizationRecord): boolean {
+  if (gate.approverLists.length > 0 || input.approvers === undefined) return true;
+  return input.approvers.includes(record.principal);
 }
 
 /** Whether a hold on the request's `from` was set at or after the request. */

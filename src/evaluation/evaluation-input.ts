@@ -80,6 +80,8 @@ export interface EvaluationSettings {
   windows?: readonly FleetWindow[] | undefined;
   /** The operator's break-glass policy (config approvals.breakGlass); absent = disabled. */
   breakGlass?: BreakGlassPolicy | undefined;
+  /** The configured approvers' names (who may roll back by default); absent = any person. */
+  approvers?: readonly string[] | undefined;
 }
 
 /** An evaluation and the input it decided on, so that what explains it decides on the same. */
@@ -122,6 +124,7 @@ export function evaluationInputOf(
     ...windowsInputOf(pipeline, settings.windows),
     ...(pipeline.status?.halts === undefined ? {} : { halts: pipeline.status.halts }),
     ...(settings.breakGlass === undefined ? {} : { breakGlass: settings.breakGlass }),
+    ...(settings.approvers === undefined ? {} : { approvers: settings.approvers }),
   };
 }
 

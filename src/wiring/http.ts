@@ -35,6 +35,7 @@ function authorizations(
     events: access.writer,
     policy: config.promotion.retry,
     floors: config.authorizations.floors,
+    approvers: config.authorizations.approvers.map((a) => a.name),
     windows: config.promotion.windows,
     breakGlass: config.authorizations.breakGlass,
     history: readHistories(access.verified, catalog),
@@ -47,8 +48,7 @@ function authorizations(
     onUnkept: () => void access.crd.recheck(),
   };
   const authorizer = new Authorizer(deps);
-  const approvers = config.authorizations.approvers.map((a) => a.name);
-  const rollbacks = new Rollbacks({ ...deps, approvers });
+  const rollbacks = new Rollbacks({ ...deps, approvers: deps.approvers ?? [] });
   const { halter, fleetHalts } = haltDoors(rt, catalog, access, loop);
   const principals = new Principals(config.authorizations);
   return { principals, authorizer, rollbacks, halter, fleetHalts, now };

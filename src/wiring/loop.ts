@@ -59,7 +59,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   });
   // One evaluation for the checks, the confirmation rounds and the status view.
   const evaluator = new PipelineEvaluator(
-    { policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
+    {
+      ...{ policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
+      approvers: config.authorizations.approvers.map((a) => a.name),
+    },
     now,
   );
   const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>

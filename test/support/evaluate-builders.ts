@@ -100,6 +100,7 @@ export function build(
   if (extra.histories !== undefined) input.histories = extra.histories;
   if (extra.holds !== undefined) input.holds = extra.holds;
   if (extra.halts !== undefined) input.halts = extra.halts;
+  if (extra.approvers !== undefined) input.approvers = extra.approvers;
   return input;
 }
 

@@ -169,6 +169,12 @@ const cases: Case[] = [
     want: { outcome: 'UpToDate' },
   },
   {
+    name: 'where the policy names nobody, only a configured approver counts',
+    input: pipeline({ asks: [ask('mallory')], extra: { approvers: ['alice'] } }),
+    env: 'prod',
+    want: { outcome: 'UpToDate' },
+  },
+  {
     name: 'a CI principal counts only where named',
     input: pipeline({ asks: [ask('ci:deploy', { kind: 'ci' })] }),
     env: 'prod',
