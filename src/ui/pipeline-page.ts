@@ -21,6 +21,7 @@ import { healthOf, summarize, type EnvSummary } from './model.js';
 import {
   gateSection,
   historySection,
+  holdsLine,
   leadTimeSection,
   pullRequestLine,
   timeText,
@@ -136,6 +137,7 @@ function environmentCard(args: CardArgs): SafeHtml {
       </table>
     </div>
     ${gateSection(pipeline, index, decision)} ${pullRequestLine(stored?.promotion)}
+    ${holdsLine(stored)}
   </li>`;
 }
 
