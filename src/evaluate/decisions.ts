@@ -197,6 +197,11 @@ export interface EnvironmentDecision {
   redelivery?: number;
   /** For RollBack: what is rolled back, by whom and why (the claim records it). */
   rollback?: RollbackView;
+  /**
+   * Inside an automatic rollback window with checks: the promoted revision whose checks are read
+   * again until `until` (ms), a failure of one rolling the environment back.
+   */
+  verifying?: { revision: string; until: number };
 }
 
 /** A rollback as a decision carries it to the claim, the status and notifications. */

@@ -11,6 +11,8 @@ import { heldBy } from './policy-gates.js';
 import { decidePromoted } from './drift.js';
 import { heldByRecords, upToDate } from './record-holds.js';
 import { decideRollback } from './rollback.js';
+import { withVerification } from './automatic-rollback.js';
+import { waitForUpstream } from './upstream-waits.js';
 import { heldRevision } from './revision-holds.js';
 import { alignTargets, count, describeTargets, hasUnknown, summarise } from './target-states.js';
 import type {
@@ -45,7 +47,9 @@ export function evaluate(input: EvaluationInput): Evaluation {
   const ctx: Context = { input, policy: normalisePolicy(input.policy), targets };
   return {
     decisions: envs.map((env, i) =>
-      i === 0 ? decideSource(env, targets[0] ?? []) : decideStage(ctx, i),
+      i === 0
+        ? decideSource(env, targets[0] ?? [])
+        : withVerification(input, i, decideStage(ctx, i)),
     ),
   };
 }
@@ -167,38 +171,6 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
   return decided.outcome === 'Promote' && verifiedAt !== undefined
     ? { ...decided, upstreamVerifiedAt: verifiedAt }
     : decided;
-}
-
-function waitForUpstream(
-  name: string,
-  upstreamName: string,
-  source: Exclude<ReturnType<typeof summarise>, { kind: 'Ready' }>,
-): EnvironmentDecision {
-  const base = { environment: name, outcome: 'Waiting' as const };
-  switch (source.kind) {
-    case 'NotReady':
-    case 'Unknown':
-      return {
-        ...base,
-        reason: Reasons.UpstreamNotReady,
-        message: `${upstreamName} is not ready: ${describeTargets(source.targets)}; ${name} waits`,
-      };
-    case 'Mismatch':
-      return {
-        ...base,
-        reason: Reasons.UpstreamRevisionMismatch,
-        message:
-          `${upstreamName} targets run different revisions ` +
-          `(${source.revisions.map((r) => display(r)).join(', ')}); ${name} waits`,
-      };
-    case 'NoRevision':
-    case 'NoTargets':
-      return {
-        ...base,
-        reason: Reasons.UpstreamNoRevision,
-        message: `${upstreamName} reports no revision to promote; ${name} waits`,
-      };
-  }
 }
 
 // Steps 4-7: upstream is healthy at R; compare with what this environment runs and has recorded.

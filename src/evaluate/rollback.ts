@@ -12,7 +12,6 @@ import type {
   PromotionRecord,
 } from '../pipeline/pipeline-resource.js';
 import { display } from '../text/text.js';
-import { parseDuration } from '../time/duration.js';
 import { parseTimestamp } from '../time/kube-time.js';
 import type {
   EnvironmentDecision,
@@ -21,27 +20,10 @@ import type {
   TargetStatus,
 } from './decisions.js';
 import { allows, type Gate } from './gate.js';
-import { haltsInForce } from './halts-gate.js';
+import { automaticRollback, ranHealthy } from './automatic-rollback.js';
 import { Reasons } from './reasons.js';
 import { decideFromRecord, recordState } from './retry.js';
 import { rollbackGateOf } from './revision-holds.js';
-
-/** The principal an automatic rollback is recorded as. */
-export const GATEWAY_PRINCIPAL = 'promotion-gateway';
-
-/**
- * Target reasons that say a rollout is still under way, not that it failed: an automatic
- * rollback never fires on them.
- */
-const TRANSITIONAL = new Set([
-  'StaleGeneration',
-  'Reconciling',
-  'Progressing',
-  'DependencyNotReady',
-  'NotReady',
-  'NoDeployedRelease',
-  'NoAppliedRevision',
-]);
 
 /**
  * The rollback decision for the environment at `index`, whose targets `own` are all readable,
@@ -95,84 +77,6 @@ function retriedRollback(
 function runningRevision(own: readonly TargetStatus[]): string | undefined {
   const first = own[0]?.revision;
   return first !== undefined && own.every((t) => t.revision === first) ? first : undefined;
-}
-
-/** The revisions the environment ran healthy, newest first (its stored `verified` list). */
-function ranHealthy(input: EvaluationInput, environment: string): string[] {
-  return [...(input.histories?.[environment]?.verified ?? [])].reverse().map((v) => v.revision);
-}
-
-/** A promoted revision whose verification failed within the automatic window, and how. */
-interface FailedVerification {
-  bad: string;
-  window: string;
-  duringHalts: boolean;
-  first: TargetStatus;
-}
-
-/** The failed verification of `env`'s promoted revision, or undefined (none, or too late). */
-function failedVerification(
-  input: EvaluationInput,
-  env: PipelineEnvironment,
-  own: readonly TargetStatus[],
-): FailedVerification | undefined {
-  const policy = env.promotion?.rollback?.automatic;
-  const windowMs = policy === undefined ? undefined : parseDuration(policy.window);
-  const record = input.records[env.name];
-  if (windowMs === undefined || record === undefined || record.rollback !== undefined)
-    return undefined;
-  if (recordState(record) !== 'Succeeded' || record.pullRequest?.state === 'open') return undefined;
-  const bad = record.revision;
-  const entry = input.histories?.[env.name]?.history?.findLast((e) => e.revision === bad);
-  const promotedAt = parseTimestamp(entry?.succeededTime);
-  if (promotedAt === undefined || !(input.now <= promotedAt + windowMs)) return undefined;
-  const first = own.find((t) => t.health === 'Unhealthy' && !TRANSITIONAL.has(t.reason));
-  if (first === undefined) return undefined;
-  return { bad, window: policy?.window ?? '', duringHalts: policy?.duringHalts === true, first };
-}
-
-function automaticRollback(
-  input: EvaluationInput,
-  env: PipelineEnvironment,
-  own: readonly TargetStatus[],
-): EnvironmentDecision | undefined {
-  const failed = failedVerification(input, env, own);
-  if (failed === undefined) return undefined;
-  const { bad, first } = failed;
-  const holds = input.holds?.[env.name] ?? [];
-  // Once per revision: a failed verification already recorded (even lifted) rolls back no more.
-  if (holds.some((h) => h.revision === bad && h.reason === 'FailedVerification')) return undefined;
-  const rev = display(bad);
-  const base = { environment: env.name, revision: bad };
-  if (!failed.duringHalts && haltsInForce(input.halts, env.name, input.now).length > 0) {
-    return {
-      ...base,
-      outcome: 'Waiting',
-      reason: Reasons.Halted,
-      message: `${rev} failed verification in ${env.name}, but a halt holds its automatic rollback`,
-    };
-  }
-  const held = new Set(holds.filter((h) => h.liftedAt === undefined).map((h) => h.revision));
-  const target = ranHealthy(input, env.name).find((r) => r !== bad && !held.has(r));
-  const what = `${first.reason}: ${display(first.message, 200)}`;
-  if (target === undefined) {
-    return {
-      ...base,
-      outcome: 'Failed',
-      reason: Reasons.NoRollbackTarget,
-      message: `${rev} failed verification in ${env.name} (${what}), and it ran no earlier revision healthy to roll back to`,
-    };
-  }
-  const reason = `${rev} failed verification within ${failed.window} of its promotion (${what})`;
-  return {
-    environment: env.name,
-    outcome: 'RollBack',
-    revision: target,
-    attempt: 1,
-    reason: Reasons.AutomaticRollback,
-    message: `${reason}; rolling ${env.name} back to ${display(target)}`,
-    rollback: { from: bad, by: [GATEWAY_PRINCIPAL], reason, statements: [], automatic: true },
-  };
 }
 
 /**

@@ -312,6 +312,55 @@ const cases: Case[] = [
   },
 ];
 
+const E2E = { name: 'e2e', http: { url: 'https://checks.example/e2e' } };
+
+/** staging promoted to 3 five minutes ago, healthy, with an e2e check and automatic rollback. */
+function checkedStaging(checks: EvaluationInput['checks']): EvaluationInput {
+  const input = failedStaging({
+    staging: [healthy('3')],
+    stagingPolicy: { checks: [E2E], rollback: { automatic: { window: '15m' } } },
+  });
+  return checks === undefined ? input : { ...input, checks };
+}
+
+describe('automatic rollback on a check', () => {
+  it('rolls back when a check fails for the promoted revision within the window', () => {
+    const failed = {
+      index: 0,
+      revision: '3',
+      state: 'Failed' as const,
+      message: '503',
+      expiresAt: 0,
+    };
+    const decision = decisionFor(checkedStaging({ staging: [failed] }), 'staging');
+    expect(decision).toMatchObject({
+      outcome: 'RollBack',
+      revision: '2',
+      reason: 'AutomaticRollback',
+    });
+    expect(decision.rollback?.reason).toContain('check e2e failed: 503');
+  });
+
+  it('looks again when a result for the promoted revision expires, to read it again', () => {
+    const expiresAt = Date.parse(at(MINUTE));
+    const passed = { index: 0, revision: '3', state: 'Passed' as const, message: 'ok', expiresAt };
+    expect(decisionFor(checkedStaging({ staging: [passed] }), 'staging').retryAt).toBe(expiresAt);
+  });
+
+  it('while the window lasts, names the revision whose checks are read again', () => {
+    const passed = {
+      index: 0,
+      revision: '3',
+      state: 'Passed' as const,
+      message: 'ok',
+      expiresAt: 0,
+    };
+    const decision = decisionFor(checkedStaging({ staging: [passed] }), 'staging');
+    expect(decision).toMatchObject({ outcome: 'UpToDate', verifying: { revision: '3' } });
+    expect(decision.retryAt).toBe(decision.verifying?.until);
+  });
+});
+
 describe('rollback decisions', () => {
   it.each(cases)('$name', (c) => {
     expectCase(c);
