@@ -2,8 +2,11 @@
  * Automatic rollback through the real gateway (one replica, then two) on kube-sim: staging is
  * promoted to 6.6.0, Flux's upgrade fails there within the window, and the gateway rolls staging
  * back to 6.5.0 once, marks 6.6.0 failed verification, and holds it for staging and prod: prod
- * never takes 6.6.0, even once staging runs it healthy.
+ * never takes 6.6.0, even once staging runs it healthy. And with an HTTP check on loopback:
+ * staging runs 6.6.0 healthy, the check turns red within the window, staging is rolled back.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollOutRelease } from 'kube-sim/flux';
 import type { KubeObject } from '../../src/kube/ports.js';
@@ -25,12 +28,23 @@ import { holdsOf, promotedRevisions, recordAt, verifiedAt } from '../support/rol
 
 let fleet: TestFleet;
 let viewer: ApiViewer;
+let service: Server;
+let serviceUrl: string;
+/** What the check service answers for a path (`green` unless set). */
+const colours = new Map<string, string>();
 
 beforeAll(async () => {
   fleet = await startTestFleet();
   viewer = await apiViewer();
+  service = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ status: colours.get(req.url ?? '') ?? 'green' }));
+  });
+  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+  serviceUrl = `http://127.0.0.1:${String((service.address() as AddressInfo).port)}`;
 });
 afterAll(async () => {
+  await new Promise((resolve) => service.close(resolve));
   await fleet.close();
 });
 
@@ -52,7 +66,10 @@ describe.each([1, 2])('automatic rollback with %i gateway replica(s)', (replicas
       Array.from({ length: replicas }, (_, i) =>
         launchGateway(fleet, {
           instanceId: `auto-rollback-${replicas}-${i}`,
-          config: { jwt: viewer.jwt },
+          config: {
+            jwt: viewer.jwt,
+            checks: { http: { allowedUrlPrefixes: [`${serviceUrl}/checks/`] } },
+          },
         }),
       ),
     );
@@ -97,5 +114,35 @@ describe.each([1, 2])('automatic rollback with %i gateway replica(s)', (replicas
     await idle();
     expect(promotedRevisions(fleet, ns, 'staging')).toEqual(['6.6.0', '6.5.0']);
     expect(promotedRevisions(fleet, ns, 'prod')).toEqual([]);
+  }, 90_000);
+
+  it('rolls staging back when its check turns red for 6.6.0 within the window', async () => {
+    const ns = `auto-rb-check-${replicas}`;
+    const check = {
+      name: 'health',
+      http: {
+        url: `${serviceUrl}/checks/${ns}/{{revision}}`,
+        expect: { status: 200, json: { path: 'status', equals: 'green' } },
+        cacheSeconds: 1,
+      },
+    };
+    createApp(fleet, ns, {
+      stagingPromotion: { checks: [check], rollback: { automatic: { window: '15m' } } },
+    });
+    await waitSteady(fleet, gateways, ns);
+    await verifiedAt(fleet, ns, 'staging', '6.5.0');
+    await announce('dev', rollOut(fleet.dev, ns, '6.6.0'));
+    await recordAt(fleet, ns, 'staging', '6.6.0');
+    await announce('staging', rollOut(fleet.staging, ns, '6.6.0'));
+    await idle();
+    colours.set(`/checks/${ns}/6.6.0`, 'red');
+    const record = await recordAt(fleet, ns, 'staging', '6.5.0');
+    expect(record.rollback).toMatchObject({ from: '6.6.0', automatic: true });
+    expect(record.rollback?.reason).toContain('check health failed');
+    expect(holdsOf(fleet, ns, 'staging')).toEqual([
+      expect.objectContaining({ revision: '6.6.0', reason: 'FailedVerification' }),
+    ]);
+    await idle();
+    expect(promotedRevisions(fleet, ns, 'staging')).toEqual(['6.6.0', '6.5.0']);
   }, 90_000);
 });
