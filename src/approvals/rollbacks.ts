@@ -20,7 +20,7 @@ import type {
   PipelineEnvironment,
 } from '../pipeline/pipeline-resource.js';
 import { display } from '../text/text.js';
-import { evaluatePipeline, statusesFor } from '../evaluation/evaluation-input.js';
+import { statusesFor } from '../evaluation/evaluation-input.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
 import { recordOf } from './answers.js';
 import { authorizationChange } from './approval-record.js';
@@ -222,7 +222,7 @@ export class Rollbacks {
     record: AuthorizationRecord,
   ): RollbackAnswer {
     const targets = statusesFor(this.deps.verified, pipeline, this.deps.catalog.targetsOf(id));
-    const evaluation = evaluatePipeline(pipeline, targets, this.deps, this.deps.now());
+    const evaluation = this.deps.evaluator.evaluate(pipeline, targets);
     const decision = evaluation.decisions.find((d) => d.environment === env.name);
     const gate = rollbackGateOf(env);
     const asking = new Set(

@@ -18,7 +18,6 @@ import type { HintSink, RecheckResult } from '../hints/sinks.js';
 import type { ReadinessProbe } from '../ingress/ops.js';
 import type { PipelineId } from '../pipeline/id.js';
 import { plainKey } from '../pipeline/object-key.js';
-import { readHistories } from '../evaluation/soak-input.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
 function authorizations(
@@ -33,12 +32,10 @@ function authorizations(
     verified: access.verified,
     status: access.status,
     events: access.writer,
-    policy: config.promotion.retry,
+    // The loop's evaluator: an authorization is judged as the promotion it allows is decided.
+    evaluator: loop.evaluator,
     floors: config.authorizations.floors,
-    approvers: config.authorizations.approvers.map((a) => a.name),
-    windows: config.promotion.windows,
     breakGlass: config.authorizations.breakGlass,
-    history: readHistories(access.verified, catalog),
     recheck: (id) => {
       loop.pipelines.requestPipeline(id, 'authorization');
     },
@@ -48,7 +45,8 @@ function authorizations(
     onUnkept: () => void access.crd.recheck(),
   };
   const authorizer = new Authorizer(deps);
-  const rollbacks = new Rollbacks({ ...deps, approvers: deps.approvers ?? [] });
+  const approvers = config.authorizations.approvers.map((a) => a.name);
+  const rollbacks = new Rollbacks({ ...deps, approvers });
   const { halter, fleetHalts } = haltDoors(rt, catalog, access, loop);
   const principals = new Principals(config.authorizations);
   return { principals, authorizer, rollbacks, halter, fleetHalts, now };
