@@ -6,6 +6,7 @@
  */
 import { runApprovals } from './cli/approvals.js';
 import { runHalts } from './cli/halts.js';
+import { runRollback } from './cli/rollback.js';
 import { runStatus } from './cli/status.js';
 import { redactUrls } from './text/redact-url.js';
 import { runServe } from './cli/serve.js';
@@ -16,6 +17,7 @@ Usage:
   promotion-gateway serve --config FILE [--kubeconfig PATH] [--context NAME]
   promotion-gateway approvals keygen|sign|verify ...   (for approvers; --help on each)
   promotion-gateway halts sign|lift ...   (an approver's signed stop-the-line; --help on each)
+  promotion-gateway rollback NAMESPACE/NAME ENV [--to REV] --reason TEXT ...   (a signed rollback; --help)
   promotion-gateway flux-config --address URL [-o DIR [--generate-keys]] ...   (--help)
   promotion-gateway status [NAMESPACE/PIPELINE] [-A] [--watch] [--json]   (the fleet, per environment)
   promotion-gateway --help | --version
@@ -44,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
       return runApprovals(rest, process.env, process.stdout);
     case 'halts':
       return runHalts(rest, process.env, process.stdout);
+    case 'rollback':
+      return runRollback(rest, { env: process.env, out: process.stdout });
     case 'flux-config':
       return (await import('./cli/flux-config.js')).runFluxConfig(rest, {
         env: process.env,

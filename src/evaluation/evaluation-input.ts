@@ -81,6 +81,8 @@ export interface EvaluationSettings {
   windows?: readonly FleetWindow[] | undefined;
   /** The operator's break-glass policy (config approvals.breakGlass); absent = disabled. */
   breakGlass?: BreakGlassPolicy | undefined;
+  /** The configured approvers' names (who may roll back by default); absent = any person. */
+  approvers?: readonly string[] | undefined;
 }
 
 /** An evaluation and the input it decided on, so that what explains it decides on the same. */
@@ -113,6 +115,7 @@ export function evaluationInputOf(
     targets,
     records: Object.fromEntries(names.map((n) => [n, stored?.[n]?.promotion])),
     authorizations: Object.fromEntries(names.map((n) => [n, stored?.[n]?.approvals])),
+    holds: Object.fromEntries(names.map((n) => [n, stored?.[n]?.holds])),
     floors: settings.floors,
     policy: settings.policy,
     now,
@@ -122,6 +125,7 @@ export function evaluationInputOf(
     ...windowsInputOf(pipeline, settings.windows),
     ...(pipeline.status?.halts === undefined ? {} : { halts: pipeline.status.halts }),
     ...(settings.breakGlass === undefined ? {} : { breakGlass: settings.breakGlass }),
+    ...(settings.approvers === undefined ? {} : { approvers: settings.approvers }),
   };
 }
 

@@ -55,7 +55,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   };
   // One evaluation for the checks, the confirmation rounds, the status view and the approvals.
   const evaluator = new PipelineEvaluator(
-    { policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
+    {
+      ...{ policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
+      approvers: config.authorizations.approvers.map((a) => a.name),
+    },
     now,
   );
   const staleHints: HintSink = { offer: (key, source) => hints.offer(key, source) };

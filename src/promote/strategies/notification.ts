@@ -32,7 +32,8 @@ async function emitPromoteEvent(
   ctx: StrategyContext,
 ): Promise<StrategyResult> {
   const { metadata } = ctx.pipeline;
-  const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}`;
+  const back = ctx.rollback === undefined ? '' : ` (a rollback from ${ctx.rollback.from})`;
+  const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}${back}`;
   // Past its deadline the attempt may already be resolved by another replica: nothing is sent.
   if (ctx.signal?.aborted === true) return deadlinePassed();
   try {
