@@ -129,6 +129,10 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
     throw new RangeError(`environment index ${i} out of range`);
   }
   const base = { environment: env.name };
+  // A rollback reads only its own environment: an upstream that cannot be read does not stop it.
+  const ownKnown = own.length > 0 && !hasUnknown(own);
+  const rollback = ownKnown ? decideRollback(ctx.input, i, own) : undefined;
+  if (rollback !== undefined) return rollback;
   const blocked = ctx.targets.slice(0, i).findIndex(hasUnknown);
   if (blocked >= 0) {
     const at = ctx.input.spec.environments[blocked]?.name ?? '';
@@ -155,8 +159,6 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
       message: `${env.name} cannot be verified: ${describeTargets(own.filter((t) => t.health === 'Unknown'))} unknown`,
     };
   }
-  const rollback = decideRollback(ctx.input, i, own);
-  if (rollback !== undefined) return rollback;
   const source = summarise(upstream);
   if (source.kind !== 'Ready') return waitForUpstream(env.name, upstreamEnv.name, source);
   const decided = decideAgainst(
