@@ -73,7 +73,8 @@ export type EditOutcome =
   | { outcome: 'Failed'; failure: ForgeFailure };
 
 /** The base branch's head commit, read from the remote's refs alone, or why not. */
-export type HeadOutcome = { outcome: 'Head'; base: string } | { outcome: 'Failed'; failure: ForgeFailure };
+export type HeadOutcome =
+  { outcome: 'Head'; base: string } | { outcome: 'Failed'; failure: ForgeFailure };
 
 /** The Git side: fetch the base shallowly, set the marked values, commit, force-push. */
 export interface PromotionPusher {

@@ -97,6 +97,7 @@ export function httpApp(
       hintPipeline: (id) => hintAll(catalog, hints, id),
       view: (id) => reconciler.view(id),
       holds: (id) => catalog.has(id),
+      preview: (id, env) => loop.previews.previewOf(id, env),
     },
   });
 }

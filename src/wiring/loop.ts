@@ -25,6 +25,10 @@ import type { ClusterAccess } from './cluster-access.js';
 import { checkBook } from './check-runs.js';
 import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
+import { pipelinePreviews } from './previews.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { PipelineWriter } from '../kube/ports.js';
+import type { PullRequestPorts } from '../promote/strategies/pull-request/pull-request-strategy.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
 export const FRESHNESS_MS = 2_000;
@@ -39,7 +43,7 @@ const HINT_READ_SPACING_MS = 1_000;
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
   const { verified, writer, status } = access;
-  const { retry: policy, instanceId, webhooks, windows } = config.promotion;
+  const { retry: policy, instanceId, windows } = config.promotion;
   const { breakGlass } = config.authorizations;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
@@ -77,14 +81,11 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     ...{ evaluator, catalog, verified, now },
     ...{ freshnessMs: FRESHNESS_MS, lifetimeMs: config.resync.intervalMs },
   });
+  const strategies = strategiesOf(rt, writer, pullRequest);
   const reconciler = new Reconciler({
     ...{ catalog, verified, status, policy, evaluator, instanceId, logger, now },
     freshnessMs: FRESHNESS_MS,
-    strategyFor: (pipeline, env) =>
-      strategyFor(pipeline.spec, env, {
-        ...{ writer, webhooks, fetch: rt.fetch, now, pullRequest },
-        callTimeoutMs: rt.calls.timeoutMs,
-      }),
+    strategyFor: strategies,
     pullRequests: new PullRequestRefresher({
       ...{ status, logger, now, intervalMs: settings.refreshIntervalMs },
       state: pullRequestState(pullRequest),
@@ -116,7 +117,23 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       if (announces(source, result)) verified.noteEvent(key);
     },
   });
-  return { reconciler, pipelines, hints, statusWrites, confirmations, evaluator };
+  const previews = pipelinePreviews(
+    catalog,
+    access,
+    strategies,
+    (id) => reconciler.view(id)?.decisions,
+  );
+  return { reconciler, pipelines, hints, statusWrites, confirmations, evaluator, previews };
+}
+
+/** One choice of strategy for promoting and for previewing: what is shown is what runs. */
+function strategiesOf(rt: Runtime, writer: PipelineWriter, pullRequest: PullRequestPorts) {
+  const { webhooks } = rt.config.promotion;
+  return (pipeline: Pipeline, env: string) =>
+    strategyFor(pipeline.spec, env, {
+      ...{ writer, webhooks, fetch: rt.fetch, now: rt.now, pullRequest },
+      callTimeoutMs: rt.calls.timeoutMs,
+    });
 }
 
 /** What promotionLoop builds. */

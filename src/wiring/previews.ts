@@ -1,0 +1,38 @@
+/** [preview], wired: the strategies' previews over this replica's reads and decisions. */
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { EnvironmentDecision } from '../evaluate/decisions.js';
+import type { PipelineId } from '../pipeline/id.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { PromotionStrategy } from '../promote/strategies/strategy.js';
+import { PipelinePreviews } from '../preview/pipeline-previews.js';
+import { Previewer } from '../preview/previewer.js';
+import type { ClusterAccess } from './cluster-access.js';
+
+/**
+ * The previews: `strategies` as the reconciler gets them (so a preview is made by the code that
+ * promotes), each target's app object read with the gateway's own credentials for its source,
+ * and `decisions` for what is pending.
+ */
+export function pipelinePreviews(
+  catalog: PipelineCatalog,
+  access: Pick<ClusterAccess, 'clusters' | 'verified'>,
+  strategies: (pipeline: Pipeline, environment: string) => PromotionStrategy | undefined,
+  decisions: (id: PipelineId) => readonly EnvironmentDecision[] | undefined,
+): PipelinePreviews {
+  const previewer = new Previewer({
+    strategyFor: strategies,
+    readObject: async (target) => {
+      const reader = access.clusters.reader(target.key.cluster);
+      if (reader === undefined)
+        return { ok: false, reason: 'Unavailable', message: 'no credentials for the cluster' };
+      return reader.get(target.ref);
+    },
+  });
+  return new PipelinePreviews({
+    pipeline: (id) => catalog.get(id),
+    targetsOf: (id) => catalog.targetsOf(id),
+    status: (target) => access.verified.status(target),
+    decisions,
+    previewer,
+  });
+}
