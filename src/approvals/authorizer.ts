@@ -25,6 +25,7 @@ import {
   evaluatePipeline,
   statusesFor,
   type EvaluationSettings,
+  type PreviewDigests,
 } from '../evaluation/evaluation-input.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import {
@@ -42,6 +43,7 @@ import {
 import { breakGlassRefusal, breakGlassView, breakGlassWaiting } from './break-glass-access.js';
 import { authorizationEvent } from './approval-events.js';
 import { authorizationChange, isUsed } from './approval-record.js';
+import { previewRefusal, type PreviewsNow } from './preview-binding.js';
 
 export type { AuthorizationAnswer, AuthorizationRefusal, AuthorizationResult } from './answers.js';
 
@@ -61,6 +63,8 @@ export interface AuthorizerDeps extends EvaluationSettings {
   onOutcome?: (kind: Principal['kind'], outcome: string) => void;
   /** Told when a record was written but not kept (the installed CRD pruned it): check the CRD. */
   onUnkept?: () => void;
+  /** The change a promotion would make now, for approvals bound to a preview's digest. */
+  previews?: (PreviewsNow & PreviewDigests) | undefined;
 }
 
 /** Records authorizations; see the module comment. */
@@ -145,6 +149,8 @@ export class Authorizer {
       this.requireReachable(read);
       return notWaiting(waiting);
     }
+    const changed = await previewRefusal(this.deps.previews, stored, environment, record);
+    if (changed !== undefined) return { ok: false, refusal: changed };
     const written = await this.write(stored, id, environment, record, judge);
     if (!written.ok) return written;
     const decision = this.decide(written.pipeline, id, environment);

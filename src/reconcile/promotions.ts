@@ -12,6 +12,7 @@ import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { statusesFor, type PipelineEvaluation } from '../evaluation/evaluation-input.js';
 import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
+import { stillApproved, type PreviewsAt } from './preview-check.js';
 
 /**
  * Where a pass's confirmation round (confirmation-round.ts) left a Pipeline's mark: the oldest
@@ -43,6 +44,8 @@ export interface PromotionDeps {
   onUnkeptClaim?: () => void;
   /** The marks of the pass's confirmation round; absent = every confirmation reads itself. */
   confirmations?: ConfirmationMarks;
+  /** The change a promotion would make now: approvals bound to a preview are checked on it. */
+  previews?: PreviewsAt;
 }
 
 /** What a promotion pass ended with. */
@@ -94,6 +97,7 @@ export async function promoteAll(
     attempted.add(decision.environment);
     const strategy = deps.strategyFor(current, decision.environment);
     if (strategy === undefined) continue;
+    if (!(await stillApproved(deps, current, targets, decision))) continue;
     const outcome = await executePromotion({
       status: deps.status,
       pipeline: current,

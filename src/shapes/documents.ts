@@ -12,6 +12,7 @@ import {
   HaltParamsSchema,
   LabelSelectorSchema,
   PromotionBodySchema,
+  PreviewDigestSchema,
   ReasonSchema,
   RevisionSchema,
 } from './authorization.js';
@@ -105,6 +106,7 @@ export const schemaDocuments: readonly SchemaDocument[] = [
     definitions: {
       revision: RevisionSchema,
       reason: ReasonSchema,
+      previewDigest: PreviewDigestSchema,
       approval: ApprovalBodySchema,
       halt: HaltBodySchema,
       labelSelector: LabelSelectorSchema,

@@ -44,6 +44,7 @@ function authorizations(
       metrics.authorizations.inc({ kind, outcome });
     },
     onUnkept: () => void access.crd.recheck(),
+    previews: loop.previews,
   });
   const { halter, fleetHalts } = haltDoors(rt, catalog, access, loop);
   const principals = new Principals(config.authorizations);

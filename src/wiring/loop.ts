@@ -7,7 +7,6 @@ import {
   pullRequestPorts,
   pullRequestState,
 } from '../promote/strategies/pull-request/pull-request-ports.js';
-import { strategyFor } from '../promote/strategies/select.js';
 import { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import { announces } from '../verify/announcements.js';
 import { hintReader } from '../verify/hinted-read.js';
@@ -25,10 +24,7 @@ import type { ClusterAccess } from './cluster-access.js';
 import { checkBook } from './check-runs.js';
 import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
-import { pipelinePreviews } from './previews.js';
-import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import type { PipelineWriter } from '../kube/ports.js';
-import type { PullRequestPorts } from '../promote/strategies/pull-request/pull-request-strategy.js';
+import { strategyDoors } from './previews.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
 export const FRESHNESS_MS = 2_000;
@@ -42,12 +38,15 @@ const HINT_READ_SPACING_MS = 1_000;
 /** hints -> verify -> evaluate -> promote -> status: the three queues and the reconciler. */
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
-  const { verified, writer, status } = access;
+  const { verified, status } = access;
   const { retry: policy, instanceId, windows } = config.promotion;
   const { breakGlass } = config.authorizations;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
   const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
+  // Asked for decisions only once the loop runs, by when the reconciler is built.
+  const decisions = (id: PipelineId) => reconciler.view(id)?.decisions;
+  const { strategies, previews } = strategyDoors(rt, catalog, access, pullRequest, decisions);
   const checks = checkBook(rt, readSecret, (id) => pipelines.requestPipeline(id, 'check-result'));
   const common = { hints: config.hints, scheduler, random };
   const history = readHistories(verified, catalog);
@@ -62,8 +61,9 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       syncView({ status, logger, now, evaluate, reread }, reconciler.viewInputs(id, newer)),
   });
   // One evaluation for the checks, the confirmation rounds and the status view.
+  const { floors } = config.authorizations;
   const evaluator = new PipelineEvaluator(
-    { policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
+    { policy, floors, checks, history, windows, breakGlass, previews },
     now,
   );
   const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>
@@ -81,11 +81,11 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     ...{ evaluator, catalog, verified, now },
     ...{ freshnessMs: FRESHNESS_MS, lifetimeMs: config.resync.intervalMs },
   });
-  const strategies = strategiesOf(rt, writer, pullRequest);
   const reconciler = new Reconciler({
     ...{ catalog, verified, status, policy, evaluator, instanceId, logger, now },
     freshnessMs: FRESHNESS_MS,
     strategyFor: strategies,
+    previews,
     pullRequests: new PullRequestRefresher({
       ...{ status, logger, now, intervalMs: settings.refreshIntervalMs },
       state: pullRequestState(pullRequest),
@@ -117,23 +117,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       if (announces(source, result)) verified.noteEvent(key);
     },
   });
-  const previews = pipelinePreviews(
-    catalog,
-    access,
-    strategies,
-    (id) => reconciler.view(id)?.decisions,
-  );
   return { reconciler, pipelines, hints, statusWrites, confirmations, evaluator, previews };
-}
-
-/** One choice of strategy for promoting and for previewing: what is shown is what runs. */
-function strategiesOf(rt: Runtime, writer: PipelineWriter, pullRequest: PullRequestPorts) {
-  const { webhooks } = rt.config.promotion;
-  return (pipeline: Pipeline, env: string) =>
-    strategyFor(pipeline.spec, env, {
-      ...{ writer, webhooks, fetch: rt.fetch, now: rt.now, pullRequest },
-      callTimeoutMs: rt.calls.timeoutMs,
-    });
 }
 
 /** What promotionLoop builds. */

@@ -98,6 +98,7 @@ export function build(
   if (extra.floors !== undefined) input.floors = extra.floors;
   if (extra.firstVerified !== undefined) input.firstVerified = extra.firstVerified;
   if (extra.histories !== undefined) input.histories = extra.histories;
+  if (extra.previewDigests !== undefined) input.previewDigests = extra.previewDigests;
   return input;
 }
 

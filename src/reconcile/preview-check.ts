@@ -1,0 +1,61 @@
+/**
+ * Before a gated promotion runs, the approvals bound to a preview digest are checked against
+ * the change as it is now: the preview is made again (which the evaluator's input then holds)
+ * and the decision re-evaluated. A base branch that moved since the approval, or a change that
+ * cannot be known now, holds the promotion; approvals without a digest need none of this.
+ */
+import type { CatalogTarget } from '../catalog/targets.js';
+import type { EnvironmentDecision } from '../evaluate/decisions.js';
+import { promotions } from '../evaluate/evaluate.js';
+import { statusesFor } from '../evaluation/evaluation-input.js';
+import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { Preview } from '../preview/previewer.js';
+import type { VerifiedTargets } from '../verify/verified-targets.js';
+
+/** The preview of promoting a revision now (src/preview's PipelinePreviews.at). */
+export interface PreviewsAt {
+  at(
+    pipeline: Pipeline,
+    environment: string,
+    pending: { revision: string; attempt: number; redelivery?: number },
+  ): Promise<Preview>;
+}
+
+/** What the check needs from the promotion pass. */
+interface CheckDeps {
+  previews?: PreviewsAt | undefined;
+  evaluator: Pick<PipelineEvaluator, 'evaluate'>;
+  verified: VerifiedTargets;
+}
+
+/**
+ * Whether `decision` still promotes once the change is previewed again: true at once when no
+ * recorded approval of its revision is bound to a digest.
+ */
+export async function stillApproved(
+  deps: CheckDeps,
+  pipeline: Pipeline,
+  targets: readonly CatalogTarget[],
+  decision: EnvironmentDecision,
+): Promise<boolean> {
+  const { environment, revision } = decision;
+  if (deps.previews === undefined || revision === undefined) return true;
+  const approvals = pipeline.status?.environments?.[environment]?.approvals ?? [];
+  if (!approvals.some((a) => a.revision === revision && a.previewDigest !== undefined)) return true;
+  const pending = {
+    revision,
+    attempt: decision.attempt ?? 1,
+    ...(decision.redelivery === undefined ? {} : { redelivery: decision.redelivery }),
+  };
+  const preview = await deps.previews.at(pipeline, environment, pending);
+  // A change that cannot be known now cannot be the one approved: the next check looks again.
+  if (preview.change.kind === 'unavailable') return false;
+  const evaluation = deps.evaluator.evaluate(
+    pipeline,
+    statusesFor(deps.verified, pipeline, targets),
+  );
+  return promotions(evaluation).some(
+    (d) => d.environment === environment && d.revision === revision,
+  );
+}
