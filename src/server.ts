@@ -7,6 +7,7 @@
 import { runApprovals } from './cli/approvals.js';
 import { runHalts } from './cli/halts.js';
 import { runStatus } from './cli/status.js';
+import { runDiff } from './cli/diff.js';
 import { redactUrls } from './text/redact-url.js';
 import { runServe } from './cli/serve.js';
 
@@ -18,6 +19,7 @@ Usage:
   promotion-gateway halts sign|lift ...   (an approver's signed stop-the-line; --help on each)
   promotion-gateway flux-config --address URL [-o DIR [--generate-keys]] ...   (--help)
   promotion-gateway status [NAMESPACE/PIPELINE] [-A] [--watch] [--json]   (the fleet, per environment)
+  promotion-gateway diff NAMESPACE/NAME ENV [--json]   (what a pending promotion would change; --help)
   promotion-gateway --help | --version
 
 serve reads and validates the configuration (docs/configuration.md), connects to the
@@ -52,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
       });
     case 'status':
       return runStatus(rest, { env: process.env, out: process.stdout });
+    case 'diff':
+      return runDiff(rest, { env: process.env, out: process.stdout });
     case '--version':
     case 'version':
       process.stdout.write(`${await packageVersion()}\n`);
