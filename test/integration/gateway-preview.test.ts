@@ -61,6 +61,7 @@ beforeAll(async () => {
   gw = await launchGateway(fleet, {
     config: {
       jwt: tokens.config,
+      ui: { port: 0 },
       approvals: { approvers: approverConfig([alice]) },
       promotion: {
         pullRequest: { allowPlainHttp: true, refreshIntervalMs: 0 },
@@ -243,5 +244,38 @@ describe('previews', () => {
     }
     const shown = hunksByFile(change.files.map((f) => f.diff).join(''));
     expect(hunksByFile(await pageDiff(url))).toEqual(shown);
+  });
+
+  it("shows the change on the web view's approval gate, to an authenticated viewer only", async () => {
+    const ns = 'pv-view';
+    const { repo, strategy } = await pullRequestApp(ns);
+    await prodWaits(ns, strategy);
+    const ui = gw.gateway.uiAddress() ?? '';
+    const authorization = `Bearer ${await tokens.token([`${ns}/*`])}`;
+    const pipelinePage = await (
+      await fetch(`${ui}/pipelines/${ns}/${APP_NAME}`, { headers: { authorization } })
+    ).text();
+    const link = `/pipelines/${ns}/${APP_NAME}/environments/prod/preview`;
+    expect(pipelinePage).toContain(`data-testid="preview-link" href="${link}"`);
+
+    await gw.gateway.idle();
+    const before = reads(ns);
+    const refused = await fetch(`${ui}${link}`);
+    expect(refused.status).toBe(401);
+    expect(reads(ns)).toEqual(before);
+
+    const res = await fetch(`${ui}${link}`, { headers: { authorization } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const text = await res.text();
+    const preview = await previewOf(gw.url, ns, 'prod', await tokens.token([`${ns}/*`]));
+    expect(text).toContain(`<code data-testid="preview-digest">${preview.digest}</code>`);
+    expect(text).toContain(await forge.branchHead(repo, 'main'));
+    expect(text).toContain('<span class="add">+  tag: &#39;6.6.0&#39;');
+    expect(text).not.toMatch(/<script>|style=/);
+    const staging = await fetch(`${ui}/pipelines/${ns}/${APP_NAME}/environments/staging/preview`, {
+      headers: { authorization },
+    });
+    expect(staging.status).toBe(409);
   });
 });
