@@ -124,12 +124,15 @@ async function approve(ns: string): Promise<void> {
   });
 }
 
-/** GETs of ns/podinfo's HelmRelease on every cluster, and every request to the forge. */
+/**
+ * GETs of ns/podinfo's HelmRelease on every cluster, every request to the forge, and every
+ * request to the management cluster in `ns` (the forge token's Secret among them).
+ */
 function reads(ns: string): number[] {
   const gets = ['dev', 'staging', 'prod'].map((env) =>
     fleet.env(env).requests.count({ verb: 'get', resource: HR_RESOURCE, namespace: ns }),
   );
-  return [...gets, forge.requests.count()];
+  return [...gets, forge.requests.count(), fleet.management.requests.count({ namespace: ns })];
 }
 
 describe('previews', () => {
@@ -158,6 +161,7 @@ describe('previews', () => {
     const after = reads(ns);
     expect(after[2]).toBeGreaterThan(before[2] ?? 0);
     expect(after[3]).toBeGreaterThan(before[3] ?? 0);
+    expect(after[4]).toBeGreaterThan(before[4] ?? 0);
     // An environment with nothing pending, and one the Pipeline does not have.
     expect((await getPreview(gw.url, ns, 'staging', token)).status).toBe(409);
     expect((await getPreview(gw.url, ns, 'qa', token)).status).toBe(404);
