@@ -10,8 +10,10 @@ import {
   approver,
   approverConfig,
   postStatement,
+  startIssuer,
   statement,
   type TestApprover,
+  type TestIssuer,
 } from '../support/authorizations.js';
 import {
   APP_NAME,
@@ -35,6 +37,7 @@ let alice: TestApprover;
 let bob: TestApprover;
 let tokens: ReadTokens;
 let forgeToken: string;
+let sso: TestIssuer;
 const running: RunningGateway[] = [];
 
 beforeAll(async () => {
@@ -45,11 +48,12 @@ beforeAll(async () => {
     approver('bob'),
     readTokens(),
   ]);
+  sso = await startIssuer('https://sso.preview.test');
   forgeToken = forge.addToken('promoter');
 });
 afterAll(async () => {
   await Promise.all(running.map((g) => g.close()));
-  await Promise.all([forge.close(), fleet.close()]);
+  await Promise.all([forge.close(), fleet.close(), sso.close()]);
 });
 
 async function replica(instanceId: string): Promise<RunningGateway> {
@@ -57,7 +61,13 @@ async function replica(instanceId: string): Promise<RunningGateway> {
     instanceId,
     config: {
       jwt: tokens.config,
-      approvals: { approvers: approverConfig([alice, bob]) },
+      approvals: {
+        approvers: [
+          ...approverConfig([alice, bob]),
+          { name: 'carol', oidcSubjects: [`${sso.issuer}#carol-sub`], groups: [] },
+        ],
+        oidc: { issuer: sso.issuer, audience: 'promotion-gateway', jwksUrl: sso.jwksUrl },
+      },
       promotion: {
         pullRequest: { allowPlainHttp: true, refreshIntervalMs: 0 },
         retry: { maxAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 1000 },
@@ -96,6 +106,8 @@ async function approve(gw: RunningGateway, ns: string, who: TestApprover, previe
   const claims = { pipeline: `${ns}/${APP_NAME}`, environment: 'prod', revision: '6.6.0' };
   return postStatement(gw.url, ns, 'prod', await statement(who, { ...claims, previewDigest }));
 }
+
+const ssoToken = () => sso.token({ sub: 'carol-sub' });
 
 const approvals = (ns: string) => pipelineOf(fleet, ns).status?.environments?.prod?.approvals ?? [];
 
@@ -150,7 +162,7 @@ describe.each([1, 2])('approvals bound to a preview, %i replica(s)', (count) => 
     expect(log[0]?.parents).toEqual([now.change.baseCommit]);
   });
 
-  it('refuse an approval whose digest already differs with 409 PreviewChanged, recording nothing', async () => {
+  it('refuse an approval whose digest already differs, signed or through SSO, with 409 PreviewChanged, recording nothing', async () => {
     const ns = `pv-stale-${String(count)}`;
     const repo = await prodWaits(ns, replicas);
     const token = await tokens.token([`${ns}/*`]);
@@ -169,5 +181,26 @@ describe.each([1, 2])('approvals bound to a preview, %i replica(s)', (count) => 
     const claims = { pipeline: `${ns}/${APP_NAME}`, environment: 'prod', revision: '6.6.0' };
     const bad = await statement(alice, { ...claims, previewDigest: 'sha256:nothex' });
     expect((await postStatement(last().url, ns, 'prod', bad)).status).toBe(401);
+
+    // Through SSO the same: the old digest is refused, the digest now is recorded with it.
+    const viaSso = async (previewDigest: string) =>
+      fetch(`${first().url}/v1/pipelines/${ns}/${APP_NAME}/environments/prod/approvals`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${await ssoToken()}`,
+        },
+        body: JSON.stringify({ revision: '6.6.0', decision: 'approve', previewDigest }),
+      });
+    const stale = await viaSso(seen.digest);
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { code: string }).code).toBe('PreviewChanged');
+    expect(approvals(ns)).toEqual([]);
+    expect((await viaSso(now.digest)).status).toBe(202);
+    expect(approvals(ns)).toEqual([
+      expect.objectContaining({ principal: 'carol', previewDigest: now.digest }),
+    ]);
+    const malformed = await viaSso('sha256:1234');
+    expect(malformed.status).toBe(400);
   });
 });
