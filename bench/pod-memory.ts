@@ -12,14 +12,19 @@ import { join } from 'node:path';
 
 const MiB = 1024 * 1024;
 
+/** The scale bars' pod: 256Mi. */
+export const BAR_POD_BYTES = 256 * MiB;
+
 /**
- * The memory limit docs/operations.md ("Sizing") gives a gateway serving `pipelines` Pipelines;
- * manifests/deploy sets the 1,000 row.
+ * The pod a gateway serving `pipelines` Pipelines runs in: up to 1,000, the memory limit
+ * docs/operations.md ("Sizing") gives (manifests/deploy sets the 1,000 row); past that, the
+ * scale bars' own pod of 256 MiB, whose peak RSS bar is < 256 MB (one gateway at 10,000, and
+ * each shard of a sharded run).
  */
 export function podLimitBytes(pipelines: number): number {
   if (pipelines <= 100) return 384 * MiB;
   if (pipelines <= 1_000) return 640 * MiB;
-  return 1024 * MiB;
+  return BAR_POD_BYTES;
 }
 
 /** `640Mi`, `1Gi`: a limit as a manifest writes it. */

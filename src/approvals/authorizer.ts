@@ -13,7 +13,6 @@ import type { AuthorizationClaim, Principal } from '../auth/identity.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { CatalogTarget } from '../catalog/targets.js';
 import { allows, gateOf } from '../evaluate/gate.js';
-import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import { ClusterUnavailable, UNREACHABLE_READS } from '../kube/errors.js';
 import { StatusWritesHeld, type StatusWriter } from '../kube/status-writer.js';
 import type { PipelineWriter } from '../kube/ports.js';
@@ -21,12 +20,9 @@ import type { GatewayLogger } from '../log.js';
 import { pipelineId, type PipelineId, type PipelineRef } from '../pipeline/id.js';
 import { jsonEqual } from '../json/json-equal.js';
 import type { AuthorizationRecord, Pipeline } from '../pipeline/pipeline-resource.js';
-import {
-  evaluatePipeline,
-  statusesFor,
-  type EvaluationSettings,
-  type PreviewDigests,
-} from '../evaluation/evaluation-input.js';
+import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
+import type { BreakGlassPolicy } from '../evaluate/decisions.js';
+import type { GateFloor } from '../evaluate/gate.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import {
   baseOf,
@@ -44,13 +40,23 @@ import { breakGlassRefusal, breakGlassView, breakGlassWaiting } from './break-gl
 import { authorizationEvent } from './approval-events.js';
 import { authorizationChange, isUsed } from './approval-record.js';
 import { previewRefusal, type PreviewsNow } from './preview-binding.js';
+import { requestDecisions, type Decide } from './request-decisions.js';
 
 export type { AuthorizationAnswer, AuthorizationRefusal, AuthorizationResult } from './answers.js';
 
 /** What an authorization needs. */
-export interface AuthorizerDeps extends EvaluationSettings {
-  catalog: PipelineCatalog;
-  verified: VerifiedTargets;
+export interface AuthorizerDeps {
+  catalog: Pick<PipelineCatalog, 'get' | 'targetsOf'>;
+  verified: Pick<VerifiedTargets, 'readAll' | 'status'>;
+  /**
+   * The one evaluation of a Pipeline (evaluation/pipeline-evaluator.ts), the reconciler's and the
+   * status view's: a request is judged as the promotion it allows will be decided.
+   */
+  evaluator: Pick<PipelineEvaluator, 'evaluate'>;
+  /** Approval floors by environment name (config authorizations.floors): who a gate allows. */
+  floors: Readonly<Record<string, GateFloor | undefined>>;
+  /** The operator's break-glass policy (config authorizations.breakGlass); absent = disabled. */
+  breakGlass?: BreakGlassPolicy | undefined;
   /** The one status writer (records) and its fresh reads. */
   status: Pick<StatusWriter, 'apply' | 'read'>;
   /** Events about the Pipeline. */
@@ -64,7 +70,15 @@ export interface AuthorizerDeps extends EvaluationSettings {
   /** Told when a record was written but not kept (the installed CRD pruned it): check the CRD. */
   onUnkept?: () => void;
   /** The change a promotion would make now, for approvals bound to a preview's digest. */
-  previews?: (PreviewsNow & PreviewDigests) | undefined;
+  previews?: PreviewsNow | undefined;
+}
+
+/** One authorization being recorded, and the decisions it is judged on. */
+interface Ask {
+  environment: string;
+  record: AuthorizationRecord;
+  judge: Judge;
+  decide: Decide;
 }
 
 /** Records authorizations; see the module comment. */
@@ -144,16 +158,19 @@ export class Authorizer {
     if (stored === undefined) return refuse('NotFound');
     // A used id is a replay whatever the state: answered before anything else is judged.
     if (record.jti !== undefined && isUsed(stored.status, record.jti)) return refuse('Replayed');
-    const waiting = judge(this.decide(stored, id, environment), record.revision, environment);
+    // Each Pipeline seen from here on is evaluated once: the stored one (judged here and by the
+    // write's first attempt), any a conflict brings, and the one written (for the answer).
+    const decide = requestDecisions(this.deps, id, environment);
+    const waiting = judge(decide(stored), record.revision, environment);
     if (waiting !== undefined) {
       this.requireReachable(read);
       return notWaiting(waiting);
     }
     const changed = await previewRefusal(this.deps.previews, stored, environment, record);
     if (changed !== undefined) return { ok: false, refusal: changed };
-    const written = await this.write(stored, id, environment, record, judge);
+    const written = await this.write(stored, { environment, record, judge, decide });
     if (!written.ok) return written;
-    const decision = this.decide(written.pipeline, id, environment);
+    const decision = decide(written.pipeline);
     if (decision === undefined) return refuse('NotFound');
     const glass =
       record.decision === 'break-glass'
@@ -209,27 +226,15 @@ export class Authorizer {
     }
   }
 
-  private decide(
-    pipeline: Pipeline,
-    id: PipelineId,
-    environment: string,
-  ): EnvironmentDecision | undefined {
-    const targets = statusesFor(this.deps.verified, pipeline, this.deps.catalog.targetsOf(id));
-    const evaluation = evaluatePipeline(pipeline, targets, this.deps, this.deps.now());
-    return evaluation.decisions.find((d) => d.environment === environment);
-  }
-
   /** The record through the one status writer; re-judged on whatever a conflict brings. */
   private async write(
     pipeline: Pipeline,
-    id: PipelineId,
-    environment: string,
-    record: AuthorizationRecord,
-    judge: Judge,
+    ask: Ask,
   ): Promise<{ ok: true; pipeline: Pipeline } | { ok: false; refusal: AuthorizationRefusal }> {
+    const { environment, record, judge, decide } = ask;
     const stillWaiting = (stored: Pipeline) =>
       stored.metadata.generation === pipeline.metadata.generation &&
-      judge(this.decide(stored, id, environment), record.revision, environment) === undefined;
+      judge(decide(stored), record.revision, environment) === undefined;
     const change = authorizationChange(environment, record, this.deps.now(), stillWaiting);
     // The API server's own answer: an authorization answered as recorded must count.
     const result = await this.deps.status.apply(pipeline, change, 'stored');
@@ -243,7 +248,7 @@ export class Authorizer {
         return refuse('Contended');
       case 'Kept':
         if (result.verdict === 'NotWaiting') {
-          const decision = this.decide(result.pipeline, id, environment);
+          const decision = decide(result.pipeline);
           return notWaiting(
             judge(decision, record.revision, environment) ?? `${environment} moved on`,
           );

@@ -2,28 +2,37 @@
  * The policy view (evaluate/policy-view.ts) of a Pipeline as the API server stores it, for
  * `promotion-gateway status`: the evaluator's input is built the gateway's way from the
  * Pipeline's spec and status (its target records, halts, stored healthy-since, its own
- * windows) at the reader's clock. What only a running gateway knows is left out: the checks'
- * results (kept in its memory: `GET /v1/pipelines` shows them), the operator's windows, floors
- * and break-glass policy (its configuration). Pure.
+ * windows) at the reader's clock, and evaluated by the gateway's own PipelineEvaluator. What only a
+ * running gateway knows is left out: the checks' results (kept in its memory: `GET
+ * /v1/pipelines` shows them), the operator's windows, floors and break-glass policy (its
+ * configuration). Pure.
  */
 import type { TargetStatus } from '../evaluate/decisions.js';
 import { policyViewsOf, type PolicyView } from '../evaluate/policy-view.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
-import { evaluationInputOf } from '../evaluation/evaluation-input.js';
+import { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
 
 /** Not used by the view; the evaluator's input needs one. */
 const NO_RETRIES = { maxAttempts: 1, backoffBaseMs: 0, backoffMaxMs: 0, claimTimeoutMs: 0 };
 
 /**
- * Each environment's policy view from the stored Pipeline at `now` (ms), without check results
- * (each check shows only its name and kind); undefined when no environment has a policy gate.
+ * The evaluator of the `status` command at the reader's clock `now` (ms): the gateway's
+ * PipelineEvaluator with none of a gateway's configuration (no floors, windows or checks).
+ */
+export function storedEvaluator(now: number): PipelineEvaluator {
+  return new PipelineEvaluator({ policy: NO_RETRIES, floors: {} }, () => now);
+}
+
+/**
+ * Each environment's policy view from the stored Pipeline, explained from the input `evaluator`
+ * decided on (storedEvaluator), without check results (each check shows only its name and
+ * kind); undefined when no environment has a policy gate.
  */
 export function storedPolicyOf(
   pipeline: Pipeline,
-  now: number,
+  evaluator: Pick<PipelineEvaluator, 'evaluate'>,
 ): Readonly<Record<string, PolicyView>> | undefined {
-  const settings = { policy: NO_RETRIES, floors: {} };
-  const input = evaluationInputOf(pipeline, storedTargets(pipeline), settings, now);
+  const { input } = evaluator.evaluate(pipeline, storedTargets(pipeline));
   const views = policyViewsOf(input);
   if (views === undefined) return undefined;
   return Object.fromEntries(

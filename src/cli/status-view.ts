@@ -8,7 +8,7 @@
 import { redactUrls } from '../text/redact-url.js';
 import { display, escapeUnsafeJson, neutralize } from '../text/text.js';
 import { policyLine } from './policy-line.js';
-import { storedPolicyOf } from './status-policy.js';
+import { storedEvaluator, storedPolicyOf } from './status-policy.js';
 import type {
   AuthorizationRecord,
   EnvironmentStatus,
@@ -38,8 +38,9 @@ export interface EnvironmentRow {
  * (ms) is the reader's clock, which the policy gates' times are counted from.
  */
 export function environmentRows(pipelines: readonly Pipeline[], now: number): EnvironmentRow[] {
+  const evaluator = storedEvaluator(now);
   return [...pipelines].sort(byName).flatMap((p) => {
-    const policy = storedPolicyOf(p, now);
+    const policy = storedPolicyOf(p, evaluator);
     return p.spec.environments.map((env) => {
       const stored = p.status?.environments?.[env.name];
       const targets = stored?.targets ?? [];
@@ -106,7 +107,7 @@ export function renderDetail(pipeline: Pipeline, now: number): string {
   for (const c of pipeline.status?.conditions ?? []) {
     lines.push(`  ${c.type}: ${c.status} (${c.reason}) ${display(c.message, 300)}`);
   }
-  const policy = storedPolicyOf(pipeline, now);
+  const policy = storedPolicyOf(pipeline, storedEvaluator(now));
   for (const env of pipeline.spec.environments) {
     const stored = pipeline.status?.environments?.[env.name];
     lines.push('', `  ${env.name}: ${stateOf(stored)}`);
@@ -128,8 +129,9 @@ export function renderDetail(pipeline: Pipeline, now: number): string {
  */
 export function renderJson(pipelines: readonly Pipeline[], now: number): string {
   const rows = environmentRows(pipelines, now);
+  const evaluator = storedEvaluator(now);
   const body = pipelines.map((p) => {
-    const policy = storedPolicyOf(p, now);
+    const policy = storedPolicyOf(p, evaluator);
     return {
       namespace: p.metadata.namespace,
       name: p.metadata.name,

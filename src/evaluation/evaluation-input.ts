@@ -1,8 +1,9 @@
 /**
- * The evaluator's input, assembled in one place for every caller that evaluates a Pipeline: the
+ * The evaluator's input, assembled in one place for every caller that evaluates a Pipeline (the
  * reconciler and its confirmation rounds, the status view, the approval door and the `status`
- * command. The Pipeline's spec and stored records, this replica's reads (statuses, soak and
- * order inputs), the external checks' results and the windows go in; the pure evaluator decides.
+ * command), each through a PipelineEvaluator (pipeline-evaluator.ts). The Pipeline's spec and
+ * stored records, this replica's reads (statuses, soak and order inputs), the external checks'
+ * results and the windows go in; the pure evaluator decides.
  */
 import type { CatalogTarget } from '../catalog/targets.js';
 import type { CheckBook } from '../checks/check-book.js';
@@ -29,7 +30,7 @@ import type { BreakGlassPolicy } from '../evaluate/decisions.js';
  * Unknown (NotVerified), so it blocks decisions like any unreadable one.
  */
 export function statusesFor(
-  verified: VerifiedTargets,
+  verified: Pick<VerifiedTargets, 'status'>,
   pipeline: Pipeline,
   targets: readonly CatalogTarget[],
 ): Record<string, TargetStatus[]> {

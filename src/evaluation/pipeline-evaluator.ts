@@ -1,7 +1,8 @@
 /**
  * The one evaluation of a Pipeline on this replica's reads: the reconciler, its promotions, its
- * confirmation rounds and the status view hold the same PipelineEvaluator, so they decide on one
- * input (evaluation-input.ts) built from one set of settings, at one clock.
+ * confirmation rounds, the status view and the approval door hold the same PipelineEvaluator, so
+ * they decide on one input (evaluation-input.ts) built from one set of settings, at one clock.
+ * The `status` command evaluates stored Pipelines through one of its own (cli/status-policy.ts).
  */
 import type { TargetStatus } from '../evaluate/decisions.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';

@@ -24,12 +24,24 @@ export interface QueueCommon<K> {
   observer?: (event: WorkQueueEvent<K>) => void;
 }
 
+/** Whether some Pipeline references an object: what the hint queue drops hints by. */
+export interface ReferenceIndex {
+  /** Whether some loaded Pipeline references `key` (PipelineCatalog); must be O(1). */
+  references(key: ObjectKey): boolean;
+}
+
+/** The stage after the hint queue: what a hint turns into (verify/hinted-read.ts). */
+export interface HintedReads {
+  /** Reads the object once and re-checks the Pipelines that reference it; 'retry' backs off. */
+  read(key: ObjectKey): Promise<ProcessResult>;
+}
+
 /** Options of HintQueue. */
 export interface HintQueueOptions extends QueueCommon<ObjectKey> {
-  /** Whether some Pipeline references the object (PipelineCatalog.references); must be O(1). */
-  references: (key: ObjectKey) => boolean;
+  /** The Pipelines' references (PipelineCatalog): a hint about anything else is dropped. */
+  index: ReferenceIndex;
   /** The verify stage: read the object once, re-evaluate the Pipelines that reference it. */
-  process: (key: ObjectKey) => Promise<ProcessResult>;
+  reads: HintedReads;
   /** Called for every offer with its result, for metrics and logs. */
   onOffer?: (key: ObjectKey, source: HintSource, result: EnqueueResult) => void;
   /** Reads of one object start at least this many ms apart (see WorkQueue); default 0. */
@@ -66,7 +78,7 @@ export class HintQueue extends QueueFront<ObjectKey> implements HintSink {
       keyOf: objectKeyId,
       groupOf: (key) => key.cluster,
       // The Pipeline may have gone while the hint waited: then there is nothing to read.
-      process: (key) => (options.references(key) ? options.process(key) : doneNow()),
+      process: (key) => (options.index.references(key) ? options.reads.read(key) : doneNow()),
       ...commonOptions(options),
       perGroupConcurrency: options.hints.perClusterConcurrency,
       globalConcurrency: options.globalConcurrency ?? defaultGlobalConcurrency,
@@ -79,7 +91,7 @@ export class HintQueue extends QueueFront<ObjectKey> implements HintSink {
    * object, 'coalesced' when one is pending, 'full' (caller answers 503) at capacity.
    */
   offer(key: ObjectKey, source: HintSource): EnqueueResult {
-    const result: EnqueueResult = this.options.references(key)
+    const result: EnqueueResult = this.options.index.references(key)
       ? this.queue.offer(key)
       : 'dropped-unreferenced';
     this.options.onOffer?.(key, source, result);

@@ -9,12 +9,24 @@ import type { OfferResult, ProcessResult } from '../queue/queue-model.js';
 import { commonOptions, doneNow, type QueueCommon } from './hint-queue.js';
 import type { PipelineTrigger, RecheckResult, RecheckSource } from './sinks.js';
 
+/** Which Pipelines are loaded: a re-check of any other is not queued. */
+export interface LoadedPipelines {
+  /** Whether the Pipeline is loaded (PipelineCatalog). */
+  has(id: PipelineId): boolean;
+}
+
+/** The stage after the pipeline queue: one whole check of a Pipeline (reconcile/reconciler.ts). */
+export interface PipelineReconciler {
+  /** Checks the Pipeline once; the result says what the queue does next (retry, requeue). */
+  reconcile(id: PipelineId): Promise<ProcessResult>;
+}
+
 /** Options of PipelineQueue. */
 export interface PipelineQueueOptions extends QueueCommon<PipelineId> {
-  /** Whether the Pipeline is loaded (PipelineCatalog.has). */
-  has: (id: PipelineId) => boolean;
+  /** The loaded Pipelines (PipelineCatalog). */
+  loaded: LoadedPipelines;
   /** Re-checks one whole Pipeline. */
-  process: (id: PipelineId) => Promise<ProcessResult>;
+  reconciler: PipelineReconciler;
   /** Called for every request with its result, for metrics and logs. */
   onRequest?: (id: PipelineId, source: RecheckSource, result: RecheckResult) => void;
 }
@@ -44,7 +56,7 @@ export class PipelineQueue extends QueueFront<PipelineId> implements PipelineTri
     const concurrency = options.globalConcurrency ?? RECHECKS_IN_FLIGHT;
     this.queue = new WorkQueue<PipelineId>({
       keyOf: (id) => id,
-      process: (id) => (options.has(id) ? options.process(id) : doneNow()),
+      process: (id) => (options.loaded.has(id) ? options.reconciler.reconcile(id) : doneNow()),
       ...commonOptions(options),
       perGroupConcurrency: concurrency,
       globalConcurrency: concurrency,
@@ -55,7 +67,9 @@ export class PipelineQueue extends QueueFront<PipelineId> implements PipelineTri
   requestPipeline(id: PipelineId, source: RecheckSource): RecheckResult {
     // Anything but the resync is someone waiting (an event, an approval): it goes first.
     const urgent = source !== 'resync';
-    const result = this.options.has(id) ? queuedOrFull(this.queue.offer(id, urgent)) : 'unknown';
+    const result = this.options.loaded.has(id)
+      ? queuedOrFull(this.queue.offer(id, urgent))
+      : 'unknown';
     this.options.onRequest?.(id, source, result);
     return result;
   }
@@ -69,7 +83,7 @@ export class PipelineQueue extends QueueFront<PipelineId> implements PipelineTri
   recheckNow(ids: readonly PipelineId[]): Set<PipelineId> {
     const hurried = new Set(this.queue.expediteBackoffs());
     for (const id of ids) {
-      if (this.options.has(id) && this.queue.expedite(id) !== 'full') hurried.add(id);
+      if (this.options.loaded.has(id) && this.queue.expedite(id) !== 'full') hurried.add(id);
     }
     return hurried;
   }

@@ -46,14 +46,9 @@ const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 /**
  * Sends `call` and reads its answer, all within `limits.timeoutMs` (then it rejects with a
- * TimeoutError). A 2xx answer's body goes to `onText` chunk by chunk when given (its `text` is
- * then empty); any other answer's body is read whole, for the caller's error.
+ * TimeoutError); the body is read whole, whatever the status.
  */
-export async function exchange(
-  call: HttpCall,
-  limits: CallLimits,
-  onText?: (text: string) => void,
-): Promise<HttpAnswer> {
+export async function exchange(call: HttpCall, limits: CallLimits): Promise<HttpAnswer> {
   const controller = new AbortController();
   // The real scheduler's timer is unref'd, like AbortSignal.timeout's.
   const disarm = limits.scheduler.setTimer(limits.timeoutMs, () => {
@@ -68,7 +63,7 @@ export async function exchange(
       if (!shouldRetry(call, signal, err)) throw err;
       res = await send(call, signal);
     }
-    return await readAnswer(res, onText);
+    return await readAnswer(res);
   } catch (err) {
     // An abort while the body is read ends the answer with Node's "aborted" (ECONNRESET),
     // which would read as a dead connection: a timeout must be told apart from that.
@@ -118,16 +113,9 @@ function send(call: HttpCall, signal: AbortSignal): Promise<IncomingMessage> {
   });
 }
 
-async function readAnswer(
-  res: IncomingMessage,
-  onText: ((text: string) => void) | undefined,
-): Promise<HttpAnswer> {
+async function readAnswer(res: IncomingMessage): Promise<HttpAnswer> {
   const status = res.statusCode ?? 0;
   res.setEncoding('utf8');
-  if (onText !== undefined && status >= 200 && status <= 299) {
-    for await (const chunk of res) onText(chunk as string);
-    return { status, text: '' };
-  }
   let text = '';
   for await (const chunk of res) text += chunk as string;
   return { status, text };

@@ -9,7 +9,6 @@ import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AgentPool } from './agent-pool.js';
 import { exchange, type HttpCall } from './http-call.js';
-import { ListPageParser, type ListMeta } from './list-page.js';
 import type { KubeObject } from './ports.js';
 import { KubeCalls } from './request-options.js';
 import type { ResourceCoordinates } from './resources.js';
@@ -82,22 +81,15 @@ export class KubeRest {
   }
 
   /**
-   * One LIST page, its items handed to `onItem` one by one as they arrive (list-page.ts);
-   * resolves to the page's metadata. KubeApiError as get's; malformed JSON is a SyntaxError.
+   * One LIST page: its items and what the list says besides them. KubeApiError as get's;
+   * malformed JSON is a SyntaxError.
    */
-  async listPage(
-    path: string,
-    query: Query,
-    onItem: (item: KubeObject) => void,
-  ): Promise<ListMeta> {
-    const call = await this.prepare('GET', path, query, undefined);
-    const parser = new ListPageParser(onItem);
-    const answer = await exchange(call, this.calls, (text) => {
-      parser.write(text);
-    });
-    if (answer.status < 200 || answer.status > 299)
-      throw new KubeApiError(answer.status, answer.text);
-    return parser.end();
+  async listPage(path: string, query: Query): Promise<ListPage> {
+    const page = JSON.parse(await this.text('GET', path, query)) as unknown;
+    if (typeof page !== 'object' || page === null)
+      throw new SyntaxError('LIST answer is not a List');
+    const { items, metadata } = page as { items?: unknown; metadata?: unknown };
+    return { items: Array.isArray(items) ? (items as KubeObject[]) : [], ...listMeta(metadata) };
   }
 
   private async prepare(
@@ -150,4 +142,20 @@ export async function withKubeRest<T>(
   } finally {
     pool.clear();
   }
+}
+
+/** One LIST page: its items, the continue token (undefined on the last page) and the snapshot's resourceVersion. */
+export interface ListPage {
+  items: KubeObject[];
+  continue?: string;
+  resourceVersion?: string;
+}
+
+function listMeta(value: unknown): Omit<ListPage, 'items'> {
+  const meta: Omit<ListPage, 'items'> = {};
+  if (typeof value !== 'object' || value === null) return meta;
+  const { continue: token, resourceVersion } = value as Record<string, unknown>;
+  if (typeof token === 'string' && token !== '') meta.continue = token;
+  if (typeof resourceVersion === 'string') meta.resourceVersion = resourceVersion;
+  return meta;
 }

@@ -15,19 +15,13 @@ import type { Pipeline, PromotionResolution } from '../pipeline/pipeline-resourc
 import { FrozenPool } from '../json/frozen-pool.js';
 import { TextPool } from '../text/text.js';
 import type { ProcessResult } from '../queue/queue-model.js';
+import type { PipelineReconciler } from '../hints/pipeline-queue.js';
 import { policyViewsOf } from '../evaluate/policy-view.js';
-import {
-  announcementsOf,
-  observedTimes,
-  statusesFor,
-  type PipelineEvaluation,
-} from '../evaluation/evaluation-input.js';
+import { statusesFor, type PipelineEvaluation } from '../evaluation/evaluation-input.js';
 import { promoteAll, type PromotionDeps } from './promotions.js';
 import { resolveExpiredClaims } from './claim-resolutions.js';
-import { streaksOf } from '../evaluation/soak-input.js';
 import type { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import type { StatusQueue } from '../status/status-queue.js';
-import type { ViewInputs } from '../status/view-change.js';
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import { pendingPipelines } from './pending.js';
 import { viewOf, type KeptView, type PipelineView } from './view.js';
@@ -46,14 +40,14 @@ export interface ReconcilerDeps extends PromotionDeps {
   pullRequests?: Pick<PullRequestRefresher, 'refresh' | 'forget' | 'dueInMs'>;
   /** Outcomes whose write failed, written again before each check of their Pipeline. */
   unrecorded?: Pick<UnrecordedOutcomes, 'has' | 'replay' | 'forget' | 'remember'>;
-  /** Writes the verified view to the status, behind the checks (status/view-sync.ts). */
+  /** Writes the verified view to the status, behind the checks (status/status-queue.ts). */
   statusWrites: Pick<StatusQueue, 'request'>;
   /** External checks: their results, and the reads a decision waits for (src/checks). */
   checks?: Pick<CheckBook, 'resultsFor' | 'request'>;
 }
 
-/** The reconciler: pipeline re-checks, and the read side for the API. */
-export class Reconciler {
+/** The reconciler: pipeline re-checks (the pipeline queue's next stage), and the API's views. */
+export class Reconciler implements PipelineReconciler {
   private readonly views = new Map<PipelineId, KeptView<CatalogTarget>>();
   private readonly fullReads = new Set<PipelineId>();
   private readonly viewListeners = new Set<(id: PipelineId) => void>();
@@ -104,33 +98,6 @@ export class Reconciler {
       this.deps.pullRequests?.dueInMs(id),
     ].filter((ms) => ms !== undefined);
     return waits.length === 0 ? 'done' : { requeueAfterMs: Math.min(...waits) };
-  }
-
-  /**
-   * The view to write for the Pipeline, computed from the latest reads when its status write
-   * starts (status/status-queue.ts), on `newer` (an object a check wrote, which the catalog may
-   * not hold yet) or else the catalog's latest. Undefined when the Pipeline is no longer loaded
-   * or its spec moved on past `newer` (the check of the new spec writes its own view).
-   */
-  viewInputs(id: PipelineId, newer?: Pipeline): ViewInputs | undefined {
-    const { catalog, verified } = this.deps;
-    const held = catalog.head(id);
-    if (held === undefined) return undefined;
-    if (newer !== undefined && newer.metadata.generation !== held.metadata.generation)
-      return undefined;
-    const pipeline = newer ?? catalog.get(id);
-    if (pipeline === undefined) return undefined;
-    const targets = catalog.targetsOf(id);
-    const statuses = this.statusesOf(pipeline, targets);
-    return {
-      pipeline,
-      targets: statuses,
-      observedAt: observedTimes(verified, pipeline, targets),
-      announcements: announcementsOf(verified, pipeline, targets),
-      streaks: streaksOf(verified, pipeline, targets),
-      // The evaluation of the records and reads the view is written with.
-      evaluation: this.evaluate(pipeline, statuses),
-    };
   }
 
   /**

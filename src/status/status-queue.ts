@@ -22,12 +22,19 @@ import type { Pipeline } from '../pipeline/pipeline-resource.js';
  */
 export const STATUS_WRITES_IN_FLIGHT = 16;
 
-/**
- * Options of StatusQueue; `write` computes the view of the Pipeline from the latest reads and
- * writes it, with `newer` as the stored object when given (else the catalog's latest).
- */
+/** The stage after the status queue: a Pipeline's view written (status/view-sync.ts). */
+export interface StatusViewWriter {
+  /**
+   * Computes the view of the Pipeline from the latest reads and writes it, on `newer` as the
+   * stored object when given (else the catalog's latest).
+   */
+  write(id: PipelineId, newer: Pipeline | undefined): Promise<void>;
+}
+
+/** Options of StatusQueue. */
 export interface StatusQueueOptions extends QueueCommon<PipelineId> {
-  write: (id: PipelineId, newer: Pipeline | undefined) => Promise<void>;
+  /** Writes one Pipeline's view when its turn comes. */
+  writer: StatusViewWriter;
 }
 
 /** Coalescing queue of status writes, one pending per Pipeline. */
@@ -46,7 +53,7 @@ export class StatusQueue extends QueueFront<PipelineId> {
         const newer = this.pending.get(id);
         this.pending.delete(id);
         try {
-          await options.write(id, newer);
+          await options.writer.write(id, newer);
         } catch (error) {
           // The queue retries the key with backoff: it must find something to write then.
           if (!this.pending.has(id)) this.pending.set(id, newer);
@@ -69,6 +76,6 @@ export class StatusQueue extends QueueFront<PipelineId> {
     this.pending.set(id, newer);
     if (this.queue.offer(id, false) !== 'full') return;
     this.pending.delete(id);
-    await this.options.write(id, newer);
+    await this.options.writer.write(id, newer);
   }
 }

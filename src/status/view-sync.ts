@@ -9,26 +9,63 @@ import type { StatusWriter } from '../kube/status-writer.js';
 import type { GatewayLogger } from '../log.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { StatusViewWriter } from './status-queue.js';
 import { viewChange, type TargetPlace, type ViewInputs } from './view-change.js';
+
+/** What a view is computed from when its write starts (evaluation/view-inputs.ts). */
+export interface ViewInputsSource {
+  /**
+   * The view's inputs from the latest reads, on `newer` (else the catalog's latest); undefined
+   * when the Pipeline is no longer loaded or its spec moved on past `newer`.
+   */
+  viewInputs(id: PipelineId, newer?: Pipeline): ViewInputs | undefined;
+}
+
+/** The evaluation a view is decided again with (evaluation/pipeline-evaluator.ts). */
+export interface ViewEvaluator {
+  /** The evaluator on a Pipeline's stored records and these statuses. */
+  evaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): Evaluation;
+}
+
+/** Reading again what a stored status shows newer than our reads (status/stale-reads.ts). */
+export interface StaleReads {
+  /** Reads these targets of the Pipeline again, then re-checks it. */
+  reread(id: PipelineId, targets: readonly TargetPlace[]): void;
+}
 
 /** What publishing a view needs. */
 export interface ViewSyncDeps {
   status: Pick<StatusWriter, 'apply'>;
   logger: GatewayLogger;
   now: () => number;
-  /** The pure evaluator on a Pipeline's stored records (see evaluation/evaluation-input.ts). */
-  evaluate: (pipeline: Pipeline, targets: Record<string, TargetStatus[]>) => Evaluation;
-  /** Reads these targets of the Pipeline again, then re-checks it. */
-  reread: (id: PipelineId, targets: readonly TargetPlace[]) => void;
+  /** The one evaluator (see evaluation/pipeline-evaluator.ts). */
+  evaluator: ViewEvaluator;
+  /** Targets whose stored record is newer than our read are read again through these. */
+  rereads: StaleReads;
+}
+
+/** The status queue's writer (StatusViewWriter): the view of a Pipeline, computed and written. */
+export class ViewSync implements StatusViewWriter {
+  constructor(
+    private readonly deps: ViewSyncDeps,
+    private readonly inputs: ViewInputsSource,
+  ) {}
+
+  /** Computes the view from the latest reads when the write starts, and writes it. */
+  write(id: PipelineId, newer: Pipeline | undefined): Promise<void> {
+    return syncView(this.deps, this.inputs.viewInputs(id, newer));
+  }
 }
 
 /**
  * Writes the view of `inputs` when it differs from the stored status and is not older; no
- * inputs (the Pipeline is gone or its spec moved on, see Reconciler.viewInputs) write nothing.
+ * inputs (the Pipeline is gone or its spec moved on, see ViewInputsSource) write nothing.
  */
-export async function syncView(deps: ViewSyncDeps, inputs: ViewInputs | undefined): Promise<void> {
+async function syncView(deps: ViewSyncDeps, inputs: ViewInputs | undefined): Promise<void> {
   if (inputs === undefined) return;
-  const change = viewChange(inputs, { now: deps.now(), reevaluate: deps.evaluate });
+  const reevaluate = (pipeline: Pipeline, targets: Record<string, TargetStatus[]>) =>
+    deps.evaluator.evaluate(pipeline, targets);
+  const change = viewChange(inputs, { now: deps.now(), reevaluate });
   const result = await deps.status.apply(inputs.pipeline, change);
   const id = pipelineIdOf(inputs.pipeline);
   if (result.outcome === 'Kept' && result.verdict.kind === 'Stale') {
@@ -36,7 +73,7 @@ export async function syncView(deps: ViewSyncDeps, inputs: ViewInputs | undefine
       { pipeline: id, targets: result.verdict.targets },
       'stored status is newer than our reads; reading again',
     );
-    deps.reread(id, result.verdict.targets);
+    deps.rereads.reread(id, result.verdict.targets);
   } else if (result.outcome === 'Contended') {
     deps.logger.debug({ pipeline: id }, 'status write stayed contended; the next check writes it');
   }

@@ -3,13 +3,14 @@
  * references it, then a re-check of each of those Pipelines.
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { HintedReads } from '../hints/hint-queue.js';
 import type { PipelineTrigger } from '../hints/sinks.js';
 import type { GatewayLogger } from '../log.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import type { ProcessResult } from '../queue/queue-model.js';
 import type { VerifiedTargets } from './verified-targets.js';
 
-/** What the hint processor needs. */
+/** What the hinted reader needs. */
 export interface HintReaderDeps {
   catalog: PipelineCatalog;
   verified: VerifiedTargets;
@@ -18,12 +19,15 @@ export interface HintReaderDeps {
 }
 
 /**
- * The hint queue's processor: 'retry' when the read found the object Unknown, so the queue
- * backs off and reads again; 'done' otherwise (also when no Pipeline references it any more).
+ * The hint queue's next stage (HintedReads): 'retry' when the read found the object Unknown, so
+ * the queue backs off and reads again; 'done' otherwise (also when no Pipeline references it).
  */
-export function hintReader(deps: HintReaderDeps): (key: ObjectKey) => Promise<ProcessResult> {
-  return async (key) => {
-    const { catalog, verified } = deps;
+export class HintedReader implements HintedReads {
+  constructor(private readonly deps: HintReaderDeps) {}
+
+  /** Reads the object once, logs it, and asks for a re-check of every Pipeline referencing it. */
+  async read(key: ObjectKey): Promise<ProcessResult> {
+    const { catalog, verified } = this.deps;
     const ids = catalog.pipelinesFor(key);
     const wanted = objectKeyId(key);
     const target = ids
@@ -33,7 +37,7 @@ export function hintReader(deps: HintReaderDeps): (key: ObjectKey) => Promise<Pr
     const status = await verified.read(target);
     // The one info line of the event path: per verified read, not per event, so a burst of
     // identical events logs once (the events route logs each event at debug only).
-    deps.logger.info(
+    this.deps.logger.info(
       {
         cluster: key.cluster,
         kind: key.kind,
@@ -46,7 +50,7 @@ export function hintReader(deps: HintReaderDeps): (key: ObjectKey) => Promise<Pr
       },
       'hinted object verified',
     );
-    for (const id of ids) deps.pipelines.requestPipeline(id, 'hint');
+    for (const id of ids) this.deps.pipelines.requestPipeline(id, 'hint');
     return status.health === 'Unknown' ? 'retry' : 'done';
-  };
+  }
 }

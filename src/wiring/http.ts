@@ -17,7 +17,6 @@ import type { HintSink, RecheckResult } from '../hints/sinks.js';
 import type { ReadinessProbe } from '../ingress/ops.js';
 import type { PipelineId } from '../pipeline/id.js';
 import { plainKey } from '../pipeline/object-key.js';
-import { readHistories } from '../evaluation/soak-input.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
 function authorizations(
@@ -32,11 +31,10 @@ function authorizations(
     verified: access.verified,
     status: access.status,
     events: access.writer,
-    policy: config.promotion.retry,
+    // The loop's evaluator: an authorization is judged as the promotion it allows is decided.
+    evaluator: loop.evaluator,
     floors: config.authorizations.floors,
-    windows: config.promotion.windows,
     breakGlass: config.authorizations.breakGlass,
-    history: readHistories(access.verified, catalog),
     recheck: (id) => {
       loop.pipelines.requestPipeline(id, 'authorization');
     },

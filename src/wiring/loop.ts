@@ -9,22 +9,23 @@ import {
 } from '../promote/strategies/pull-request/pull-request-ports.js';
 import { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import { announces } from '../verify/announcements.js';
-import { hintReader } from '../verify/hinted-read.js';
+import { HintedReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
 import { ConfirmationRounds } from '../reconcile/confirmation-round.js';
 import { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
 import { readHistories } from '../evaluation/soak-input.js';
 import { StatusQueue } from '../status/status-queue.js';
-import type { TargetPlace } from '../status/view-change.js';
-import { syncView } from '../status/view-sync.js';
-import type { PipelineId } from '../pipeline/id.js';
-import { plainKey } from '../pipeline/object-key.js';
+import { StaleTargetHints } from '../status/stale-reads.js';
+import { ViewSync } from '../status/view-sync.js';
+import { ViewInputsReader } from '../evaluation/view-inputs.js';
+import type { HintSink } from '../hints/sinks.js';
 import type { ClusterAccess } from './cluster-access.js';
 import { checkBook } from './check-runs.js';
 import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
 import { strategyDoors } from './previews.js';
+import type { PipelineId } from '../pipeline/id.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
 export const FRESHNESS_MS = 2_000;
@@ -47,6 +48,8 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   // Asked for decisions only once the loop runs, by when the reconciler is built.
   const decisions = (id: PipelineId) => reconciler.view(id)?.decisions;
   const { strategies, previews } = strategyDoors(rt, catalog, access, pullRequest, decisions);
+  // Two edges go back up the path, to queues built below: a check's result re-checks its
+  // Pipeline, and a stored record newer than our read is a hint about that object again.
   const checks = checkBook(rt, readSecret, (id) => pipelines.requestPipeline(id, 'check-result'));
   const common = { hints: config.hints, scheduler, random };
   const history = readHistories(verified, catalog);
@@ -54,28 +57,22 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const countOutcome = (outcome: string): void => {
     metrics.promotions.inc({ outcome });
   };
-  const statusWrites = new StatusQueue({
-    ...common,
-    observer: queueFailures(logger, 'status write failed', 'pipeline'),
-    write: (id, newer): Promise<void> =>
-      syncView({ status, logger, now, evaluate, reread }, reconciler.viewInputs(id, newer)),
-  });
-  // One evaluation for the checks, the confirmation rounds and the status view.
+  // One evaluation for the checks, the confirmation rounds, the status view and the approvals.
   const { floors } = config.authorizations;
   const evaluator = new PipelineEvaluator(
     { policy, floors, checks, history, windows, breakGlass, previews },
     now,
   );
-  const evaluate: Parameters<typeof syncView>[0]['evaluate'] = (pipeline, targets) =>
-    evaluator.evaluate(pipeline, targets);
-  // A stored record newer than our read is a hint about that object: read it (spaced like any
-  // hint), then the Pipelines that reference it are checked again.
-  const reread = (id: PipelineId, places: readonly TargetPlace[]) => {
-    for (const t of catalog.targetsOf(id)) {
-      if (places.some((p) => p.environment === t.environment && p.index === t.index))
-        hints.offer(plainKey(t.key), 'stale-status');
-    }
-  };
+  const staleHints: HintSink = { offer: (key, source) => hints.offer(key, source) };
+  const views = new ViewSync(
+    { status, logger, now, evaluator, rereads: new StaleTargetHints(catalog, staleHints) },
+    new ViewInputsReader({ catalog, verified, evaluator }),
+  );
+  const statusWrites = new StatusQueue({
+    ...common,
+    observer: queueFailures(logger, 'status write failed', 'pipeline'),
+    writer: views,
+  });
   // The promotions a pass finds due are confirmed together: one read per scope at any pace.
   const confirmations = new ConfirmationRounds({
     ...{ evaluator, catalog, verified, now },
@@ -102,13 +99,13 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const pipelines = new PipelineQueue({
     ...common,
     observer: queueFailures(logger, 'pipeline check failed', 'pipeline'),
-    has: (id) => catalog.has(id),
-    process: (id) => reconciler.reconcile(id),
+    loaded: catalog,
+    reconciler,
   });
   const hints = new HintQueue({
     ...common,
-    references: (key) => catalog.references(key),
-    process: hintReader({ catalog, verified, pipelines, logger }),
+    index: catalog,
+    reads: new HintedReader({ catalog, verified, pipelines, logger }),
     minReadIntervalMs: HINT_READ_SPACING_MS,
     observer: queueFailures(logger, 'hinted read failed', 'object'),
     onOffer: (key, source, result) => {

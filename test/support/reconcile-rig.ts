@@ -15,7 +15,8 @@ import { Verifier } from '../../src/verify/verifier.js';
 import { FakeClusters } from './fake-clusters.js';
 import { PipelineEvaluator } from '../../src/evaluation/pipeline-evaluator.js';
 import type { TargetPlace } from '../../src/status/view-change.js';
-import { syncView } from '../../src/status/view-sync.js';
+import { ViewSync } from '../../src/status/view-sync.js';
+import { ViewInputsReader } from '../../src/evaluation/view-inputs.js';
 import { FakePipelineWriter, statusWriterOver } from './fake-pipeline-writer.js';
 
 /** The management cluster's name in the rig; every target lives on it. */
@@ -60,23 +61,20 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
   /** Targets the view sync asked to read again (a stored record was newer than ours). */
   const rereads: TargetPlace[][] = [];
   const evaluator = new PipelineEvaluator({ policy, floors: {} }, now);
-  const viewSync = {
-    status,
-    logger,
-    now,
-    evaluate: (p: Pipeline, t: Parameters<PipelineEvaluator['evaluate']>[1]) =>
-      evaluator.evaluate(p, t),
+  const viewInputs = new ViewInputsReader({ catalog, verified, evaluator });
+  const rereading = {
     reread: (_id: PipelineId, places: readonly TargetPlace[]) => {
       rereads.push([...places]);
     },
   };
+  const views = new ViewSync({ status, logger, now, evaluator, rereads: rereading }, viewInputs);
   const reconciler = new Reconciler({
     catalog,
     verified,
     status,
     statusWrites: {
       // As the gateway's status queue does, without the queue: the view of the latest reads.
-      request: (id, newer): Promise<void> => syncView(viewSync, reconciler.viewInputs(id, newer)),
+      request: (id, newer): Promise<void> => views.write(id, newer),
     },
     unrecorded: new UnrecordedOutcomes(status),
     policy,
@@ -101,6 +99,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     catalog,
     verified,
     reconciler,
+    viewInputs,
     outcomes,
     rereads,
     /** The stored promotion record of `env`. */

@@ -17,7 +17,8 @@ import { ConfirmationRounds } from '../../src/reconcile/confirmation-round.js';
 import { PipelineEvaluator } from '../../src/evaluation/pipeline-evaluator.js';
 import { Reconciler } from '../../src/reconcile/reconciler.js';
 import { Resync } from '../../src/resync/resync.js';
-import { syncView } from '../../src/status/view-sync.js';
+import { ViewSync } from '../../src/status/view-sync.js';
+import { ViewInputsReader } from '../../src/evaluation/view-inputs.js';
 import { VerifiedTargets } from '../../src/verify/verified-targets.js';
 import { Verifier } from '../../src/verify/verifier.js';
 import { FakeClusters } from './fake-clusters.js';
@@ -143,19 +144,14 @@ export function waveRig(apps: number, layout: WaveLayout, confirmRounds = true, 
     ...{ freshnessMs: 2_000, lifetimeMs: 300_000 },
   });
   const outcomes: string[] = [];
+  const views = new ViewSync(
+    { status, logger, now, evaluator, rereads: { reread: () => undefined } },
+    new ViewInputsReader({ catalog, verified, evaluator }),
+  );
   const reconciler = new Reconciler({
     ...{ policy, evaluator, catalog, verified, status, logger, now, instanceId: 'test' },
     freshnessMs: 2_000,
-    statusWrites: {
-      request: (id, newer): Promise<void> =>
-        syncView(
-          {
-            ...{ status, logger, now, reread: () => undefined },
-            evaluate: (p, t) => evaluator.evaluate(p, t),
-          },
-          reconciler.viewInputs(id, newer),
-        ),
-    },
+    statusWrites: { request: (id, newer): Promise<void> => views.write(id, newer) },
     strategyFor: (p, env) =>
       strategyFor(p.spec, env, {
         ...{ writer, webhooks: config.promotion.webhooks, now },

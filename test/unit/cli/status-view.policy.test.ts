@@ -6,7 +6,7 @@
  * keeps none) and are never said to hold.
  */
 import { describe, expect, it } from 'vitest';
-import { storedPolicyOf } from '../../../src/cli/status-policy.js';
+import { storedEvaluator, storedPolicyOf } from '../../../src/cli/status-policy.js';
 import { environmentRows, renderDetail, renderTable } from '../../../src/cli/status-view.js';
 import type { Pipeline, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
 import { samplePipeline } from '../../support/pipeline-fixtures.js';
@@ -92,7 +92,7 @@ describe('promotion-gateway status: policy gates', () => {
     expect(rows.every((r) => !('policy' in r))).toBe(true);
     expect(renderTable(rows)).not.toContain('POLICY');
     expect(renderDetail(plain, NOW)).not.toContain('policy:');
-    expect(storedPolicyOf(plain, NOW)).toBeUndefined();
+    expect(storedPolicyOf(plain, storedEvaluator(NOW))).toBeUndefined();
   });
 
   it('prints a policy line under each gated environment of the detail view', () => {
@@ -105,7 +105,7 @@ describe('promotion-gateway status: policy gates', () => {
   });
 
   it('gives the structured view for --json, checks without a result and never holding', () => {
-    const views = storedPolicyOf(gated(), NOW);
+    const views = storedPolicyOf(gated(), storedEvaluator(NOW));
     expect(views?.staging).toEqual({
       revision: '6.6.0',
       holding: ['soak'],

@@ -85,8 +85,8 @@ describe('HintQueue', () => {
     const offers: [HintSource, EnqueueResult][] = [];
     const queue = new HintQueue({
       hints,
-      references: (k) => index.references(k),
-      process: proc.process,
+      index,
+      reads: { read: proc.process },
       scheduler: new FakeScheduler(),
       random: () => 0.5,
       onOffer: (_k, source, result) => offers.push([source, result]),
@@ -142,8 +142,8 @@ describe('HintQueue', () => {
     expect(queue.offer(key('mgmt', 'env-x'), 'flux-event')).toBe('dropped-unreferenced');
     const busy = new HintQueue({
       hints: { ...hints, capacity: 1 },
-      references: () => true,
-      process: () => new Promise<ProcessResult>(() => undefined),
+      index: { references: () => true },
+      reads: { read: () => new Promise<ProcessResult>(() => undefined) },
       scheduler: new FakeScheduler(),
     });
     expect(busy.offer(key('c', 'x'), 'flux-event')).toBe('queued'); // runs
@@ -188,8 +188,8 @@ describe('PipelineQueue', () => {
     const queue = new PipelineQueue({
       hints,
       globalConcurrency: 1,
-      has: (pid) => index.has(pid),
-      process: proc.process,
+      loaded: index,
+      reconciler: { reconcile: proc.process },
       scheduler,
       random: () => 0.5,
     });
@@ -214,8 +214,8 @@ describe('PipelineQueue', () => {
     expect(proc.calls).toEqual([id('a')]);
     const full = new PipelineQueue({
       hints: { ...hints, capacity: 0 },
-      has: () => true,
-      process: proc.process,
+      loaded: { has: () => true },
+      reconciler: { reconcile: proc.process },
     });
     expect(full.requestPipeline(id('a'), 'resync')).toBe('full');
   });

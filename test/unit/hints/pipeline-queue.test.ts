@@ -15,10 +15,12 @@ describe('PipelineQueue', () => {
     const queue = new PipelineQueue({
       hints,
       globalConcurrency: 1,
-      has: () => true,
-      process: (id) => {
-        order.push(id);
-        return Promise.resolve('done');
+      loaded: { has: () => true },
+      reconciler: {
+        reconcile: (id) => {
+          order.push(id);
+          return Promise.resolve('done');
+        },
       },
     });
     const id = (name: string) => pipelineId({ namespace: 'apps', name });

@@ -31,9 +31,11 @@ function gatedQueue() {
   const queue = new StatusQueue({
     hints,
     globalConcurrency: 1,
-    write: async (_id, i) => {
-      written.push(i);
-      if (written.length === 1) await gate.promise;
+    writer: {
+      write: async (_id, i) => {
+        written.push(i);
+        if (written.length === 1) await gate.promise;
+      },
     },
   });
   return { queue, written, gate };
@@ -71,11 +73,13 @@ describe('StatusQueue', () => {
     const hints = { ...defaultConfig({}).hints, capacity: 100 };
     const queue = new StatusQueue({
       hints,
-      write: async () => {
-        running += 1;
-        most = Math.max(most, running);
-        await gate.promise;
-        running -= 1;
+      writer: {
+        write: async () => {
+          running += 1;
+          most = Math.max(most, running);
+          await gate.promise;
+          running -= 1;
+        },
       },
     });
     for (let i = 0; i < STATUS_WRITES_IN_FLIGHT + 8; i++)
@@ -93,9 +97,11 @@ describe('StatusQueue', () => {
     const hints = { ...defaultConfig({}).hints, capacity: 0 };
     const queue = new StatusQueue({
       hints,
-      write: (_id, i) => {
-        written.push(i);
-        return Promise.resolve();
+      writer: {
+        write: (_id, i) => {
+          written.push(i);
+          return Promise.resolve();
+        },
       },
     });
     await queue.request(id, inputs('now'));
@@ -115,10 +121,12 @@ describe('StatusQueue after a failed write', () => {
       scheduler,
       // No jitter: the retry is due exactly retryMaxMs after the failure.
       random: () => 1,
-      write: (_id, i) => {
-        written.push(String(tagOf(i)));
-        if (failures-- > 0) return Promise.reject(new Error('management API unreachable'));
-        return Promise.resolve();
+      writer: {
+        write: (_id, i) => {
+          written.push(String(tagOf(i)));
+          if (failures-- > 0) return Promise.reject(new Error('management API unreachable'));
+          return Promise.resolve();
+        },
       },
     });
     return { queue, written };

@@ -7,7 +7,7 @@ import type { RecheckSource } from '../../../src/hints/sinks.js';
 import { createLogger } from '../../../src/log.js';
 import type { PipelineId } from '../../../src/pipeline/id.js';
 import type { ObjectKey } from '../../../src/pipeline/object-key.js';
-import { hintReader } from '../../../src/verify/hinted-read.js';
+import { HintedReader } from '../../../src/verify/hinted-read.js';
 import { MGMT, reconcileRig } from '../../support/reconcile-rig.js';
 
 function key(namespace: string, name = 'app'): ObjectKey {
@@ -17,7 +17,7 @@ function key(namespace: string, name = 'app'): ObjectKey {
 function setup() {
   const rig = reconcileRig({ dev: '1.1.0', staging: '1.0.0', prod: '1.0.0' });
   const requests: [PipelineId, RecheckSource][] = [];
-  const process = hintReader({
+  const reader = new HintedReader({
     catalog: rig.catalog,
     verified: rig.verified,
     logger: createLogger('silent'),
@@ -28,10 +28,10 @@ function setup() {
       },
     },
   });
-  return { rig, requests, process };
+  return { rig, requests, process: (k: ObjectKey) => reader.read(k) };
 }
 
-describe('hintReader', () => {
+describe('HintedReader', () => {
   it('reads the object once, stores it and asks for a re-check of its Pipelines', async () => {
     const { rig, requests, process } = setup();
     expect(await process(key('dev'))).toBe('done');

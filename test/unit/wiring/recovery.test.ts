@@ -91,12 +91,14 @@ function world() {
     scheduler,
     random: () => 0.999,
     observer: (e) => events.push(e),
-    has: (p) => catalog.has(p),
-    process: (p) => {
-      runs.push({ id: p, at: scheduler.now() });
-      if (p === BACKLOG[0]) return backlogHeld.promise;
-      const fails = !api.up || api.failOnce.delete(p);
-      return Promise.resolve(fails ? 'retry' : 'done');
+    loaded: catalog,
+    reconciler: {
+      reconcile: (p) => {
+        runs.push({ id: p, at: scheduler.now() });
+        if (p === BACKLOG[0]) return backlogHeld.promise;
+        const fails = !api.up || api.failOnce.delete(p);
+        return Promise.resolve(fails ? 'retry' : 'done');
+      },
     },
   });
   const causes: RecoveryCause[] = [];
