@@ -26,36 +26,39 @@ export interface PreviewsAt {
 interface CheckDeps {
   previews?: PreviewsAt | undefined;
   evaluator: Pick<PipelineEvaluator, 'evaluate'>;
-  verified: VerifiedTargets;
+  verified: Pick<VerifiedTargets, 'status'>;
 }
 
 /**
- * Whether `decision` still promotes once the change is previewed again: true at once when no
- * recorded approval of its revision is bound to a digest.
+ * Whether `decision` still promotes once the change is previewed again: 'yes' at once when no
+ * recorded approval of its revision is bound to a digest; 'unknown' when the change cannot be
+ * known now (the promotion waits, and the Pipeline is looked at again soon).
  */
 export async function stillApproved(
   deps: CheckDeps,
   pipeline: Pipeline,
   targets: readonly CatalogTarget[],
   decision: EnvironmentDecision,
-): Promise<boolean> {
+): Promise<'yes' | 'no' | 'unknown'> {
   const { environment, revision } = decision;
-  if (deps.previews === undefined || revision === undefined) return true;
+  if (deps.previews === undefined || revision === undefined) return 'yes';
   const approvals = pipeline.status?.environments?.[environment]?.approvals ?? [];
-  if (!approvals.some((a) => a.revision === revision && a.previewDigest !== undefined)) return true;
+  if (!approvals.some((a) => a.revision === revision && a.previewDigest !== undefined))
+    return 'yes';
   const pending = {
     revision,
     attempt: decision.attempt ?? 1,
     ...(decision.redelivery === undefined ? {} : { redelivery: decision.redelivery }),
   };
   const preview = await deps.previews.at(pipeline, environment, pending);
-  // A change that cannot be known now cannot be the one approved: the next check looks again.
-  if (preview.change.kind === 'unavailable') return false;
+  // A change that cannot be known now cannot be the one approved.
+  if (preview.change.kind === 'unavailable') return 'unknown';
   const evaluation = deps.evaluator.evaluate(
     pipeline,
     statusesFor(deps.verified, pipeline, targets),
   );
-  return promotions(evaluation).some(
+  const still = promotions(evaluation).some(
     (d) => d.environment === environment && d.revision === revision,
   );
+  return still ? 'yes' : 'no';
 }

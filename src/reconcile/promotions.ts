@@ -55,7 +55,7 @@ export interface PromotionPass {
   /** The newest stored Pipeline seen, when the pass read or wrote it. */
   pipeline?: Pipeline;
   conflicts: number;
-  /** Re-check soon: a claim conflicted or the spec moved under us. */
+  /** Re-check soon: a claim conflicted, the spec moved under us, or a change could not be previewed. */
   retry: boolean;
 }
 
@@ -86,6 +86,7 @@ export async function promoteAll(
   }
   await rereadBehindRecords(deps, current, targets, wanted);
   let conflicts = 0;
+  let changeUnknown = false;
   const attempted = new Set<string>();
   // Each promotion is decided on the object the previous one left: a decision made before
   // another environment's claim and outcome were written would claim on an old view of them.
@@ -97,7 +98,9 @@ export async function promoteAll(
     attempted.add(decision.environment);
     const strategy = deps.strategyFor(current, decision.environment);
     if (strategy === undefined) continue;
-    if (!(await stillApproved(deps, current, targets, decision))) continue;
+    const approved = await stillApproved(deps, current, targets, decision);
+    changeUnknown ||= approved === 'unknown';
+    if (approved !== 'yes') continue;
     const outcome = await executePromotion({
       status: deps.status,
       pipeline: current,
@@ -114,7 +117,8 @@ export async function promoteAll(
     if (outcome.outcome === 'Conflict' || outcome.outcome === 'Unkept') break;
   }
   const final = evaluateOn(deps, current, statusesFor(deps.verified, current, targets));
-  return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 };
+  // A change that could not be previewed is looked at again soon, as a conflict is.
+  return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 || changeUnknown };
 }
 
 /** Logs and counts an outcome, and keeps one whose write failed for the next checks. */
