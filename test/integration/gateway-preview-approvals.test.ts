@@ -125,6 +125,8 @@ describe.each([1, 2])('approvals bound to a preview, %i replica(s)', (count) => 
     const repo = await prodWaits(ns, replicas);
     const token = await tokens.token([`${ns}/*`]);
     const seen = await previewOf(first().url, ns, 'prod', token);
+    // Every replica names the same change with the same digest.
+    expect(await previewOf(last().url, ns, 'prod', token)).toEqual(seen);
     expect((await approve(first(), ns, alice, seen.digest)).status).toBe(202);
     expect(approvals(ns)).toEqual([
       expect.objectContaining({ principal: 'alice', previewDigest: seen.digest }),
