@@ -6,6 +6,7 @@
  */
 import { runApprovals } from './cli/approvals.js';
 import { runHalts } from './cli/halts.js';
+import { runRollback } from './cli/rollback.js';
 import { runStatus } from './cli/status.js';
 import { runDiff } from './cli/diff.js';
 import { redactUrls } from './text/redact-url.js';
@@ -17,6 +18,7 @@ Usage:
   promotion-gateway serve --config FILE [--kubeconfig PATH] [--context NAME]
   promotion-gateway approvals keygen|sign|verify ...   (for approvers; --help on each)
   promotion-gateway halts sign|lift ...   (an approver's signed stop-the-line; --help on each)
+  promotion-gateway rollback NAMESPACE/NAME ENV [--to REV] --reason TEXT ...   (a signed rollback; --help)
   promotion-gateway flux-config --address URL [-o DIR [--generate-keys]] ...   (--help)
   promotion-gateway status [NAMESPACE/PIPELINE] [-A] [--watch] [--json]   (the fleet, per environment)
   promotion-gateway diff NAMESPACE/NAME ENV [--json]   (what a pending promotion would change; --help)
@@ -46,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
       return runApprovals(rest, process.env, process.stdout);
     case 'halts':
       return runHalts(rest, process.env, process.stdout);
+    case 'rollback':
+      return runRollback(rest, { env: process.env, out: process.stdout });
     case 'flux-config':
       return (await import('./cli/flux-config.js')).runFluxConfig(rest, {
         env: process.env,

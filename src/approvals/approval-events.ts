@@ -14,6 +14,7 @@ export const AuthorizationReasons = {
   reject: 'ApprovalRejected',
   ci: 'PromotionAuthorized',
   'break-glass': 'BreakGlassRecorded',
+  rollback: 'RollbackRequested',
 } as const;
 
 /** The Event for one recorded authorization; a rejection and a break-glass are Warnings. */

@@ -47,6 +47,15 @@ export interface AuthorizationClaim {
   previewDigest?: string;
 }
 
+/** What a rollback request asks, once authenticated (docs/api.md, "Rollbacks"). */
+export interface RollbackClaim {
+  /** The revision to roll back to; absent = the previous one the environment ran healthy. */
+  revision?: string;
+  reason: string;
+  /** The signed statement as received (the JWS door only). */
+  statement?: string;
+}
+
 /** An authenticated caller. `subject` is safe to log (never a secret). */
 export interface Identity {
   kind: IdentityKind;
@@ -56,4 +65,6 @@ export interface Identity {
   principal?: Principal;
   /** Set by the statement door: what the signed statement says. */
   claim?: AuthorizationClaim;
+  /** Set by the rollback statement door: what the signed rollback statement asks. */
+  rollback?: RollbackClaim;
 }

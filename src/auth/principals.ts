@@ -12,6 +12,7 @@ import { matchingPolicies, policyCovers } from './ci-policy.js';
 import { OidcVerifier } from './oidc.js';
 import { factText, refuse, verified, withFacts, type Checked } from './refusal.js';
 import { checkStatement, statementSigner } from './statement.js';
+import { checkRollbackStatement } from './rollback-statement.js';
 import type { Identity } from './identity.js';
 
 /** The pipeline and environment a request's URL names. */
@@ -96,6 +97,15 @@ export class Principals {
         statement,
       },
     });
+  }
+
+  /** An approver's rollback statement, valid at `now` and naming exactly `target`. */
+  fromRollbackStatement(
+    statement: string,
+    target: AuthorizationTarget,
+    now: number,
+  ): Promise<Checked<Identity>> {
+    return checkRollbackStatement(this.config, statement, target, now);
   }
 
   /** Whether a bearer token names a configured CI issuer (a door people and CI jobs share). */

@@ -71,9 +71,9 @@ export class CheckBook {
   }
 
   /**
-   * Starts the reads the checks gate waits for in `evaluation` of `pipeline`: every check of an
-   * environment held by it whose result for that revision is missing or expired and not being
-   * read already. Returns how many reads it started; each re-checks the Pipeline when it ends.
+   * Starts the reads the checks gate waits for in `evaluation` of `pipeline`, and those of a
+   * promoted revision an automatic rollback verifies: every check of such an environment whose
+   * result for that revision is missing or expired and not being read already. Returns how many reads it started; each re-checks the Pipeline when it ends.
    */
   request(pipeline: Pipeline, evaluation: Evaluation): number {
     const now = this.deps.now();
@@ -82,8 +82,10 @@ export class CheckBook {
     const { namespace } = pipeline.metadata;
     let started = 0;
     for (const decision of evaluation.decisions) {
-      const { revision } = decision;
-      if (revision === undefined || !CHECK_REASONS.has(decision.reason)) continue;
+      // A promoted revision inside its automatic rollback window is verified by the same checks.
+      const revision = decision.verifying?.revision ?? decision.revision;
+      const held = CHECK_REASONS.has(decision.reason) || decision.verifying !== undefined;
+      if (revision === undefined || !held) continue;
       const env = pipeline.spec.environments.find((e) => e.name === decision.environment);
       for (const check of env?.promotion?.checks ?? []) {
         const resolved = resolveCheck(pipeline.spec, decision.environment, check);

@@ -117,7 +117,8 @@ export function renderDetail(pipeline: Pipeline, now: number): string {
     });
     const line = policyLine(policy?.[env.name], now);
     if (line !== '') lines.push(`    policy: ${line}`);
-    lines.push(...soakLines(stored), ...gateLines(stored?.approvals ?? []), ...recordLines(stored));
+    lines.push(...soakLines(stored), ...holdLines(stored), ...gateLines(stored?.approvals ?? []));
+    lines.push(...recordLines(stored));
   }
   // Each line neutralized, as the table's cells are: the records are shown as they are stored.
   return `${lines.map(neutralize).join('\n')}\n`;
@@ -181,7 +182,11 @@ function stateOf(env: EnvironmentStatus | undefined): string {
   if (record === undefined) return 'up to date';
   const phase = record.phase ?? (record.succeeded ? 'Succeeded' : 'Failed');
   const attempt = record.attempt === undefined ? '' : ` (attempt ${String(record.attempt)})`;
-  return `promotion of ${display(record.revision, 64)}: ${phase}${attempt}`;
+  const what =
+    record.rollback === undefined
+      ? 'promotion'
+      : `rollback from ${display(record.rollback.from, 64)} to`;
+  return `${what} ${display(record.revision, 64)}: ${phase}${attempt}`;
 }
 
 function openRequest(env: EnvironmentStatus | undefined): string {
@@ -204,6 +209,16 @@ function soakLines(env: EnvironmentStatus | undefined): string[] {
   return [`    healthy at ${display(since.revision, 64)} since ${display(since.time, 40)} (soak)`];
 }
 
+/** The revisions the environment does not take (rolled back, failed verification), not lifted. */
+function holdLines(env: EnvironmentStatus | undefined): string[] {
+  return (env?.holds ?? [])
+    .filter((h) => h.liftedAt === undefined)
+    .map(
+      (h) =>
+        `    held: ${display(h.revision, 64)} (${h.reason} by ${display(h.by, 64)} at ${h.time}; lift: DELETE .../holds/${display(h.revision, 64)})`,
+    );
+}
+
 function gateLines(approvals: readonly AuthorizationRecord[]): string[] {
   return approvals.map((a) => {
     const id = a.jti === undefined ? '' : `, id ${a.jti}`;
@@ -221,6 +236,12 @@ function recordLines(env: EnvironmentStatus | undefined): string[] {
   if (record.phase === 'Claimed' && record.deadlineTime !== undefined) {
     lines.push(
       `      claimed by ${display(record.claimedBy ?? 'unknown', 64)}, deadline ${display(record.deadlineTime, 40)}`,
+    );
+  }
+  if (record.rollback !== undefined) {
+    const { from, by, reason } = record.rollback;
+    lines.push(
+      `      rollback from ${display(from, 64)} by ${by.map((p) => display(p, 64)).join(', ')}: ${display(reason, 200)}`,
     );
   }
   if (record.resolution !== undefined) lines.push(`      resolved: ${record.resolution}`);

@@ -8,6 +8,7 @@ import type {
   HaltRecord,
   PipelineSpec,
   PromotionRecord,
+  RevisionHold,
 } from '../pipeline/pipeline-resource.js';
 import type { GateFloor } from './gate.js';
 import type { WindowsInput } from '../windows/promotion-window.js';
@@ -119,12 +120,25 @@ export interface EvaluationInput {
   previewDigests?: Readonly<Record<string, Readonly<Record<string, string>> | undefined>>;
   /** Per environment, its stored history and `verified` list (what was promoted, what arrived). */
   histories?: Readonly<Record<string, Pick<EnvironmentStatus, 'history' | 'verified'> | undefined>>;
+  /**
+   * The configured approvers' names: who may roll back where an environment's rollback policy
+   * names nobody (rollback.ts); absent = any person.
+   */
+  approvers?: readonly string[];
+  /** Per environment, status.environments[env].holds as stored (rollback.ts); absent = none. */
+  holds?: Readonly<Record<string, readonly RevisionHold[] | undefined>>;
 }
 
 /** What the evaluator concluded for one environment. */
 export type EnvironmentOutcome =
   /** Promote `revision` to this environment now (attempt number given). */
   | 'Promote'
+  /**
+   * Roll this environment back to `revision`, an earlier one it ran healthy, now (attempt given;
+   * `rollback` says from what, who asked and why): authorized, or automatic on a failed
+   * verification.
+   */
+  | 'RollBack'
   /** Every target already runs the upstream revision. */
   | 'UpToDate'
   /** A promotion of `revision` was already claimed or done: wait for it to roll out. */
@@ -187,6 +201,25 @@ export interface EnvironmentDecision {
    * drift correction, and its retries); absent for the first.
    */
   redelivery?: number;
+  /** For RollBack: what is rolled back, by whom and why (the claim records it). */
+  rollback?: RollbackView;
+  /**
+   * Inside an automatic rollback window with checks: the promoted revision whose checks are read
+   * again until `until` (ms), a failure of one rolling the environment back.
+   */
+  verifying?: { revision: string; until: number };
+}
+
+/** A rollback as a decision carries it to the claim, the status and notifications. */
+export interface RollbackView {
+  /** The revision rolled back (held afterwards). */
+  from: string;
+  /** Who asked (distinct principals), or `gateway` for an automatic rollback. */
+  by: string[];
+  reason: string;
+  /** The ids of the statements or tokens that asked. */
+  statements: string[];
+  automatic: boolean;
 }
 
 /** A drift as decisions, the status and notifications tell it. */

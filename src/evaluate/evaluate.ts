@@ -11,7 +11,11 @@ import { decideGated } from './gated-decision.js';
 import { heldBy } from './policy-gates.js';
 import { decidePromoted } from './drift.js';
 import { heldByRecords, upToDate } from './record-holds.js';
-import { alignTargets, describeTargets, hasUnknown, summarise } from './target-states.js';
+import { decideRollback } from './rollback.js';
+import { withVerification } from './automatic-rollback.js';
+import { waitForUpstream } from './upstream-waits.js';
+import { heldRevision } from './revision-holds.js';
+import { alignTargets, count, describeTargets, hasUnknown, summarise } from './target-states.js';
 import type {
   EnvironmentDecision,
   Evaluation,
@@ -44,14 +48,16 @@ export function evaluate(input: EvaluationInput): Evaluation {
   const ctx: Context = { input, policy: normalisePolicy(input.policy), targets };
   return {
     decisions: envs.map((env, i) =>
-      i === 0 ? decideSource(env, targets[0] ?? []) : decideStage(ctx, i),
+      i === 0
+        ? decideSource(env, targets[0] ?? [])
+        : withVerification(input, i, decideStage(ctx, i)),
     ),
   };
 }
 
-/** The decisions whose outcome is Promote, in spec order. */
+/** The decisions whose outcome is Promote or RollBack (each claimed and run), in spec order. */
 export function promotions(evaluation: Evaluation): EnvironmentDecision[] {
-  return evaluation.decisions.filter((d) => d.outcome === 'Promote');
+  return evaluation.decisions.filter((d) => d.outcome === 'Promote' || d.outcome === 'RollBack');
 }
 
 /** The earliest `retryAt` of any decision (ms), or undefined when nothing needs a timed re-check. */
@@ -150,6 +156,8 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
       message: `${env.name} cannot be verified: ${describeTargets(own.filter((t) => t.health === 'Unknown'))} unknown`,
     };
   }
+  const rollback = decideRollback(ctx.input, i, own);
+  if (rollback !== undefined) return rollback;
   const source = summarise(upstream);
   if (source.kind !== 'Ready') return waitForUpstream(env.name, upstreamEnv.name, source);
   const decided = decideAgainst(
@@ -166,38 +174,6 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
     : decided;
 }
 
-function waitForUpstream(
-  name: string,
-  upstreamName: string,
-  source: Exclude<ReturnType<typeof summarise>, { kind: 'Ready' }>,
-): EnvironmentDecision {
-  const base = { environment: name, outcome: 'Waiting' as const };
-  switch (source.kind) {
-    case 'NotReady':
-    case 'Unknown':
-      return {
-        ...base,
-        reason: Reasons.UpstreamNotReady,
-        message: `${upstreamName} is not ready: ${describeTargets(source.targets)}; ${name} waits`,
-      };
-    case 'Mismatch':
-      return {
-        ...base,
-        reason: Reasons.UpstreamRevisionMismatch,
-        message:
-          `${upstreamName} targets run different revisions ` +
-          `(${source.revisions.map((r) => display(r)).join(', ')}); ${name} waits`,
-      };
-    case 'NoRevision':
-    case 'NoTargets':
-      return {
-        ...base,
-        reason: Reasons.UpstreamNoRevision,
-        message: `${upstreamName} reports no revision to promote; ${name} waits`,
-      };
-  }
-}
-
 // Steps 4-7: upstream is healthy at R; compare with what this environment runs and has recorded.
 function decideAgainst(
   ctx: Context,
@@ -211,7 +187,7 @@ function decideAgainst(
   const hold = { input: ctx.input, policy: ctx.policy, env, upstream: upstreamName, revision };
   const stored = ctx.input.histories?.[env.name];
   if (own.every((t) => t.revision === revision)) return upToDate(hold, own, stored);
-  const held = heldByRecords(hold);
+  const held = heldByRecords(hold) ?? heldRevision(ctx.input, index, revision, ready);
   if (held !== undefined) return held;
   const record = ctx.input.records[env.name];
   const fromRecord = decideFromRecord(env.name, revision, record, ctx.policy, ctx.input.now);
@@ -246,8 +222,4 @@ function decideAgainst(
     reason: Reasons.UpstreamReady,
     message: `${ready}; promoting ${env.name}`,
   };
-}
-
-function count(n: number): string {
-  return n === 1 ? '1 target' : `all ${n} targets`;
 }

@@ -108,6 +108,8 @@ export function tally(
   let rejectedBy: string | undefined;
   for (const record of records) {
     if (record.revision !== revision || !allows(gate, record)) continue;
+    // A rollback request authorizes a rollback (rollback.ts), never a promotion.
+    if (record.decision === 'rollback') continue;
     if (record.decision !== 'reject' && previewMoved(record, digest)) {
       if (!previewChanged.includes(record.principal)) previewChanged.push(record.principal);
       continue;

@@ -89,6 +89,16 @@ export const Reasons = {
   InvalidPromotionWindow: 'InvalidPromotionWindow',
   /** Halts: a stop-the-line halt holds the environment; the message says who, why and until when. */
   Halted: 'Halted',
+  /** Rollback: the quorum the rollback policy asks for has asked to roll back to the revision. */
+  RollbackAuthorized: 'RollbackAuthorized',
+  /** Rollback: the promoted revision failed verification within the automatic window. */
+  AutomaticRollback: 'AutomaticRollback',
+  /** Rollback: the upstream revision was rolled back from here; held until lifted or superseded. */
+  RolledBack: 'RolledBack',
+  /** Rollback: the revision failed verification here or upstream; no later environment takes it. */
+  FailedVerification: 'FailedVerification',
+  /** Rollback: a failed verification found no earlier revision this environment ran healthy. */
+  NoRollbackTarget: 'NoRollbackTarget',
 } as const;
 
 /** One of the evaluator's reasons. */

@@ -85,3 +85,8 @@ export function describeTargets(targets: readonly TargetStatus[]): string {
   const more = targets.length - shown.length;
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
+
+/** "1 target" or "all N targets", for messages. */
+export function count(n: number): string {
+  return n === 1 ? '1 target' : `all ${n} targets`;
+}

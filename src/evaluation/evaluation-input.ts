@@ -82,6 +82,8 @@ export interface EvaluationSettings {
   windows?: readonly FleetWindow[] | undefined;
   /** The operator's break-glass policy (config approvals.breakGlass); absent = disabled. */
   breakGlass?: BreakGlassPolicy | undefined;
+  /** The configured approvers' names (who may roll back by default); absent = any person. */
+  approvers?: readonly string[] | undefined;
   /** The latest preview digests this replica computed (src/preview); absent = none known. */
   previews?: PreviewDigests | undefined;
 }
@@ -121,6 +123,7 @@ export function evaluationInputOf(
     targets,
     records: Object.fromEntries(names.map((n) => [n, stored?.[n]?.promotion])),
     authorizations: Object.fromEntries(names.map((n) => [n, stored?.[n]?.approvals])),
+    holds: Object.fromEntries(names.map((n) => [n, stored?.[n]?.holds])),
     floors: settings.floors,
     policy: settings.policy,
     now,
@@ -130,6 +133,7 @@ export function evaluationInputOf(
     ...windowsInputOf(pipeline, settings.windows),
     ...(pipeline.status?.halts === undefined ? {} : { halts: pipeline.status.halts }),
     ...(settings.breakGlass === undefined ? {} : { breakGlass: settings.breakGlass }),
+    ...(settings.approvers === undefined ? {} : { approvers: settings.approvers }),
     ...previewDigestsOf(pipeline, settings.previews),
   };
 }

@@ -24,6 +24,8 @@ import { callerOf } from './authenticated.js';
 import type { Halter } from '../halts/halter.js';
 import { registerFleetHalts, type FleetHaltOptions } from './fleet-halt-routes.js';
 import { registerHalts } from './halt-routes.js';
+import { registerRollbacks } from './rollback-routes.js';
+import type { Rollbacks } from '../approvals/rollbacks.js';
 import { legacyCaller } from './legacy.js';
 import { SchemaRefs, validationMessage } from './route-schemas.js';
 import type { ApprovalBodySchema, PromotionBodySchema } from '../shapes/authorization.js';
@@ -39,6 +41,8 @@ export interface AuthorizationRouteOptions {
   now: () => number;
   /** Serves the stop-the-line doors (halt-routes.ts) when given. */
   halter?: Halter | undefined;
+  /** Serves the rollback doors (rollback-routes.ts) when given. */
+  rollbacks?: Rollbacks | undefined;
   /** Serves the doors across Pipelines and signed halts (fleet-halt-routes.ts) when given, with `halter`. */
   fleetHalts?: Pick<FleetHaltOptions, 'fleet' | 'statements'> | undefined;
 }
@@ -95,8 +99,9 @@ export const authorizationRoutes: FastifyPluginCallback<AuthorizationRouteOption
   registerApprovals(app, options);
   registerPromotions(app, options);
   if (options.legacyEndpoint) registerLegacyApproval(app, options);
-  const { halter } = options;
+  const { halter, rollbacks } = options;
   if (halter !== undefined) registerHalts(app, { ...options, halter });
+  if (rollbacks !== undefined) registerRollbacks(app, { ...options, rollbacks });
   const { fleetHalts } = options;
   if (halter !== undefined && fleetHalts !== undefined)
     registerFleetHalts(app, { ...options, ...fleetHalts, halter });

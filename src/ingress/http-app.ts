@@ -50,7 +50,7 @@ export interface AppDeps {
   /** The authorization doors (approvals, CI-triggered promotions); absent = not served. */
   authorizations?: Pick<
     AuthorizationRouteOptions,
-    'principals' | 'authorizer' | 'now' | 'halter' | 'fleetHalts'
+    'principals' | 'authorizer' | 'now' | 'halter' | 'fleetHalts' | 'rollbacks'
   >;
   /** The gateway's clock (ms), which spaces the refusals' log lines; Date.now by default. */
   now?: () => number;

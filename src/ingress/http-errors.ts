@@ -20,6 +20,20 @@ export const ErrorCodes = {
     status: 409,
     message: 'The Pipeline status kept changing while this was being recorded; retry.',
   },
+  RevisionNotRun: {
+    status: 409,
+    message:
+      'The environment has not run that revision healthy; a rollback goes only to one it ran.',
+  },
+  NoRollbackTarget: {
+    status: 409,
+    message: 'The environment ran no other revision healthy to roll back to.',
+  },
+  NotSettled: {
+    status: 409,
+    message: "The environment's targets do not all run one readable revision now; retry.",
+  },
+  NotHeld: { status: 404, message: 'The environment holds no such revision.' },
   MethodNotAllowed: { status: 405, message: 'Method not allowed.' },
   RequestTimeout: { status: 408, message: 'The request was not received in time.' },
   PayloadTooLarge: { status: 413, message: 'The request body is too large.' },

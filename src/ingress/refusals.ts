@@ -18,7 +18,8 @@ export type Door =
   | 'approval'
   | 'ci-promotion'
   | 'legacy-approval'
-  | 'halt';
+  | 'halt'
+  | 'rollback';
 
 /** How often one source may log a line, and how many sources are remembered. */
 export interface RefusalLimits {

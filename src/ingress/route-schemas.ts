@@ -20,6 +20,8 @@ export const SchemaRefs = {
   promotionBody: `${BASE}/authorization.schema.json#/definitions/promotion`,
   haltBody: `${BASE}/authorization.schema.json#/definitions/halt`,
   haltParams: `${BASE}/authorization.schema.json#/definitions/haltParams`,
+  rollbackBody: `${BASE}/authorization.schema.json#/definitions/rollback`,
+  holdParams: `${BASE}/authorization.schema.json#/definitions/holdParams`,
   fleetHaltBody: `${BASE}/authorization.schema.json#/definitions/fleetHalt`,
   fleetHaltParams: `${BASE}/authorization.schema.json#/definitions/fleetHaltParams`,
 } as const;

@@ -11,24 +11,14 @@ import type {
   Pipeline,
   PipelineHead,
   PipelineEnvironment,
-  PromotionHistoryEntry,
   TargetStatusRecord,
 } from '../pipeline/pipeline-resource.js';
 import { parseTimestamp } from '../time/kube-time.js';
-import {
-  NOTIFICATION_TYPES,
-  type NotificationEvent,
-  type NotificationTarget,
-  type NotificationType,
-} from './notification-event.js';
+import { NOTIFICATION_TYPES, type NotificationTarget } from './notification-event.js';
+import { base, type EnvContext, type NotificationFact } from './fact-context.js';
+import { promotionFacts } from './history-facts.js';
 
-/** An event before it is addressed to an alert: `subject` tells apart facts of one type. */
-export interface NotificationFact extends Omit<NotificationEvent, 'id'> {
-  /** A principal, a target, a condition's start: '' when the type says it all. */
-  subject: string;
-  /** `time` in ms since the epoch. */
-  at: number;
-}
+export type { NotificationFact } from './fact-context.js';
 
 /** The stream the Pipeline-wide EventsMissing fact belongs to (no environment). */
 export const PIPELINE_STREAM = '';
@@ -66,92 +56,19 @@ export function eventId(alertUid: string, fact: NotificationFact): string {
   return `evt_${createHash('sha256').update(JSON.stringify(key)).digest('base64url').slice(0, 22)}`;
 }
 
-interface EnvContext {
-  pipeline: Pipeline;
-  env: PipelineEnvironment;
-  status: EnvironmentStatus;
-  targets: NotificationTarget[];
-}
-
-function base(
-  ctx: EnvContext,
-  type: NotificationType,
-  revision: string,
-  time: string,
-): Omit<NotificationFact, 'reason' | 'message' | 'severity' | 'subject'> | undefined {
-  const at = parseTimestamp(time);
-  if (at === undefined) return undefined;
-  const { namespace, name } = ctx.pipeline.metadata;
-  return {
-    type,
-    time: new Date(at).toISOString(),
-    at,
-    pipeline: { namespace, name },
-    environment: ctx.env.name,
-    revision,
-    targets: ctx.targets,
-  };
-}
-
-function promotionFacts(ctx: EnvContext): NotificationFact[] {
-  return (ctx.status.history ?? []).flatMap((entry) => historyFacts(ctx, entry));
-}
-
-function historyFacts(ctx: EnvContext, entry: PromotionHistoryEntry): NotificationFact[] {
-  const where = `${ctx.pipeline.metadata.namespace}/${ctx.pipeline.metadata.name} ${ctx.env.name}`;
-  const facts: (NotificationFact | undefined)[] = [];
-  const started = base(ctx, 'PromotionStarted', entry.revision, entry.startedTime);
-  if (started !== undefined)
-    facts.push({
-      ...started,
-      subject: '',
-      reason: 'PromotionStarted',
-      severity: 'info',
-      message: `Promotion of ${where} to ${entry.revision} started`,
-      attempt: 1,
-    });
-  const failed =
-    entry.failedTime === undefined
-      ? undefined
-      : base(ctx, 'PromotionFailed', entry.revision, entry.failedTime);
-  if (failed !== undefined) {
-    const reason = /^([A-Z][A-Za-z0-9]*):/.exec(entry.failure ?? '')?.[1] ?? 'PromotionFailed';
-    facts.push({
-      ...failed,
-      subject: '',
-      reason,
-      severity: 'error',
-      message: `Promotion of ${where} to ${entry.revision} failed: ${entry.failure ?? reason}`,
-      attempt: entry.attempts,
-    });
-  }
-  const succeeded =
-    entry.succeededTime === undefined
-      ? undefined
-      : base(ctx, 'PromotionSucceeded', entry.revision, entry.succeededTime);
-  if (succeeded !== undefined)
-    facts.push({
-      ...succeeded,
-      subject: '',
-      reason: 'PromotionSucceeded',
-      severity: 'info',
-      message: `Promotion of ${where} to ${entry.revision} succeeded (attempt ${String(entry.attempts)})`,
-      attempt: entry.attempts,
-    });
-  return facts.filter((f) => f !== undefined);
-}
+const AUTHORIZATION_REASONS = {
+  approve: 'Approved',
+  reject: 'Rejected',
+  'break-glass': 'BreakGlass',
+  rollback: 'RollbackRequested',
+} as const;
 
 function authorizationFacts(ctx: EnvContext): NotificationFact[] {
   const facts: NotificationFact[] = [];
   for (const record of ctx.status.approvals ?? []) {
     const fact = base(ctx, 'AuthorizationRecorded', record.revision, record.time);
     if (fact === undefined) continue;
-    const reason =
-      record.decision === 'reject'
-        ? 'Rejected'
-        : record.decision === 'approve'
-          ? 'Approved'
-          : 'BreakGlass';
+    const reason = AUTHORIZATION_REASONS[record.decision];
     facts.push({
       ...fact,
       subject: `${record.principal} ${record.decision}`,

@@ -8,6 +8,8 @@ import type { Static } from 'typebox';
 import type {
   PromotionHistoryEntrySchema,
   PromotionRecordSchema,
+  RevisionHoldSchema,
+  RollbackMarkSchema,
 } from '../shapes/pipeline-records.js';
 
 /** status.environments[env].promotion: the claim and outcome of the latest promotion attempt. */
@@ -25,3 +27,9 @@ export type PromotionResolution = NonNullable<PromotionRecord['resolution']>;
  * with the promotion record it summarizes, so it is as durable as the record.
  */
 export type PromotionHistoryEntry = Static<typeof PromotionHistoryEntrySchema>;
+
+/** ours: a record's or history entry's rollback mark: from what, by whom, why. */
+export type RollbackMark = Static<typeof RollbackMarkSchema>;
+
+/** ours: status.environments[env].holds[i], a revision the environment does not take. */
+export type RevisionHold = Static<typeof RevisionHoldSchema>;

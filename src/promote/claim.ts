@@ -14,6 +14,7 @@ import { jsonEqual } from '../json/json-equal.js';
 import { rfc3339, rfc3339Millis } from '../time/kube-time.js';
 import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { withRecorded } from './history.js';
+import { rollbackMark, withRollbackHold } from './rollback-hold.js';
 
 /**
  * What a claim's deadline allows beyond its strategy's own bound: for the outcome's status write
@@ -58,16 +59,17 @@ export function claimChange(args: ClaimArgs): StatusChange<ClaimVerdict> {
       return { keep: 'Lost' };
     }
     // Never back behind a revision the record shows succeeded or in flight, whatever the reads
-    // this decision was made on said.
+    // this decision was made on said: only a rollback goes back, and it says so.
     const committed = committedPromotion(current);
-    if (isOlderThan(committed, record.revision, args.decision.upstreamVerifiedAt)) {
+    if (
+      record.rollback === undefined &&
+      isOlderThan(committed, record.revision, args.decision.upstreamVerifiedAt)
+    ) {
       return { keep: 'Lost' };
     }
     if (!sameInputs(basis, stored, environment)) return { keep: 'Lost' };
-    return {
-      write: withPromotion(stored.status, environment, record, args.now),
-      verdict: 'Claimed',
-    };
+    const write = withPromotion(stored.status, environment, record, args.now);
+    return { write: withRollbackHold(write, environment, record, args.now), verdict: 'Claimed' };
   };
 }
 
@@ -85,9 +87,15 @@ function sameInputs(basis: Pipeline, stored: Pipeline, environment: string): boo
 export function claimRecord(args: ClaimArgs): PromotionRecord {
   const { decision, pipeline } = args;
   const { revision, attempt } = decision;
-  if (decision.outcome !== 'Promote' || revision === undefined || attempt === undefined) {
+  const outcome = decision.outcome;
+  if (
+    (outcome !== 'Promote' && outcome !== 'RollBack') ||
+    revision === undefined ||
+    attempt === undefined ||
+    (outcome === 'RollBack') !== (decision.rollback !== undefined)
+  ) {
     throw new TypeError(
-      `claimPromotion needs a Promote decision with revision and attempt (got ${decision.outcome})`,
+      `claimPromotion needs a Promote or RollBack decision with revision and attempt (got ${outcome})`,
     );
   }
   if (!Number.isInteger(attempt) || attempt < 1) {
@@ -106,7 +114,11 @@ export function claimRecord(args: ClaimArgs): PromotionRecord {
     claimedBy: args.instanceId,
     deadlineTime: rfc3339Millis(claimDeadline(args)),
     ...(decision.redelivery === undefined ? {} : { redelivery: decision.redelivery }),
-    ...(upstream === undefined ? {} : { upstreamVerifiedTime: rfc3339Millis(upstream) }),
+    ...(decision.rollback === undefined
+      ? upstream === undefined
+        ? {}
+        : { upstreamVerifiedTime: rfc3339Millis(upstream) }
+      : { rollback: rollbackMark(decision.rollback) }),
   };
 }
 

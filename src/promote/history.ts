@@ -30,16 +30,21 @@ export function historyAfter(
 ): PromotionHistoryEntry[] {
   const entries = [...(history ?? [])];
   const last = entries.at(-1);
-  const current =
-    last?.revision === record.revision
-      ? last
-      : {
-          revision: record.revision,
-          startedTime: startOf(record, at),
-          attempts: record.attempt ?? 1,
-        };
+  // A rollback to the revision of the latest entry, or a promotion after a rollback to it, is a
+  // new entry: each tells its own start and end.
+  const same =
+    last?.revision === record.revision &&
+    (last.rollback === undefined) === (record.rollback === undefined);
+  const current: PromotionHistoryEntry = same
+    ? last
+    : {
+        revision: record.revision,
+        startedTime: startOf(record, at),
+        attempts: record.attempt ?? 1,
+        ...(record.rollback === undefined ? {} : { rollback: record.rollback }),
+      };
   const next = stamped(current, record, at);
-  if (last?.revision === record.revision) entries[entries.length - 1] = next;
+  if (same) entries[entries.length - 1] = next;
   else entries.push(next);
   return entries.slice(-MAX_HISTORY);
 }

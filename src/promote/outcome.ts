@@ -51,6 +51,7 @@ export function outcomeRecord(claim: PromotionRecord, result: StrategyResult): P
     ...(claim.claimedBy === undefined ? {} : { claimedBy: claim.claimedBy }),
     ...(claim.deadlineTime === undefined ? {} : { deadlineTime: claim.deadlineTime }),
     ...(claim.redelivery === undefined ? {} : { redelivery: claim.redelivery }),
+    ...(claim.rollback === undefined ? {} : { rollback: claim.rollback }),
     ...(claim.upstreamVerifiedTime === undefined
       ? {}
       : { upstreamVerifiedTime: claim.upstreamVerifiedTime }),

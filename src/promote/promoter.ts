@@ -78,6 +78,7 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
       revision: record.revision,
       attempt: record.attempt ?? 1,
       ...(record.redelivery === undefined ? {} : { redelivery: record.redelivery }),
+      ...(record.rollback === undefined ? {} : { rollback: { from: record.rollback.from } }),
       signal,
     }),
   );

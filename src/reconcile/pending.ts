@@ -13,7 +13,11 @@ interface Decided {
 }
 
 /** Outcomes that a coming check acts on: a promotion to run, or a wait that may be over. */
-const PENDING_OUTCOMES: ReadonlySet<EnvironmentOutcome> = new Set(['Promote', 'Waiting']);
+const PENDING_OUTCOMES: ReadonlySet<EnvironmentOutcome> = new Set([
+  'Promote',
+  'RollBack',
+  'Waiting',
+]);
 
 /**
  * Ids, in the order of `pipelines`, of those with a Claimed promotion record in their status

@@ -41,7 +41,9 @@ export async function stillApproved(
   decision: EnvironmentDecision,
 ): Promise<'yes' | 'no' | 'unknown'> {
   const { environment, revision } = decision;
-  if (deps.previews === undefined || revision === undefined) return 'yes';
+  // A rollback is authorized by its own quorum, never by a promotion's approvals.
+  if (deps.previews === undefined || revision === undefined || decision.outcome !== 'Promote')
+    return 'yes';
   const approvals = pipeline.status?.environments?.[environment]?.approvals ?? [];
   if (!approvals.some((a) => a.revision === revision && a.previewDigest !== undefined))
     return 'yes';
@@ -58,7 +60,7 @@ export async function stillApproved(
     statusesFor(deps.verified, pipeline, targets),
   );
   const still = promotions(evaluation).some(
-    (d) => d.environment === environment && d.revision === revision,
+    (d) => d.environment === environment && d.revision === revision && d.outcome === 'Promote',
   );
   return still ? 'yes' : 'no';
 }

@@ -122,3 +122,20 @@ export const PromotionBodySchema = Type.Object(
     then: { required: ['comment'], properties: { comment: { $ref: '#/definitions/reason' } } },
   },
 );
+
+/** Authorization request `definitions.rollback`. */
+export const RollbackBodySchema = Type.Object(
+  {
+    revision: Type.Optional(Ref<typeof RevisionSchema>('revision')),
+    reason: Ref<typeof ReasonSchema>('reason'),
+  },
+  { additionalProperties: false },
+);
+
+/** Authorization request `definitions.holdParams`. */
+export const HoldParamsSchema = Type.Object({
+  namespace: Ref<typeof NamespaceSchema>('namespace', { document: 'routes.schema.json' }),
+  name: Ref<typeof NameSchema>('name', { document: 'routes.schema.json' }),
+  env: Type.String({ minLength: 1, maxLength: 253 }),
+  revision: Type.String({ minLength: 1, maxLength: 256 }),
+});

@@ -5,6 +5,7 @@
 import { Type } from 'typebox';
 import { OpenObject, StringEnum } from './kit.js';
 import { CheckSpecSchema } from './pipeline-checks.js';
+import { RollbackSpecSchema } from './pipeline-rollback.js';
 
 /** Pipeline `spec.environments[].promotion.approval`. */
 export const ApprovalSpecSchema = Type.Object(
@@ -253,6 +254,7 @@ export const EnvironmentPromotionSpecSchema = Type.Object(
         'x-kubernetes-list-type': 'map',
       }),
     ),
+    rollback: Type.Optional(RollbackSpecSchema),
     ...promotionFields(),
   },
   { description: 'Promotion defines details about how the promotion is done on this environment.' },

@@ -8,8 +8,15 @@ import { StringEnum } from './kit.js';
 /** Pipeline `status.environments.*.approvals[]`. */
 export const AuthorizationRecordSchema = Type.Object({
   comment: Type.Optional(Type.String({ maxLength: 1024 })),
-  decision: StringEnum(['approve', 'reject', 'break-glass']),
+  decision: StringEnum(['approve', 'reject', 'break-glass', 'rollback']),
   expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+  from: Type.Optional(
+    Type.String({
+      description:
+        'From is, for a rollback, the revision the environment ran when it was asked for: the one rolled back (revision is the one rolled back to).',
+      maxLength: 256,
+    }),
+  ),
   groups: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
   jti: Type.Optional(Type.String({ maxLength: 256 })),
   kind: StringEnum(['human', 'ci', 'legacy']),
@@ -32,9 +39,38 @@ export const AuthorizationRecordSchema = Type.Object({
   time: Type.String({ format: 'date-time' }),
 });
 
+/** Pipeline `status.environments.*.promotion.rollback, status.environments.*.history[].rollback`. */
+export const RollbackMarkSchema = Type.Object(
+  {
+    automatic: Type.Optional(
+      Type.Boolean({
+        description:
+          'Automatic is true for a rollback the gateway made itself: the promoted revision failed verification within the automatic window.',
+      }),
+    ),
+    by: Type.Array(Type.String({ maxLength: 512 }), {
+      description: 'By names who asked for the rollback (the gateway for an automatic one).',
+      maxItems: 16,
+    }),
+    from: Type.String({ description: 'From is the revision rolled back.', maxLength: 256 }),
+    reason: Type.String({ description: 'Reason is why, as asked.', maxLength: 1024 }),
+    statements: Type.Optional(
+      Type.Array(Type.String({ maxLength: 256 }), {
+        description: 'Statements are the ids (jti) of the signed statements or tokens that asked.',
+        maxItems: 16,
+      }),
+    ),
+  },
+  {
+    description:
+      'Rollback marks a promotion that rolls the environment back to an earlier revision it ran healthy (a promotion-gateway addition).',
+  },
+);
+
 /** Pipeline `status.environments.*.history[]`. */
 export const PromotionHistoryEntrySchema = Type.Object({
   revision: Type.String({ maxLength: 256 }),
+  rollback: Type.Optional(RollbackMarkSchema),
   startedTime: Type.String({ format: 'date-time' }),
   attempts: Type.Integer({ format: 'int64', minimum: 1 }),
   failedTime: Type.Optional(Type.String({ format: 'date-time' })),
@@ -120,6 +156,7 @@ export const PromotionRecordSchema = Type.Object(
       }),
     ),
     revision: Type.String(),
+    rollback: Type.Optional(RollbackMarkSchema),
     succeeded: Type.Boolean(),
     upstreamVerifiedTime: Type.Optional(
       Type.String({
@@ -132,6 +169,31 @@ export const PromotionRecordSchema = Type.Object(
   {
     description:
       'PromotionStatus represents the state of an attempted promotion to the enclosing Environment.',
+  },
+);
+
+/** Pipeline `status.environments.*.holds[]`. */
+export const RevisionHoldSchema = Type.Object(
+  {
+    by: Type.String({ description: 'By is who (or what) set the hold.', maxLength: 512 }),
+    liftedAt: Type.Optional(
+      Type.String({
+        description: 'LiftedAt is when a person lifted the hold; lifted, it holds nothing.',
+        format: 'date-time',
+      }),
+    ),
+    liftedBy: Type.Optional(Type.String({ maxLength: 512, minLength: 1 })),
+    message: Type.Optional(Type.String({ maxLength: 1024 })),
+    reason: StringEnum(['RolledBack', 'FailedVerification'], {
+      description:
+        'Reason is RolledBack (the environment was rolled back from revision: it is not promoted there again) or FailedVerification (revision turned unhealthy within the automatic rollback window: no environment from this one on takes it).',
+    }),
+    revision: Type.String({ maxLength: 256 }),
+    time: Type.String({ format: 'date-time' }),
+  },
+  {
+    description:
+      'A revision held away from the environment until a newer one arrives upstream or a person lifts the hold (a promotion-gateway addition).',
   },
 );
 

@@ -10,6 +10,7 @@ import {
   OutboxEventSchema,
   PromotionHistoryEntrySchema,
   PromotionRecordSchema,
+  RevisionHoldSchema,
 } from './pipeline-records.js';
 
 /** Pipeline `status.conditions[]`. */
@@ -184,6 +185,13 @@ export const EnvironmentStatusSchema = Type.Object({
   ),
   drift: Type.Optional(DriftRecordSchema),
   healthySince: Type.Optional(HealthySinceSchema),
+  holds: Type.Optional(
+    Type.Array(RevisionHoldSchema, {
+      description:
+        'Holds are the revisions this environment does not take: rolled back from, or failed verification (a promotion-gateway addition).',
+      maxItems: 20,
+    }),
+  ),
   history: Type.Optional(
     Type.Array(PromotionHistoryEntrySchema, {
       description:

@@ -149,6 +149,7 @@ function readyCondition(targets: (TargetStatus | undefined)[]): DraftCondition {
 function isPending(decision: EnvironmentDecision): boolean {
   switch (decision.outcome) {
     case 'Promote':
+    case 'RollBack':
     case 'Waiting':
     case 'WaitingApproval':
       return true;

@@ -21,6 +21,7 @@ import { healthOf, summarize, type EnvSummary } from './model.js';
 import {
   gateSection,
   historySection,
+  holdsLine,
   leadTimeSection,
   pullRequestLine,
   timeText,
@@ -136,6 +137,7 @@ function environmentCard(args: CardArgs): SafeHtml {
       </table>
     </div>
     ${gateSection(pipeline, index, decision)} ${pullRequestLine(stored?.promotion)}
+    ${holdsLine(stored)}
   </li>`;
 }
 
@@ -143,6 +145,7 @@ const OUTCOME_WORDS: Readonly<Record<EnvironmentDecision['outcome'], string>> = 
   Source: 'Source',
   UpToDate: 'Up to date',
   Promote: 'Promoting',
+  RollBack: 'Rolling back',
   AlreadyPromoted: 'Promoted',
   Waiting: 'Waiting',
   WaitingApproval: 'Waiting for approval',

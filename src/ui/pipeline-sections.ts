@@ -7,6 +7,7 @@
 import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import type {
   AuthorizationRecord,
+  EnvironmentStatus,
   Pipeline,
   PromotionHistoryEntry,
   PromotionRecord,
@@ -167,6 +168,22 @@ function approvalRow(record: AuthorizationRecord): SafeHtml {
   </tr>`;
 }
 
+/** The revisions an environment holds (rolled back, failed verification), not lifted. */
+export function holdsLine(env: EnvironmentStatus | undefined): SafeHtml {
+  const holds = (env?.holds ?? []).filter((h) => h.liftedAt === undefined);
+  if (holds.length === 0) return html``;
+  const items = holds.map(
+    (h) =>
+      html`<li>
+        <b class="rev">${clip(h.revision, 64)}</b> held: ${h.reason} by ${clip(h.by, 128)}
+        ${timeText(h.time)}
+      </li>`,
+  );
+  return html`<ul class="holds" data-testid="holds">
+    ${items}
+  </ul>`;
+}
+
 /** Every promoted environment's promotions, newest first, as a timeline. */
 export function historySection(pipeline: Pipeline): SafeHtml {
   const lanes = pipeline.spec.environments.slice(1).map((env) => {
@@ -205,8 +222,16 @@ function historyEntry(entry: PromotionHistoryEntry): SafeHtml {
           ${timeText(entry.failedTime)}${entry.failure === undefined ? '' : html`: ${clip(entry.failure, 256)}`}`;
   const succeeded =
     entry.succeededTime === undefined ? '' : html`<br />succeeded ${timeText(entry.succeededTime)}`;
+  const mark = entry.rollback;
+  const rollback =
+    mark === undefined
+      ? ''
+      : html`<br /><span data-testid="rollback"
+            >rollback from ${clip(mark.from, 64)} by ${clip(mark.by.join(', '), 256)}:
+            ${clip(mark.reason, 256)}</span
+          >`;
   return html`<li class="o-${outcome}" data-outcome="${outcome}">
-    <b class="rev">${clip(entry.revision, 64)}</b> ${outcome}, ${attempts}<br />started
+    <b class="rev">${clip(entry.revision, 64)}</b> ${outcome}, ${attempts}${rollback}<br />started
     ${timeText(entry.startedTime)}${failed}${succeeded}
   </li>`;
 }

@@ -64,6 +64,8 @@ export function decisionState(
         : state(`rolling out ${rev}`, 'info');
     case 'Promote':
       return state(`promoting ${rev}`, 'info');
+    case 'RollBack':
+      return state(`rolling back to ${rev} from ${short(decision.rollback?.from)}`, 'fail');
     case 'AlreadyPromoted':
       return promotedState(decision, stored);
     case 'WaitingApproval':

@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, buildMetricsApp } from '../ingress/http-app.js';
 import { Principals } from '../auth/principals.js';
-import { Authorizer } from '../approvals/authorizer.js';
+import { Authorizer, type AuthorizerDeps } from '../approvals/authorizer.js';
+import { Rollbacks } from '../approvals/rollbacks.js';
 import { checkHaltStatement } from '../auth/halt-statement.js';
 import { FleetHalter } from '../halts/fleet-halter.js';
 import { Halter } from '../halts/halter.js';
@@ -26,7 +27,7 @@ function authorizations(
   loop: PromotionLoop,
 ) {
   const { config, logger, metrics, now } = rt;
-  const authorizer = new Authorizer({
+  const deps: AuthorizerDeps = {
     ...{ catalog, logger, now },
     verified: access.verified,
     status: access.status,
@@ -43,10 +44,13 @@ function authorizations(
     },
     onUnkept: () => void access.crd.recheck(),
     previews: loop.previews,
-  });
+  };
+  const authorizer = new Authorizer(deps);
+  const approvers = config.authorizations.approvers.map((a) => a.name);
+  const rollbacks = new Rollbacks({ ...deps, approvers });
   const { halter, fleetHalts } = haltDoors(rt, catalog, access, loop);
   const principals = new Principals(config.authorizations);
-  return { principals, authorizer, halter, fleetHalts, now };
+  return { principals, authorizer, rollbacks, halter, fleetHalts, now };
 }
 
 /** The stop-the-line halters (one Pipeline, across Pipelines) and the halt statements' check. */

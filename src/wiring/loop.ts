@@ -60,7 +60,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   // One evaluation for the checks, the confirmation rounds, the status view and the approvals.
   const { floors } = config.authorizations;
   const evaluator = new PipelineEvaluator(
-    { policy, floors, checks, history, windows, breakGlass, previews },
+    {
+      ...{ policy, floors, checks, history, windows, breakGlass, previews },
+      approvers: config.authorizations.approvers.map((a) => a.name),
+    },
     now,
   );
   const staleHints: HintSink = { offer: (key, source) => hints.offer(key, source) };

@@ -98,6 +98,9 @@ export function build(
   if (extra.floors !== undefined) input.floors = extra.floors;
   if (extra.firstVerified !== undefined) input.firstVerified = extra.firstVerified;
   if (extra.histories !== undefined) input.histories = extra.histories;
+  if (extra.holds !== undefined) input.holds = extra.holds;
+  if (extra.halts !== undefined) input.halts = extra.halts;
+  if (extra.approvers !== undefined) input.approvers = extra.approvers;
   if (extra.previewDigests !== undefined) input.previewDigests = extra.previewDigests;
   return input;
 }

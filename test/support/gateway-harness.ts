@@ -53,6 +53,8 @@ export function createApp(
   options: {
     legacyKey?: Buffer;
     prodPromotion?: Omit<PromotionSpec, 'strategy'>;
+    /** staging's own promotion settings (e.g. an automatic rollback). */
+    stagingPromotion?: Omit<PromotionSpec, 'strategy'>;
     /** prod's own strategy (e.g. pull-request); the others keep the notification strategy. */
     prodStrategy?: StrategySpec;
     /** The Pipeline's labels (e.g. the shard that serves it). */
@@ -97,6 +99,9 @@ export function createApp(
         ...(env === 'prod' &&
         (options.prodPromotion !== undefined || options.prodStrategy !== undefined)
           ? { promotion: { strategy: options.prodStrategy ?? strategy, ...options.prodPromotion } }
+          : {}),
+        ...(env === 'staging' && options.stagingPromotion !== undefined
+          ? { promotion: { strategy, ...options.stagingPromotion } }
           : {}),
       })),
     },

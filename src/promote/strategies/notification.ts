@@ -30,10 +30,11 @@ export function notificationStrategy(
 
 /** The Event a promotion of `ctx` records: what `run` sends and a preview shows. */
 export function promoteEvent(
-  ctx: Pick<StrategyContext, 'pipeline' | 'environment' | 'revision'>,
+  ctx: Pick<StrategyContext, 'pipeline' | 'environment' | 'revision' | 'rollback'>,
 ): EventRecord {
   const { metadata } = ctx.pipeline;
-  const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}`;
+  const back = ctx.rollback === undefined ? '' : ` (a rollback from ${ctx.rollback.from})`;
+  const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}${back}`;
   return {
     involvedObject: involvedObjectOf(ctx.pipeline),
     type: 'Normal',

@@ -15,6 +15,8 @@ export interface StrategyContext {
   attempt: number;
   /** Which delivery of `revision` beyond the first this is (a drift correction); absent: the first. */
   redelivery?: number;
+  /** Set for a rollback: the revision rolled back (`revision` is the earlier one it goes to). */
+  rollback?: { from: string };
   /**
    * Aborts when the attempt's time is up (its claim's deadline less the margin for recording
    * the outcome): every call the strategy makes stops then, so no action of this attempt can

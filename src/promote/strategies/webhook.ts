@@ -30,6 +30,8 @@ export interface WebhookPayload {
   revision: string;
   attempt: number;
   timestamp: string;
+  /** Set for a rollback: the revision rolled back (`revision` is the earlier one it goes to). */
+  rollback?: { from: string };
 }
 
 /** A strategy that POSTs the promotion to the named endpoint. */
@@ -60,6 +62,7 @@ export function webhookBody(ctx: StrategyContext, nowMs: number): string {
     revision: ctx.revision,
     attempt: ctx.attempt,
     timestamp: rfc3339(nowMs),
+    ...(ctx.rollback === undefined ? {} : { rollback: { from: ctx.rollback.from } }),
   };
   return JSON.stringify(payload);
 }
@@ -130,7 +133,8 @@ function buildRequest(endpoint: WebhookEndpoint, nowMs: number, ctx: StrategyCon
     { namespace, name },
     ctx.environment,
     ctx.revision,
-    'promote',
+    // A rollback to a revision delivered before is another message than that delivery.
+    ctx.rollback === undefined ? 'promote' : `rollback:${ctx.rollback.from}`,
     ctx.redelivery,
   );
   // The signing is the notifications' (outbound/webhook-signing.ts): one implementation of the scheme.

@@ -83,6 +83,22 @@ function book(run: ConstructorParameters<typeof CheckBook>[0]['run'], maxConcurr
 }
 
 describe('CheckBook', () => {
+  it('reads the checks of a promoted revision an automatic rollback verifies', () => {
+    const { runs, run } = manualRunner();
+    const { b } = book(run);
+    const verifying: Evaluation = {
+      decisions: [
+        { environment: 'dev', outcome: 'Source', reason: 'Ready', message: '' },
+        {
+          ...{ environment: 'prod', outcome: 'UpToDate', revision: '2.0.0', reason: 'Deployed' },
+          ...{ message: '', verifying: { revision: '2.0.0', until: 2_000_000 } },
+        },
+      ],
+    };
+    expect(b.request(pipeline('a'), verifying)).toBe(2);
+    expect(runs.map((r) => r.revision)).toEqual(['2.0.0', '2.0.0']);
+  });
+
   it('reads every check of an environment held by the checks gate, and nothing else', async () => {
     const { runs, run } = manualRunner();
     const { b } = book(run);

@@ -105,6 +105,40 @@ describe('status view', () => {
     expect(text).toContain('pull request https://github.com/acme/fleet/pull/7 (open)');
   });
 
+  it('shows a rollback with who and why, and the hold it set until it is lifted', () => {
+    const rolledBack = named('apps', 'podinfo', {
+      environments: {
+        prod: {
+          targets: [ready('6.5.0')],
+          promotion: {
+            revision: '6.5.0',
+            lastAttemptedTime: '2026-11-25T11:00:00Z',
+            phase: 'Succeeded',
+            succeeded: true,
+            rollback: { from: '6.6.0', by: ['alice'], reason: 'errors up' },
+          },
+          holds: [
+            { revision: '6.6.0', reason: 'RolledBack', by: 'alice', time: '2026-11-25T11:00:00Z' },
+            {
+              ...{
+                revision: '6.4.0',
+                reason: 'RolledBack',
+                by: 'bob',
+                time: '2026-11-20T11:00:00Z',
+              },
+              ...{ liftedAt: '2026-11-21T11:00:00Z', liftedBy: 'bob' },
+            },
+          ],
+        },
+      },
+    });
+    const text = renderDetail(rolledBack, NOW);
+    expect(text).toContain('prod: rollback from 6.6.0 to 6.5.0: Succeeded');
+    expect(text).toContain('rollback from 6.6.0 by alice: errors up');
+    expect(text).toContain('held: 6.6.0 (RolledBack by alice at 2026-11-25T11:00:00Z');
+    expect(text).not.toContain('held: 6.4.0');
+  });
+
   it('shows a hostile revision escaped and bounded, never as terminal control text', () => {
     const hostile = named('apps', 'x', {
       environments: { dev: { targets: [ready(`6.6.0\u001b[2J${'9'.repeat(500)}`)] } },

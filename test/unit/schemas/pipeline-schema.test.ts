@@ -714,6 +714,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete envPromotion.approval;
   delete envPromotion.breakGlass;
   delete envPromotion.checks;
+  delete envPromotion.rollback;
   delete envPromotion.soak;
   delete dig(spec, 'promotion', 'properties').soak;
   delete envPromotion.drift;
@@ -741,6 +742,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.upstreamVerifiedTime;
   delete record.resolution;
   delete record.redelivery;
+  delete record.rollback;
   const environment = dig(
     openApiOf(copy),
     'properties',
@@ -753,6 +755,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete environment.approvals;
   delete environment.healthySince;
   delete environment.history;
+  delete environment.holds;
   delete environment.verified;
   delete environment.drift;
   delete dig(environment, 'waitingApproval', 'properties').since;

@@ -151,6 +151,35 @@ describe('the Pipeline page', () => {
       expect(page).toContain(`data-testid="${id}"`);
   });
 
+  it('shows a rollback in the history and the holds in force, as inert text', () => {
+    const options = { namespace: 'ns', name: 'app', waiting: false };
+    const pipeline = syntheticPipeline(options);
+    const prod = pipeline.status?.environments?.prod;
+    if (prod === undefined) throw new Error('no prod');
+    const time = new Date(UI_T0).toISOString();
+    prod.history = [
+      {
+        revision: '1.1.0',
+        startedTime: time,
+        attempts: 1,
+        succeededTime: time,
+        rollback: { from: '1.2.0', by: [EVIL], reason: EVIL },
+      },
+    ];
+    prod.holds = [
+      { revision: '1.2.0', reason: 'RolledBack', by: EVIL, time },
+      { revision: '1.0.0', reason: 'RolledBack', by: 'bob', time, liftedAt: time, liftedBy: 'bob' },
+    ];
+    const view = syntheticView(pipeline, options);
+    const page = pipelinePage({ pipeline, view, now: UI_T0, since: 'abcd0123.1', assetUrl }).text;
+    expectInert(page);
+    const text = page.replace(/\s+/g, ' ');
+    expect(text).toContain('rollback from 1.2.0 by');
+    expect(text).toContain('1.2.0</b> held: RolledBack');
+    expect(text).not.toContain('1.0.0</b> held');
+    for (const id of ['rollback', 'holds']) expect(page).toContain(`data-testid="${id}"`);
+  });
+
   it('shows a URL it will not link as text, without credentials either', () => {
     const text = pullRequestLine({
       revision: '1',

@@ -1,0 +1,79 @@
+/**
+ * The facts an environment's history tells: each promotion's start, failure and success, and a
+ * rollback's as Rollback* (the entry's rollback mark: from what, by whom, why). Pure.
+ */
+import type { PromotionHistoryEntry } from '../pipeline/pipeline-resource.js';
+import { base, type EnvContext, type NotificationFact } from './fact-context.js';
+
+/** The facts of every history entry of the environment, oldest first. */
+export function promotionFacts(ctx: EnvContext): NotificationFact[] {
+  return (ctx.status.history ?? []).flatMap((entry) => historyFacts(ctx, entry));
+}
+
+/** The notification types and words of a history entry: a promotion's, or a rollback's. */
+function kindOf(entry: PromotionHistoryEntry) {
+  const mark = entry.rollback;
+  if (mark === undefined) {
+    const words = { noun: 'Promotion', note: '' };
+    return {
+      ...words,
+      started: 'PromotionStarted',
+      failed: 'PromotionFailed',
+      done: 'PromotionSucceeded',
+    } as const;
+  }
+  const who = mark.automatic === true ? 'automatic' : `by ${mark.by.join(', ')}`;
+  return {
+    noun: 'Rollback',
+    note: ` from ${mark.from} (${who}: ${mark.reason})`,
+    started: 'RollbackStarted',
+    failed: 'RollbackFailed',
+    done: 'RollbackSucceeded',
+  } as const;
+}
+
+function historyFacts(ctx: EnvContext, entry: PromotionHistoryEntry): NotificationFact[] {
+  const where = `${ctx.pipeline.metadata.namespace}/${ctx.pipeline.metadata.name} ${ctx.env.name}`;
+  const kind = kindOf(entry);
+  const what = `${kind.noun} of ${where} to ${entry.revision}${kind.note}`;
+  const facts: (NotificationFact | undefined)[] = [];
+  const started = base(ctx, kind.started, entry.revision, entry.startedTime);
+  if (started !== undefined)
+    facts.push({
+      ...started,
+      subject: '',
+      reason: kind.started,
+      severity: 'info',
+      message: `${what} started`,
+      attempt: 1,
+    });
+  const failed =
+    entry.failedTime === undefined
+      ? undefined
+      : base(ctx, kind.failed, entry.revision, entry.failedTime);
+  if (failed !== undefined) {
+    const reason = /^([A-Z][A-Za-z0-9]*):/.exec(entry.failure ?? '')?.[1] ?? kind.failed;
+    facts.push({
+      ...failed,
+      subject: '',
+      reason,
+      severity: 'error',
+      message: `${what} failed: ${entry.failure ?? reason}`,
+      attempt: entry.attempts,
+    });
+  }
+  const succeeded =
+    entry.succeededTime === undefined
+      ? undefined
+      : base(ctx, kind.done, entry.revision, entry.succeededTime);
+  if (succeeded !== undefined)
+    facts.push({
+      ...succeeded,
+      subject: '',
+      reason: kind.done,
+      severity: 'info',
+      message: `${what} succeeded (attempt ${String(entry.attempts)})`,
+      attempt: entry.attempts,
+    });
+  return facts.filter((f) => f !== undefined);
+}
