@@ -93,6 +93,7 @@ export class Principals {
         revision: claims.revision,
         decision: claims.decision,
         ...(claims.comment === undefined ? {} : { comment: claims.comment }),
+        ...(claims.previewDigest === undefined ? {} : { previewDigest: claims.previewDigest }),
         statement,
       },
     });

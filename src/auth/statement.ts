@@ -39,10 +39,15 @@ export interface StatementClaims {
   revision: string;
   decision: AuthorizationDecision;
   comment?: string;
+  /** The digest of the previewed change the approver saw (docs/approvals.md). */
+  previewDigest?: string;
   iat: number;
   exp: number;
   jti: string;
 }
+
+/** A preview's digest as a statement may carry it. */
+const PREVIEW_DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 /** The limits a statement must keep. */
 export interface StatementPolicy {
@@ -63,11 +68,17 @@ function isText(value: unknown, max: number): value is string {
 /** The claims when the payload has exactly the right shape, else undefined. */
 function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined {
   const { sub, pipeline, environment, revision, decision, comment, iat, exp, jti } = payload;
+  const { previewDigest } = payload;
   if (!isText(sub, 253) || !isText(pipeline, 317) || !isText(environment, 253)) return undefined;
   if (!isText(revision, MAX_REVISION_LENGTH) || !isText(jti, 256)) return undefined;
   if (decision !== 'approve' && decision !== 'reject' && decision !== 'break-glass')
     return undefined;
   if (comment !== undefined && !isText(comment, MAX_COMMENT_LENGTH)) return undefined;
+  if (
+    previewDigest !== undefined &&
+    !(isText(previewDigest, 71) && PREVIEW_DIGEST.test(previewDigest))
+  )
+    return undefined;
   if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
   return {
     sub,
@@ -76,6 +87,7 @@ function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined
     revision,
     decision,
     ...(comment === undefined ? {} : { comment }),
+    ...(previewDigest === undefined ? {} : { previewDigest }),
     iat,
     exp,
     jti,
