@@ -34,7 +34,7 @@ export const FRESHNESS_MS = 2_000;
  * and a burst of identical events (which a server takes longer to receive than one read takes)
  * costs at most two reads, the second covering every event received before it started.
  */
-const HINT_READ_SPACING_MS = 1_000;
+export const HINT_READ_SPACING_MS = 1_000;
 
 /** hints -> verify -> evaluate -> promote -> status: the three queues and the reconciler. */
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
