@@ -94,6 +94,12 @@ function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined
   };
 }
 
+/** The approval statement's form: its `typ` and the parser of its claims. */
+export const APPROVAL_STATEMENT_FORM: StatementForm<StatementClaims> = {
+  typ: STATEMENT_TYPE,
+  claims: claimsOf,
+};
+
 /**
  * The claims of `statement` when it is a valid statement by `signer` at `now` (ms): signed by
  * one of their keys with that key's algorithm (EdDSA for Ed25519, ES256 for P-256), of the
@@ -107,7 +113,7 @@ export function checkStatement(
   policy: StatementPolicy,
   now: number,
 ): Promise<Checked<StatementClaims>> {
-  return checkSigned(statement, signer, policy, now, { typ: STATEMENT_TYPE, claims: claimsOf });
+  return checkSigned(statement, signer, policy, now, APPROVAL_STATEMENT_FORM);
 }
 
 /** What every kind of signed statement claims besides its own fields. */
