@@ -34,7 +34,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
-  const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts, access.status);
+  const isLeader = () => leadership.isLeader();
+  const notifications = notifier(rt, catalog, { isLeader, alerts, access, loop });
   let stopListing: (() => void) | undefined;
   const readiness = () =>
     readinessOf({
