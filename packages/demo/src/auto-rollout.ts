@@ -43,7 +43,10 @@ export async function autoRollOut(options: AutoRollOutOptions): Promise<() => Pr
   const seen = new Set<string>();
   let started = false;
   const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
   const later: Later = (fn, ms) => {
+    // A roll-out still under way at the stop would otherwise leave a timer behind it.
+    if (stopped) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
       fn();
@@ -68,6 +71,7 @@ export async function autoRollOut(options: AutoRollOutOptions): Promise<() => Pr
   for (const event of informer.list()) seen.add(event.metadata.uid ?? event.metadata.name ?? '');
   started = true;
   return async () => {
+    stopped = true;
     for (const timer of timers) clearTimeout(timer);
     await informer.stop();
   };

@@ -22,7 +22,7 @@ function marked(configMap: V1ConfigMap | undefined): string[] {
 
 /**
  * Marks `version` as breaking once promoted, through the API server `kubeConfig`'s current
- * context names (management); a version marked already stays marked once.
+ * context names (management); a version marked already is not listed twice.
  */
 export async function markBreakAfterPromotion(
   kubeConfig: KubeConfig,

@@ -57,9 +57,10 @@ function rollbackLine(env: string, promotion: PromotionStatus | undefined): stri
   const rollback = promotion?.rollback;
   if (promotion === undefined || rollback === undefined) return '';
   const phase = promotion.phase ?? (promotion.succeeded === true ? 'Succeeded' : 'Failed');
-  const how = rollback.automatic === true ? 'automatic' : 'asked';
+  const by = `by ${rollback.by.join(', ')}`;
+  const who = rollback.automatic === true ? `automatic, ${by}` : by;
   const to = promotion.revision ?? '?';
-  return `rollback of ${env} from ${rollback.from} to ${to} (${how}, by ${rollback.by.join(', ')}): ${phase}; ${rollback.reason}\n`;
+  return `rollback of ${env} from ${rollback.from} to ${to} (${who}): ${phase}; ${rollback.reason}\n`;
 }
 
 /**
