@@ -51,7 +51,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     halts: () => haltsByScope(catalog.haltLists(), rt.now()),
   });
   const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
-  const ui = uiListener(rt, catalog, reconciler);
+  const ui = uiListener(rt, catalog, reconciler, loop.previews);
   return {
     start: async () => {
       logShard(rt);
