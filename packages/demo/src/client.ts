@@ -4,6 +4,7 @@
  * `approve` (the demo approver signs) and `promote` (the demo CI job asks); `merge` is in
  * pull-requests.ts. Each finds the demo by its port.
  */
+import { previewLines } from './preview-lines.js';
 import { randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { importPKCS8 } from 'jose';
@@ -128,7 +129,22 @@ export async function status(
   if (!response.ok)
     throw new DemoError(`the gateway answered ${String(response.status)}: ${JSON.stringify(body)}`);
   out.write(json ? `${JSON.stringify(body, null, 2)}\n` : table(body, Date.now()));
-  if (!json) out.write(await recordLines(state));
+  if (json) return 0;
+  out.write(await recordLines(state));
+  const waiting = body.decisions.filter((d) => d.outcome === 'WaitingApproval');
+  const read = async (path: string) => {
+    const answer = await call(demo, `${state.gatewayUrl}${path}`, {
+      headers: { authorization: `Bearer ${state.viewerToken}` },
+    });
+    return { ok: answer.ok, body: (await answer.json()) };
+  };
+  out.write(
+    await previewLines(
+      read,
+      PIPELINE_PATH,
+      waiting.map((d) => d.environment),
+    ),
+  );
   return 0;
 }
 

@@ -110,6 +110,13 @@ describe('the demo story', () => {
     expect(await row('staging')).toBe(
       'staging | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed | soak 5s done',
     );
+    // While prod waits, status shows what the approval would let through: the pull request's
+    // change and the digest an approval signs.
+    const { out } = await demo('status');
+    expect(out).toMatch(/^prod waits on this change: prod: .*6\.5\.0 -> 6\.6\.0.*$/m);
+    expect(out).toMatch(/^ {2}digest sha256:[0-9a-f]{64} \(what a bound approval signs\)$/m);
+    expect(out).toMatch(/^ {4}-.*6\.5\.0.*$/m);
+    expect(out).toMatch(/^ {4}\+.*6\.6\.0.*$/m);
   });
 
   it.each(['6.9.0; rm -rf /', 'banana', 'v6.9.0'])(
