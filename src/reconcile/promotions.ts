@@ -219,14 +219,18 @@ function logOutcome(
   decision: EnvironmentDecision,
   outcome: PromotionOutcome,
 ): void {
+  // A rollback is a promotion to an earlier revision: its lines say so, and from what.
+  const rollback = decision.rollback;
   const fields = {
     pipeline: pipelineIdOf(pipeline),
     environment: decision.environment,
     revision: decision.revision,
     attempt: decision.attempt,
     outcome: outcome.outcome,
+    ...(rollback === undefined ? {} : { rollbackFrom: rollback.from }),
   };
-  if (outcome.outcome === 'Promoted') logger.info(fields, 'promotion succeeded');
+  const what = rollback === undefined ? 'promotion' : 'rollback';
+  if (outcome.outcome === 'Promoted') logger.info(fields, `${what} succeeded`);
   else if (outcome.outcome === 'Conflict')
     logger.info(fields, 'promotion claimed by another replica');
   else if (outcome.outcome === 'Unkept')
@@ -237,6 +241,6 @@ function logOutcome(
   else
     logger.warn(
       { ...fields, message: 'result' in outcome ? outcome.result.message : undefined },
-      'promotion did not succeed',
+      `${what} did not succeed`,
     );
 }
