@@ -38,6 +38,7 @@ import { FluxEventSchema } from './flux-event.js';
 import { PipelineSchema } from './pipeline.js';
 import { PromotionAlertSchema } from './promotion-alert.js';
 import {
+  WhatIfFleetWindowSchema,
   WhatIfPipelineRuleSchema,
   WhatIfPolicySchema,
   WhatIfPromotionSchema,
@@ -154,8 +155,7 @@ export const schemaDocuments: readonly SchemaDocument[] = [
     definitions: {
       pipelineRule: WhatIfPipelineRuleSchema,
       promotion: WhatIfPromotionSchema,
-      promotionWindow: PromotionWindowInputSchema,
-      dnsLabel: DnsLabelSchema,
+      fleetWindow: WhatIfFleetWindowSchema,
     },
   },
   {

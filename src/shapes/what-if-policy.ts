@@ -5,13 +5,35 @@
  */
 import { Type } from 'typebox';
 import { Ref } from './kit.js';
-import { PromotionWindowInputSchema } from './config-common.js';
 import { CheckSpecSchema } from './pipeline-checks.js';
 import {
   ApprovalSpecSchema,
   PromotionWindowSpecSchema,
   SoakSpecSchema,
 } from './pipeline-promotion.js';
+
+/**
+ * What-if `definitions.fleetWindow`: a fleet window as the configuration declares one (a
+ * Pipeline's window plus the environments it applies to).
+ */
+export const WhatIfFleetWindowSchema = Type.Object(
+  {
+    ...PromotionWindowSpecSchema.properties,
+    environments: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+        description: 'The environment names it applies to; absent or empty: every environment.',
+        maxItems: 64,
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    oneOf: [
+      { properties: { rrule: {} }, required: ['rrule'] },
+      { properties: { cron: {} }, required: ['cron'] },
+    ],
+  },
+);
 
 /** What-if `definitions.promotion`: the gate fields of a Pipeline environment's promotion. */
 export const WhatIfPromotionSchema = Type.Object(
@@ -59,7 +81,10 @@ export const WhatIfPipelineRuleSchema = Type.Object(
   {
     description: 'Rules apply in order; a later rule replaces the fields an earlier one set.',
     additionalProperties: false,
-    anyOf: [{ required: ['name'] }, { required: ['selector'] }],
+    anyOf: [
+      { properties: { name: {} }, required: ['name'] },
+      { properties: { selector: {} }, required: ['selector'] },
+    ],
   },
 );
 
@@ -67,7 +92,7 @@ export const WhatIfPipelineRuleSchema = Type.Object(
 export const WhatIfPolicySchema = Type.Object(
   {
     windows: Type.Optional(
-      Type.Array(Ref<typeof PromotionWindowInputSchema>('promotionWindow'), {
+      Type.Array(Ref<typeof WhatIfFleetWindowSchema>('fleetWindow'), {
         description:
           "Replaces the configuration's promotion.windows (absent: they stay); [] proposes none.",
         maxItems: 64,
