@@ -161,6 +161,17 @@ export type EnvironmentOutcome =
    */
   | 'Drifted';
 
+/** What one gate in `mode: Shadow` would have held, and why (evaluate/shadow-gates.ts). */
+export interface ShadowHold {
+  /** The gate, as the policy view names it. */
+  gate: 'window';
+  /** The window's name. */
+  name: string;
+  /** The reason the gate would have given: InDenyWindow or OutsidePromotionWindow. */
+  reason: string;
+  message: string;
+}
+
 /** One environment's decision and the reason for it. */
 export interface EnvironmentDecision {
   environment: string;
@@ -190,6 +201,8 @@ export interface EnvironmentDecision {
    * claim records (promotion-order.ts); absent when not known.
    */
   upstreamVerifiedAt?: number;
+  /** For Promote: the shadow gates that would have held it; absent when none would. */
+  wouldHold?: ShadowHold[];
   /**
    * For Promote: which delivery of `revision` to this environment beyond the first this is (a
    * drift correction, and its retries); absent for the first.
