@@ -21,9 +21,17 @@ export function policyLine(view: PolicyView | undefined, now: number): string {
     view.soak === undefined ? '' : soakPart(view.soak, now),
     view.checks === undefined ? '' : checksPart(view.checks),
     view.drift === undefined ? '' : driftPart(view.drift),
+    view.wouldHold === undefined ? '' : shadowPart(view.wouldHold),
   ]
     .filter((part) => part !== '')
     .join('; ');
+}
+
+/** `shadow window "freeze" would hold`: what shadow gates would hold, named. */
+function shadowPart(holds: NonNullable<PolicyView['wouldHold']>): string {
+  const names = [...new Set(holds.map((h) => `"${clip(h.name, 63)}"`))];
+  const noun = names.length === 1 ? 'window' : 'windows';
+  return `shadow ${noun} ${names.join(', ')} would hold`;
 }
 
 function driftPart(drift: DriftPolicyView): string {
