@@ -27,11 +27,18 @@ export function policyLine(view: PolicyView | undefined, now: number): string {
     .join('; ');
 }
 
-/** `shadow window "freeze" would hold`: what shadow gates would hold, named. */
+/** `shadow window "freeze" would hold`, `shadow soak would hold`: what shadow gates would hold. */
 function shadowPart(holds: NonNullable<PolicyView['wouldHold']>): string {
-  const names = [...new Set(holds.map((h) => `"${clip(h.name, 63)}"`))];
-  const noun = names.length === 1 ? 'window' : 'windows';
-  return `shadow ${noun} ${names.join(', ')} would hold`;
+  const windows = [
+    ...new Set(holds.filter((h) => h.gate === 'window').map((h) => `"${clip(h.name, 63)}"`)),
+  ];
+  const parts = [
+    windows.length === 0
+      ? ''
+      : `${windows.length === 1 ? 'window' : 'windows'} ${windows.join(', ')}`,
+    holds.some((h) => h.gate === 'soak') ? 'soak' : '',
+  ].filter((p) => p !== '');
+  return `shadow ${parts.join(' and ')} would hold`;
 }
 
 function driftPart(drift: DriftPolicyView): string {

@@ -164,10 +164,10 @@ export type EnvironmentOutcome =
 /** What one gate in `mode: Shadow` would have held, and why (evaluate/shadow-gates.ts). */
 export interface ShadowHold {
   /** The gate, as the policy view names it. */
-  gate: 'window';
-  /** The window's name. */
+  gate: 'window' | 'soak';
+  /** The window's name; for a soak, the environment whose healthy time it counts. */
   name: string;
-  /** The reason the gate would have given: InDenyWindow or OutsidePromotionWindow. */
+  /** The reason the gate would have given: InDenyWindow, OutsidePromotionWindow, Soaking... */
   reason: string;
   message: string;
 }

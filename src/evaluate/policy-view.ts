@@ -20,7 +20,7 @@ import { soakClock, soakGate, soakLeft } from './soak.js';
 import { alignTargets, summarise } from './target-states.js';
 import { windowsGate } from './windows-gate.js';
 import { driftViewOf, type DriftPolicyView } from './drift.js';
-import { hasShadowWindows, shadowHolds } from './shadow-gates.js';
+import { hasShadowGates, shadowHolds } from './shadow-gates.js';
 import type { ShadowHold } from './decisions.js';
 
 export type { WindowName, WindowView } from './policy-window.js';
@@ -155,7 +155,7 @@ function anyGate(
 ): boolean {
   if (halts.length > 0 || window !== undefined) return true;
   if (soakClock(args.input, args.env, args.index, '') !== undefined) return true;
-  return (args.env.promotion?.checks?.length ?? 0) > 0 || hasShadowWindows(args);
+  return (args.env.promotion?.checks?.length ?? 0) > 0 || hasShadowGates(args);
 }
 
 /** What is asked about `revision`: the gates that hold it, and what shadow gates would. */

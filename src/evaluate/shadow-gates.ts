@@ -1,5 +1,5 @@
 /**
- * Shadow gates: a gate in `mode: Shadow` (today a promotion window, fleet-wide or in the spec)
+ * Shadow gates: a gate in `mode: Shadow` (a promotion window, fleet-wide or in the spec, or a soak)
  * is evaluated as the gate would be, but holds nothing: what it would hold is recorded beside
  * the decision (`wouldHold`) and in the policy view, and counted when the promotion it would
  * have held runs (promotion_gateway_shadow_holds_total). Pure, like every gate.
@@ -7,13 +7,33 @@
 import type { EnvironmentDecision, ShadowHold } from './decisions.js';
 import type { GateArgs } from './gate-args.js';
 import { Reasons } from './reasons.js';
+import { soakHold, soakOf } from './soak.js';
 import { names, windowsFor } from './windows-gate.js';
 import { closureAt, WindowError } from '../windows/promotion-window.js';
 
-/** Whether any window in `mode: Shadow` applies to `args.env` (needs no revision). */
-export function hasShadowWindows(args: GateArgs): boolean {
+/** Whether a window or the soak of `args.env` is in `mode: Shadow` (needs no revision). */
+export function hasShadowGates(args: GateArgs): boolean {
+  if (shadowSoak(args)) return true;
   const found = windowsFor(args, true);
   return found.ok && found.windows.length > 0;
+}
+
+function shadowSoak(args: GateArgs): boolean {
+  return soakOf(args.input.spec, args.env)?.mode === 'Shadow';
+}
+
+/** What the shadow gates of `args.env` would hold now: its shadow windows, then a shadow soak. */
+export function shadowHolds(args: GateArgs): ShadowHold[] {
+  return [...shadowWindowHolds(args), ...shadowSoakHolds(args)];
+}
+
+function shadowSoakHolds(args: GateArgs): ShadowHold[] {
+  if (!shadowSoak(args)) return [];
+  const held = soakHold(args);
+  if (held === undefined) return [];
+  const upstream = args.input.spec.environments[args.index - 1]?.name ?? '';
+  const message = `${args.env.name} would wait (shadow soak): ${held.message}`;
+  return [{ gate: 'soak', name: upstream, reason: held.reason, message }];
 }
 
 /**
@@ -21,7 +41,7 @@ export function hasShadowWindows(args: GateArgs): boolean {
  * that would hold; empty when none would (or none is in shadow mode). A shadow rule that
  * cannot be followed holds nothing and records nothing: it is a window being tried out.
  */
-export function shadowHolds(args: GateArgs): ShadowHold[] {
+function shadowWindowHolds(args: GateArgs): ShadowHold[] {
   const found = windowsFor(args, true);
   if (!found.ok || found.windows.length === 0) return [];
   let closure;

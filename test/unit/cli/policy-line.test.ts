@@ -40,6 +40,11 @@ const cases: [string, PolicyView | undefined, string][] = [
     'window closed, opens 2026-11-25T18:00:00Z; shadow windows "freeze", "night" would hold',
   ],
   [
+    'a shadow soak beside a shadow window',
+    { wouldHold: [shadow('freeze'), { ...shadow('staging'), gate: 'soak', reason: 'Soaking' }] },
+    'shadow window "freeze" and soak would hold',
+  ],
+  [
     'a halt with an expiry',
     { halts: [halt] },
     'halted by alice until 2026-11-26T08:00:00Z (incident 42)',

@@ -1,7 +1,7 @@
 /**
  * Shadow windows, case by case: a window in mode Shadow never holds; where it would have held
  * a promotion, the Promote carries `wouldHold` naming it and the policy view shows the same, and
- * the same window enforced holds instead. Fleet windows and a Pipeline's own alike.
+ * the same window enforced holds instead. Fleet windows and a Pipeline's own alike; a soak too.
  */
 import { describe, expect, it } from 'vitest';
 import type { TargetStatus } from '../../../src/evaluate/decisions.js';
@@ -92,6 +92,22 @@ describe('a shadow window', () => {
     expect(staging(fleet(allow)).decision?.wouldHold).toMatchObject([
       { gate: 'window', name: 'office', reason: 'OutsidePromotionWindow' },
     ]);
+  });
+
+  it('a shadow soak lets the promotion through and records what it would have held', () => {
+    const pipeline = samplePipeline();
+    const env = pipeline.spec.environments[1];
+    if (env !== undefined)
+      env.promotion = { strategy: { notification: {} }, soak: { duration: '1h', mode: 'Shadow' } };
+    const { decision, view } = staging([], pipeline);
+    expect(decision?.outcome).toBe('Promote');
+    expect(decision?.wouldHold).toMatchObject([{ gate: 'soak', name: 'dev', reason: 'Soaking' }]);
+    expect(view).toMatchObject({ holding: [], soak: { duration: '1h' } });
+    expect(view?.wouldHold).toEqual(decision?.wouldHold);
+    if (env?.promotion?.soak !== undefined) env.promotion.soak.mode = 'Enforce';
+    const enforced = staging([], pipeline);
+    expect(enforced.decision).toMatchObject({ outcome: 'Waiting', reason: 'Soaking' });
+    expect(enforced.view?.holding).toEqual(['soak']);
   });
 
   it('does the same in a Pipeline spec, beside an enforced window that lets it pass', () => {
