@@ -42,6 +42,7 @@ export const STATES: Readonly<Record<string, AuthorizationAnswer['state'] | unde
  */
 export type AuthorizationRefusal =
   | { reason: 'NotFound' | 'Replayed' | 'Full' | 'Contended' }
+  | { reason: 'PreviewChanged'; detail: string }
   | { reason: 'Forbidden'; detail?: string }
   | { reason: 'NotWaiting'; detail: string };
 
@@ -73,6 +74,7 @@ export function recordOf(
     ...(principal.groups.length === 0 ? {} : { groups: [...principal.groups] }),
     ...(claim.comment === undefined ? {} : { comment: claim.comment }),
     ...(claim.statement === undefined ? {} : { statement: claim.statement }),
+    ...(claim.previewDigest === undefined ? {} : { previewDigest: claim.previewDigest }),
   };
 }
 

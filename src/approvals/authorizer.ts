@@ -39,6 +39,7 @@ import {
 import { breakGlassRefusal, breakGlassView, breakGlassWaiting } from './break-glass-access.js';
 import { authorizationEvent } from './approval-events.js';
 import { authorizationChange, isUsed } from './approval-record.js';
+import { previewRefusal, type PreviewsNow } from './preview-binding.js';
 import { requestDecisions, type Decide } from './request-decisions.js';
 
 export type { AuthorizationAnswer, AuthorizationRefusal, AuthorizationResult } from './answers.js';
@@ -68,6 +69,8 @@ export interface AuthorizerDeps {
   onOutcome?: (kind: Principal['kind'], outcome: string) => void;
   /** Told when a record was written but not kept (the installed CRD pruned it): check the CRD. */
   onUnkept?: () => void;
+  /** The change a promotion would make now, for approvals bound to a preview's digest. */
+  previews?: PreviewsNow | undefined;
 }
 
 /** One authorization being recorded, and the decisions it is judged on. */
@@ -163,6 +166,8 @@ export class Authorizer {
       this.requireReachable(read);
       return notWaiting(waiting);
     }
+    const changed = await previewRefusal(this.deps.previews, stored, environment, record);
+    if (changed !== undefined) return { ok: false, refusal: changed };
     const written = await this.write(stored, { environment, record, judge, decide });
     if (!written.ok) return written;
     const decision = decide(written.pipeline);

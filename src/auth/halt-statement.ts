@@ -7,17 +7,16 @@
  */
 import type { CryptoKey, KeyObject } from 'jose';
 import { SignJWT } from 'jose';
-import type { AuthorizationConfig } from '../config/gateway-config.js';
 import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../text/text.js';
 import { isRfc3339, RFC3339_RULE } from '../time/kube-time.js';
 import type { Identity } from './identity.js';
-import { factText, refuse, verified, withFacts, type Checked } from './refusal.js';
 import {
-  checkSigned,
-  statementSigner,
-  STATEMENT_ALGORITHMS,
-  type SignedClaims,
-} from './statement.js';
+  checkApproverStatement,
+  statementPrincipal,
+  type ApproverStatementConfig,
+} from './approver-statement.js';
+import { refuse, verified, type Checked } from './refusal.js';
+import { STATEMENT_ALGORITHMS, type SignedClaims } from './statement.js';
 
 /** The JWS `typ` of a halt statement. */
 export const HALT_STATEMENT_TYPE = 'promotion-halt+jwt';
@@ -108,30 +107,16 @@ export interface HaltStatement {
  * (ms) under the approval statements' limits; otherwise the refusal saying why (a 401).
  */
 export async function checkHaltStatement(
-  config: Pick<
-    AuthorizationConfig,
-    'approvers' | 'maxStatementLifetimeSeconds' | 'clockToleranceSeconds'
-  >,
+  config: ApproverStatementConfig,
   statement: string,
   now: number,
 ): Promise<Checked<HaltStatement>> {
   if (statement.length > MAX_HALT_STATEMENT_LENGTH) return refuse('Malformed');
-  const name = statementSigner(statement);
-  if (name === undefined) return refuse('Malformed');
-  const approver = config.approvers.find((a) => a.name === name);
-  if (approver === undefined) return refuse('UnknownApprover', { kid: factText(name) });
-  const policy = {
-    maxLifetimeSeconds: config.maxStatementLifetimeSeconds,
-    clockToleranceSeconds: config.clockToleranceSeconds,
-  };
   const form = { typ: HALT_STATEMENT_TYPE, claims: haltClaimsOf };
-  const checked = await checkSigned(statement, approver, policy, now, form);
-  if (!checked.ok) return withFacts(checked, { kid: factText(name) });
-  const claims = checked.value;
-  const principal = {
-    ...{ name: approver.name, kind: 'human' as const, groups: approver.groups },
-    ...{ jti: claims.jti, expiresAt: claims.exp * 1000 },
-  };
+  const checked = await checkApproverStatement(config, statement, now, form);
+  if (!checked.ok) return checked;
+  const { approver, claims } = checked.value;
+  const principal = statementPrincipal(checked.value);
   const scopes = { clusters: [], pipelines: [] };
   return verified({
     identity: { kind: 'statement', subject: approver.name, scopes, principal },

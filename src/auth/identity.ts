@@ -43,6 +43,8 @@ export interface AuthorizationClaim {
   comment?: string;
   /** The signed statement as received (the JWS door only). */
   statement?: string;
+  /** The digest of the previewed change the approver saw: it counts only while that holds. */
+  previewDigest?: string;
 }
 
 /** What a rollback request asks, once authenticated (docs/api.md, "Rollbacks"). */

@@ -10,8 +10,9 @@ import { boundedId, MAX_RECORDED_PRINCIPAL } from '../text/bounded-id.js';
 import type { PipelineRef } from '../pipeline/id.js';
 import { matchingPolicies, policyCovers } from './ci-policy.js';
 import { OidcVerifier } from './oidc.js';
-import { factText, refuse, verified, withFacts, type Checked } from './refusal.js';
-import { checkStatement, statementSigner } from './statement.js';
+import { factText, refuse, verified, type Checked } from './refusal.js';
+import { APPROVAL_STATEMENT_FORM } from './statement.js';
+import { checkApproverStatement, statementPrincipal } from './approver-statement.js';
 import { checkRollbackStatement } from './rollback-statement.js';
 import type { Identity } from './identity.js';
 
@@ -64,35 +65,27 @@ export class Principals {
     target: AuthorizationTarget,
     now: number,
   ): Promise<Checked<Identity>> {
-    const name = statementSigner(statement);
-    if (name === undefined) return refuse('Malformed');
-    const approver = this.config.approvers.find((a) => a.name === name);
-    if (approver === undefined) return refuse('UnknownApprover', { kid: factText(name) });
-    const policy = {
-      maxLifetimeSeconds: this.config.maxStatementLifetimeSeconds,
-      clockToleranceSeconds: this.config.clockToleranceSeconds,
-    };
-    const checked = await checkStatement(statement, approver, policy, now);
-    if (!checked.ok) return withFacts(checked, { kid: factText(name) });
-    const claims = checked.value;
+    const checked = await checkApproverStatement(
+      this.config,
+      statement,
+      now,
+      APPROVAL_STATEMENT_FORM,
+    );
+    if (!checked.ok) return checked;
+    const { approver, claims } = checked.value;
     const { namespace, name: pipeline } = target.pipeline;
     if (claims.pipeline !== `${namespace}/${pipeline}` || claims.environment !== target.environment)
-      return refuse('StatementForAnotherTarget', { kid: factText(name) });
+      return refuse('StatementForAnotherTarget', { kid: factText(approver.name) });
     return verified({
       kind: 'statement',
       subject: approver.name,
       scopes: NO_SCOPES,
-      principal: {
-        name: approver.name,
-        kind: 'human',
-        groups: approver.groups,
-        jti: claims.jti,
-        expiresAt: claims.exp * 1000,
-      },
+      principal: statementPrincipal(checked.value),
       claim: {
         revision: claims.revision,
         decision: claims.decision,
         ...(claims.comment === undefined ? {} : { comment: claims.comment }),
+        ...(claims.previewDigest === undefined ? {} : { previewDigest: claims.previewDigest }),
         statement,
       },
     });

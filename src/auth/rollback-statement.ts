@@ -7,16 +7,15 @@
  */
 import type { CryptoKey, KeyObject } from 'jose';
 import { SignJWT } from 'jose';
-import type { AuthorizationConfig } from '../config/gateway-config.js';
 import type { Identity } from './identity.js';
 import type { PipelineRef } from '../pipeline/id.js';
-import { factText, refuse, verified, withFacts, type Checked } from './refusal.js';
 import {
-  checkSigned,
-  statementSigner,
-  STATEMENT_ALGORITHMS,
-  type SignedClaims,
-} from './statement.js';
+  checkApproverStatement,
+  statementPrincipal,
+  type ApproverStatementConfig,
+} from './approver-statement.js';
+import { factText, refuse, verified, type Checked } from './refusal.js';
+import { STATEMENT_ALGORITHMS, type SignedClaims } from './statement.js';
 
 /** The JWS `typ` of a rollback statement. */
 export const ROLLBACK_STATEMENT_TYPE = 'promotion-rollback+jwt';
@@ -53,37 +52,23 @@ export function rollbackClaimsOf(
  * identity whose `rollback` says what it asks; otherwise the refusal saying why (a 401).
  */
 export async function checkRollbackStatement(
-  config: Pick<
-    AuthorizationConfig,
-    'approvers' | 'maxStatementLifetimeSeconds' | 'clockToleranceSeconds'
-  >,
+  config: ApproverStatementConfig,
   statement: string,
   target: { pipeline: PipelineRef; environment: string },
   now: number,
 ): Promise<Checked<Identity>> {
-  const name = statementSigner(statement);
-  if (name === undefined) return refuse('Malformed');
-  const approver = config.approvers.find((a) => a.name === name);
-  if (approver === undefined) return refuse('UnknownApprover', { kid: factText(name) });
-  const policy = {
-    maxLifetimeSeconds: config.maxStatementLifetimeSeconds,
-    clockToleranceSeconds: config.clockToleranceSeconds,
-  };
   const form = { typ: ROLLBACK_STATEMENT_TYPE, claims: rollbackClaimsOf };
-  const checked = await checkSigned(statement, approver, policy, now, form);
-  if (!checked.ok) return withFacts(checked, { kid: factText(name) });
-  const claims = checked.value;
+  const checked = await checkApproverStatement(config, statement, now, form);
+  if (!checked.ok) return checked;
+  const { approver, claims } = checked.value;
   const { namespace, name: pipeline } = target.pipeline;
   if (claims.pipeline !== `${namespace}/${pipeline}` || claims.environment !== target.environment)
-    return refuse('StatementForAnotherTarget', { kid: factText(name) });
+    return refuse('StatementForAnotherTarget', { kid: factText(approver.name) });
   return verified({
     kind: 'statement',
     subject: approver.name,
     scopes: { clusters: [], pipelines: [] },
-    principal: {
-      ...{ name: approver.name, kind: 'human' as const, groups: approver.groups },
-      ...{ jti: claims.jti, expiresAt: claims.exp * 1000 },
-    },
+    principal: statementPrincipal(checked.value),
     rollback: {
       reason: claims.reason,
       statement,

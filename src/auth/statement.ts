@@ -39,10 +39,15 @@ export interface StatementClaims {
   revision: string;
   decision: AuthorizationDecision;
   comment?: string;
+  /** The digest of the previewed change the approver saw (docs/approvals.md). */
+  previewDigest?: string;
   iat: number;
   exp: number;
   jti: string;
 }
+
+/** A preview's digest as a statement may carry it. */
+const PREVIEW_DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 /** The limits a statement must keep. */
 export interface StatementPolicy {
@@ -63,11 +68,17 @@ function isText(value: unknown, max: number): value is string {
 /** The claims when the payload has exactly the right shape, else undefined. */
 function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined {
   const { sub, pipeline, environment, revision, decision, comment, iat, exp, jti } = payload;
+  const { previewDigest } = payload;
   if (!isText(sub, 253) || !isText(pipeline, 317) || !isText(environment, 253)) return undefined;
   if (!isText(revision, MAX_REVISION_LENGTH) || !isText(jti, 256)) return undefined;
   if (decision !== 'approve' && decision !== 'reject' && decision !== 'break-glass')
     return undefined;
   if (comment !== undefined && !isText(comment, MAX_COMMENT_LENGTH)) return undefined;
+  if (
+    previewDigest !== undefined &&
+    !(isText(previewDigest, 71) && PREVIEW_DIGEST.test(previewDigest))
+  )
+    return undefined;
   if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
   return {
     sub,
@@ -76,11 +87,18 @@ function claimsOf(payload: Record<string, unknown>): StatementClaims | undefined
     revision,
     decision,
     ...(comment === undefined ? {} : { comment }),
+    ...(previewDigest === undefined ? {} : { previewDigest }),
     iat,
     exp,
     jti,
   };
 }
+
+/** The approval statement's form: its `typ` and the parser of its claims. */
+export const APPROVAL_STATEMENT_FORM: StatementForm<StatementClaims> = {
+  typ: STATEMENT_TYPE,
+  claims: claimsOf,
+};
 
 /**
  * The claims of `statement` when it is a valid statement by `signer` at `now` (ms): signed by
@@ -95,7 +113,7 @@ export function checkStatement(
   policy: StatementPolicy,
   now: number,
 ): Promise<Checked<StatementClaims>> {
-  return checkSigned(statement, signer, policy, now, { typ: STATEMENT_TYPE, claims: claimsOf });
+  return checkSigned(statement, signer, policy, now, APPROVAL_STATEMENT_FORM);
 }
 
 /** What every kind of signed statement claims besides its own fields. */

@@ -30,6 +30,9 @@ import {
   signingKey,
 } from './statement-key.js';
 import { verifyCommand, VERIFY_USAGE } from './verify-approvals.js';
+import { fetchPreview, gatewayAccess, PreviewError } from './preview-fetch.js';
+import type { Preview } from '../preview/previewer.js';
+import { neutralize } from '../text/text.js';
 
 const KEYGEN_USAGE = `Usage: promotion-gateway approvals keygen --name NAME [--out DIR] [--alg EdDSA|ES256]
   Writes NAME.key.pem (the private key, mode 0600: keep it yourself) and NAME.pub.pem (the
@@ -39,11 +42,17 @@ const KEYGEN_USAGE = `Usage: promotion-gateway approvals keygen --name NAME [--o
 const SIGN_USAGE = `Usage: promotion-gateway approvals sign --name NAME --key NAME.key.pem
          --pipeline NAMESPACE/NAME --env ENV --revision REV
          [--reject | --break-glass] [--comment TEXT] [--ttl SECONDS] [--send GATEWAY_URL]
+         [--gateway URL] [--token TOKEN] [--no-preview]
   Signs a statement approving (or, with --reject, rejecting) REV for ENV of the pipeline,
   valid for --ttl seconds (default 300; the gateway refuses more than its configured maximum).
   --break-glass authorizes REV past a halt or window holding it (docs/policy.md); --comment
   is then required: the reason, kept with the record.
-  Without --send it prints the statement; with it, POSTs it to the gateway and prints the answer.
+  An approval carries the digest of the change it approves (previewDigest): the preview is
+  fetched from --gateway (default --send, else $PROMOTION_GATEWAY_URL) with --token (default
+  $PROMOTION_GATEWAY_TOKEN), and the approval counts only while the change keeps that digest.
+  --no-preview signs without it (the approval then covers whatever change REV makes).
+  Without --send it prints the statement; with it, POSTs it to the gateway and prints the
+  preview's summary and digest, then the answer.
 `;
 
 /** The usage of `promotion-gateway approvals`. */
@@ -79,22 +88,31 @@ async function keygen(
 
 const SIGN_OPTIONS = {
   ...valueOptions('name', 'key', 'pipeline', 'env', 'revision', 'comment', 'ttl', 'send'),
-  ...flagOptions('reject', 'break-glass'),
+  ...valueOptions('gateway', 'token'),
+  ...flagOptions('reject', 'break-glass', 'no-preview'),
 };
 
 async function sign(
   values: CommandValues<typeof SIGN_OPTIONS>,
-  { out }: CommandIo,
+  { out, env }: CommandIo,
 ): Promise<number> {
   const { key, alg } = await signingKey(values.key);
+  const claims = {
+    sub: required(values.name, '--name'),
+    pipeline: pipelineOf(values.pipeline),
+    environment: required(values.env, '--env'),
+    revision: required(values.revision, '--revision'),
+    decision: decisionOf(values),
+    ...(values.comment === undefined ? {} : { comment: plainText(values.comment, '--comment') }),
+  };
+  // Fetched once the statement's own fields are known good: a mistake costs no request.
+  const preview = await previewFor(values, env);
+  if (preview !== undefined && values.send !== undefined)
+    out.write(`previewed: ${neutralize(preview.summary)}\ndigest ${preview.digest}\n`);
   const jws = await signStatement(
     {
-      sub: required(values.name, '--name'),
-      pipeline: pipelineOf(values.pipeline),
-      environment: required(values.env, '--env'),
-      revision: required(values.revision, '--revision'),
-      decision: decisionOf(values),
-      ...(values.comment === undefined ? {} : { comment: plainText(values.comment, '--comment') }),
+      ...claims,
+      ...(preview === undefined ? {} : { previewDigest: preview.digest }),
       ...lifetime(values.ttl),
       jti: randomUUID(),
     },
@@ -117,6 +135,31 @@ async function send(
 ): Promise<number> {
   const url = `${gateway.replace(/\/$/, '')}/v1/pipelines/${pipeline}/environments/${encodeURIComponent(env)}/approvals`;
   return (await postStatement(url, jws, out)) === 202 ? 0 : 1;
+}
+
+/**
+ * The preview an approval is signed over, fetched from the gateway; undefined for a rejection,
+ * a break-glass or with --no-preview. Throws when the gateway previews another revision or
+ * cannot know the change now: an approval of a change nobody saw is not made by default.
+ */
+async function previewFor(
+  values: CommandValues<typeof SIGN_OPTIONS>,
+  env: CommandIo['env'],
+): Promise<Preview | undefined> {
+  if (values['no-preview'] === true || decisionOf(values) !== 'approve') return undefined;
+  const access = gatewayAccess(values, env, values.send);
+  const environment = required(values.env, '--env');
+  const preview = await fetchPreview(access, pipelineOf(values.pipeline), environment);
+  const revision = required(values.revision, '--revision');
+  if (preview.revision !== revision)
+    throw new PreviewError(
+      `${environment}'s pending promotion is of ${neutralize(preview.revision)}, not ${revision}`,
+    );
+  if (preview.change.kind === 'unavailable')
+    throw new PreviewError(
+      `the change cannot be known now (${preview.change.reason}); sign with --no-preview to approve without it`,
+    );
+  return preview;
 }
 
 /** The statement's decision; a break-glass needs its reason (--comment). */

@@ -112,6 +112,12 @@ export interface EvaluationInput {
    * the order of revisions (promotion-order.ts). Absent = not known, no order is enforced.
    */
   firstVerified?: Readonly<Record<string, number | undefined>>;
+  /**
+   * Per environment and revision, the digest of the change promoting it would make now (from a
+   * preview). An approval bound to another digest does not count; absent = not known, and an
+   * approval bound to a digest counts as recorded (the promotion checks it before it runs).
+   */
+  previewDigests?: Readonly<Record<string, Readonly<Record<string, string>> | undefined>>;
   /** Per environment, its stored history and `verified` list (what was promoted, what arrived). */
   histories?: Readonly<Record<string, Pick<EnvironmentStatus, 'history' | 'verified'> | undefined>>;
   /**
@@ -245,6 +251,8 @@ export interface GateView {
   requiredHuman: number;
   approvedBy: string[];
   rejectedBy?: string;
+  /** Allowed principals whose approval was given for a preview that no longer holds. */
+  previewChanged?: string[];
   /** e.g. "1 of 2 approvals". */
   summary: string;
 }

@@ -6,7 +6,8 @@ import type { PipelineEnvironment } from '../pipeline/pipeline-resource.js';
 import { Reasons } from './reasons.js';
 import { decideFromRecord, normalisePolicy } from './retry.js';
 import { display } from '../text/text.js';
-import { gateOf, missing, tally, type Gate } from './gate.js';
+import { gateOf } from './gate.js';
+import { decideGated } from './gated-decision.js';
 import { heldBy } from './policy-gates.js';
 import { decidePromoted } from './drift.js';
 import { heldByRecords, upToDate } from './record-holds.js';
@@ -130,6 +131,10 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
     throw new RangeError(`environment index ${i} out of range`);
   }
   const base = { environment: env.name };
+  // A rollback reads only its own environment: an upstream that cannot be read does not stop it.
+  const ownKnown = own.length > 0 && !hasUnknown(own);
+  const rollback = ownKnown ? decideRollback(ctx.input, i, own) : undefined;
+  if (rollback !== undefined) return rollback;
   const blocked = ctx.targets.slice(0, i).findIndex(hasUnknown);
   if (blocked >= 0) {
     const at = ctx.input.spec.environments[blocked]?.name ?? '';
@@ -156,8 +161,6 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
       message: `${env.name} cannot be verified: ${describeTargets(own.filter((t) => t.health === 'Unknown'))} unknown`,
     };
   }
-  const rollback = decideRollback(ctx.input, i, own);
-  if (rollback !== undefined) return rollback;
   const source = summarise(upstream);
   if (source.kind !== 'Ready') return waitForUpstream(env.name, upstreamEnv.name, source);
   const ready = `${upstreamEnv.name} is healthy at ${display(source.revision)} on ${count(upstream.length)}`;
@@ -210,7 +213,7 @@ function decideAgainst(
   const gated = heldBy(args);
   if (gated !== undefined) return gated;
   const gate = gateOf(ctx.input.spec, env, ctx.input.floors?.[env.name]);
-  if (gate !== undefined) return decideGated(ctx, env, gate, ready, revision);
+  if (gate !== undefined) return decideGated(ctx.input, env, gate, ready, revision);
   return {
     environment: env.name,
     revision,
@@ -218,52 +221,5 @@ function decideAgainst(
     attempt: 1,
     reason: Reasons.UpstreamReady,
     message: `${ready}; promoting ${env.name}`,
-  };
-}
-
-/** A gated environment: promote only what the gate's approvals cover, for exactly `revision`. */
-function decideGated(
-  ctx: Context,
-  env: PipelineEnvironment,
-  gate: Gate,
-  ready: string,
-  revision: string,
-): EnvironmentDecision {
-  const counted = tally(gate, ctx.input.authorizations?.[env.name] ?? [], revision);
-  const summary = missing(gate, counted);
-  const base = {
-    environment: env.name,
-    revision,
-    gate: {
-      required: gate.minApprovals,
-      requiredHuman: gate.minHumanApprovals,
-      approvedBy: counted.approvedBy,
-      ...(counted.rejectedBy === undefined ? {} : { rejectedBy: counted.rejectedBy }),
-      summary,
-    },
-  };
-  const rev = display(revision);
-  if (counted.rejectedBy !== undefined) {
-    return {
-      ...base,
-      outcome: 'Rejected',
-      reason: Reasons.ApprovalRejected,
-      message: `${ready}; ${display(counted.rejectedBy)} rejected ${rev} for ${env.name}; a newer revision is needed`,
-    };
-  }
-  if (counted.satisfied) {
-    return {
-      ...base,
-      outcome: 'Promote',
-      attempt: 1,
-      reason: Reasons.Approved,
-      message: `${ready}; promoting ${env.name} (approved: ${summary})`,
-    };
-  }
-  return {
-    ...base,
-    outcome: 'WaitingApproval',
-    reason: Reasons.ApprovalRequired,
-    message: `${ready}; ${env.name} needs approval of ${rev}: ${summary}`,
   };
 }

@@ -36,6 +36,8 @@ export interface GateTally {
   humans: number;
   /** The first allowed principal that rejected the revision, if any. */
   rejectedBy?: string;
+  /** Allowed principals whose approval is bound to a preview digest other than `digest`. */
+  previewChanged: string[];
   satisfied: boolean;
 }
 
@@ -83,19 +85,35 @@ export function allows(gate: Gate, record: AuthorizationRecord): boolean {
   return gate.approverLists.every((list) => listAllows(list, record));
 }
 
-/** Tallies the records of `revision` against `gate`: distinct principals count once each. */
+/** Whether `record` is bound to a preview digest other than `digest` (when that is known). */
+function previewMoved(record: AuthorizationRecord, digest: string | undefined): boolean {
+  return (
+    record.previewDigest !== undefined && digest !== undefined && record.previewDigest !== digest
+  );
+}
+
+/**
+ * Tallies the records of `revision` against `gate`: distinct principals count once each, and
+ * an approval bound to a preview digest other than `digest` (the change's now) not at all.
+ */
 export function tally(
   gate: Gate,
   records: readonly AuthorizationRecord[],
   revision: string,
+  digest?: string,
 ): GateTally {
   const approvedBy: string[] = [];
+  const previewChanged: string[] = [];
   let humans = 0;
   let rejectedBy: string | undefined;
   for (const record of records) {
     if (record.revision !== revision || !allows(gate, record)) continue;
     // A rollback request authorizes a rollback (rollback.ts), never a promotion.
     if (record.decision === 'rollback') continue;
+    if (record.decision !== 'reject' && previewMoved(record, digest)) {
+      if (!previewChanged.includes(record.principal)) previewChanged.push(record.principal);
+      continue;
+    }
     if (record.decision === 'reject') {
       rejectedBy ??= record.principal;
       continue;
@@ -108,7 +126,11 @@ export function tally(
     rejectedBy === undefined &&
     approvedBy.length >= gate.minApprovals &&
     humans >= gate.minHumanApprovals;
-  return { approvedBy, humans, ...(rejectedBy === undefined ? {} : { rejectedBy }), satisfied };
+  const stale = previewChanged.filter((p) => !approvedBy.includes(p));
+  return {
+    ...{ approvedBy, humans, previewChanged: stale, satisfied },
+    ...(rejectedBy === undefined ? {} : { rejectedBy }),
+  };
 }
 
 /** What the gate still needs, for a message: "1 of 2 approvals (1 more by a person)". */

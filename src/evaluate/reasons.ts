@@ -62,6 +62,11 @@ export const Reasons = {
   Approved: 'Approved',
   /** Gated environment: waiting for approvals of the upstream revision. */
   ApprovalRequired: 'ApprovalRequired',
+  /**
+   * Gated environment: an approval was given for a previewed change whose digest is no longer
+   * the change's now (the base branch moved, the source changed): it does not count.
+   */
+  PreviewChanged: 'PreviewChanged',
   /** Gated environment: an allowed approver rejected the upstream revision. */
   ApprovalRejected: 'ApprovalRejected',
   /** The upstream environment is Healthy at one revision this environment does not run. */

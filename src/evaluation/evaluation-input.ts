@@ -17,6 +17,7 @@ import type {
   TargetStatus,
 } from '../evaluate/decisions.js';
 import type { EnvironmentStatus, Pipeline } from '../pipeline/pipeline-resource.js';
+import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import type { Announcement } from '../verify/announcements.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { soakInputOf, type ReadHistories } from './soak-input.js';
@@ -83,6 +84,13 @@ export interface EvaluationSettings {
   breakGlass?: BreakGlassPolicy | undefined;
   /** The configured approvers' names (who may roll back by default); absent = any person. */
   approvers?: readonly string[] | undefined;
+  /** The latest preview digests this replica computed (src/preview); absent = none known. */
+  previews?: PreviewDigests | undefined;
+}
+
+/** The digest of the change promoting `revision` to an environment would make, when known. */
+export interface PreviewDigests {
+  latestDigest(id: PipelineId, environment: string, revision: string): string | undefined;
 }
 
 /** An evaluation and the input it decided on, so that what explains it decides on the same. */
@@ -126,7 +134,30 @@ export function evaluationInputOf(
     ...(pipeline.status?.halts === undefined ? {} : { halts: pipeline.status.halts }),
     ...(settings.breakGlass === undefined ? {} : { breakGlass: settings.breakGlass }),
     ...(settings.approvers === undefined ? {} : { approvers: settings.approvers }),
+    ...previewDigestsOf(pipeline, settings.previews),
   };
+}
+
+/**
+ * For each revision an approval bound to a preview digest was recorded for, the digest of that
+ * change as this replica last computed it: the evaluator counts such an approval only while
+ * the two agree. Nothing is looked up for a Pipeline without such approvals.
+ */
+function previewDigestsOf(
+  pipeline: Pipeline,
+  previews: PreviewDigests | undefined,
+): Pick<EvaluationInput, 'previewDigests'> {
+  if (previews === undefined) return {};
+  const id = pipelineIdOf(pipeline);
+  const out: Record<string, Record<string, string>> = {};
+  for (const [env, stored] of Object.entries(pipeline.status?.environments ?? {})) {
+    for (const record of stored.approvals ?? []) {
+      if (record.previewDigest === undefined) continue;
+      const digest = previews.latestDigest(id, env, record.revision);
+      if (digest !== undefined) (out[env] ??= {})[record.revision] = digest;
+    }
+  }
+  return Object.keys(out).length === 0 ? {} : { previewDigests: out };
 }
 
 /**

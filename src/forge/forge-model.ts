@@ -57,9 +57,32 @@ export type PushOutcome =
   | { outcome: 'AlreadyAtRevision'; base: string }
   | { outcome: 'Failed'; failure: ForgeFailure };
 
+/** One file the change edits: its text on the base commit and after the marked values are set. */
+export interface EditedFile {
+  path: string;
+  before: string;
+  after: string;
+}
+
+/**
+ * What a push would do, computed without writing anything: the base commit and each edited
+ * file (none when the base already holds the revision), or why it cannot be known.
+ */
+export type EditOutcome =
+  | { outcome: 'Edits'; base: string; files: EditedFile[] }
+  | { outcome: 'Failed'; failure: ForgeFailure };
+
+/** The base branch's head commit, read from the remote's refs alone, or why not. */
+export type HeadOutcome =
+  { outcome: 'Head'; base: string } | { outcome: 'Failed'; failure: ForgeFailure };
+
 /** The Git side: fetch the base shallowly, set the marked values, commit, force-push. */
 export interface PromotionPusher {
   push(change: PromotionChange): Promise<PushOutcome>;
+  /** The edits `push` would commit on the current base, by the same code; reads only. */
+  edits?(change: PromotionChange): Promise<EditOutcome>;
+  /** The current head of the change's base branch (one ref listing; no objects fetched). */
+  baseHead?(change: PromotionChange): Promise<HeadOutcome>;
 }
 
 /** A pull (GitHub) or merge (GitLab) request, as the Pipeline status records it. */

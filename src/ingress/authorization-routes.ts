@@ -205,6 +205,7 @@ function approvalClaim(body: ApprovalBody | string): AuthorizationClaim | undefi
     revision: body.revision,
     decision: body.decision,
     ...(body.comment === undefined ? {} : { comment: body.comment }),
+    ...(body.previewDigest === undefined ? {} : { previewDigest: body.previewDigest }),
   };
 }
 
@@ -256,6 +257,8 @@ function answerOf(result: AuthorizationResult) {
       return fail(new GatewayError('NotWaiting', refusal.detail));
     case 'Forbidden':
       return fail(new GatewayError('Forbidden', refusal.detail));
+    case 'PreviewChanged':
+      return fail(new GatewayError('PreviewChanged', refusal.detail));
     case 'Full':
       return fail(new GatewayError('RateLimited', undefined, { retryAfterSeconds: 60 }));
     case 'Contended':

@@ -15,6 +15,11 @@ export const ErrorCodes = {
   NotFound: { status: 404, message: 'No such resource.' },
   NotWaiting: { status: 409, message: 'The environment is not waiting for that revision.' },
   Replayed: { status: 409, message: 'This credential has been used already.' },
+  PreviewChanged: {
+    status: 409,
+    message:
+      'The change the promotion would make is no longer the one previewed; preview it again.',
+  },
   Contended: {
     status: 409,
     message: 'The Pipeline status kept changing while this was being recorded; retry.',

@@ -93,9 +93,15 @@ function waitingFacts(ctx: EnvContext): NotificationFact[] {
       subject: '',
       reason: 'WaitingForApproval',
       severity: 'info',
-      message: `${ctx.env.name} waits for an approval of ${waiting.revision}`,
+      message: `${ctx.env.name} waits for an approval of ${waiting.revision}; what it changes and the digest an approval signs: ${previewPath(ctx)}`,
     },
   ];
+}
+
+/** The API path of the pending promotion's preview: names alone, so the body is decided once. */
+function previewPath(ctx: EnvContext): string {
+  const { namespace, name } = ctx.pipeline.metadata;
+  return `GET /v1/pipelines/${namespace}/${name}/environments/${encodeURIComponent(ctx.env.name)}/preview`;
 }
 
 /**

@@ -5,9 +5,19 @@
 import type { PromotionHistoryEntry } from '../pipeline/pipeline-resource.js';
 import { base, type EnvContext, type NotificationFact } from './fact-context.js';
 
-/** The facts of every history entry of the environment, oldest first. */
+/**
+ * The facts of every history entry of the environment, oldest first. A revision that runs again
+ * (promoted after a rollback from it, or rolled back to twice) tells its later runs' facts under
+ * the subject `run N`: an event is known by (type, environment, revision, subject), so a later
+ * run's facts would otherwise pass for the first run's, already recorded, and never be sent.
+ */
 export function promotionFacts(ctx: EnvContext): NotificationFact[] {
-  return (ctx.status.history ?? []).flatMap((entry) => historyFacts(ctx, entry));
+  const runs = new Map<string, number>();
+  return (ctx.status.history ?? []).flatMap((entry) => {
+    const run = (runs.get(entry.revision) ?? 0) + 1;
+    runs.set(entry.revision, run);
+    return historyFacts(ctx, entry, run === 1 ? '' : `run ${String(run)}`);
+  });
 }
 
 /** The notification types and words of a history entry: a promotion's, or a rollback's. */
@@ -32,7 +42,11 @@ function kindOf(entry: PromotionHistoryEntry) {
   } as const;
 }
 
-function historyFacts(ctx: EnvContext, entry: PromotionHistoryEntry): NotificationFact[] {
+function historyFacts(
+  ctx: EnvContext,
+  entry: PromotionHistoryEntry,
+  subject: string,
+): NotificationFact[] {
   const where = `${ctx.pipeline.metadata.namespace}/${ctx.pipeline.metadata.name} ${ctx.env.name}`;
   const kind = kindOf(entry);
   const what = `${kind.noun} of ${where} to ${entry.revision}${kind.note}`;
@@ -41,7 +55,7 @@ function historyFacts(ctx: EnvContext, entry: PromotionHistoryEntry): Notificati
   if (started !== undefined)
     facts.push({
       ...started,
-      subject: '',
+      subject,
       reason: kind.started,
       severity: 'info',
       message: `${what} started`,
@@ -55,7 +69,7 @@ function historyFacts(ctx: EnvContext, entry: PromotionHistoryEntry): Notificati
     const reason = /^([A-Z][A-Za-z0-9]*):/.exec(entry.failure ?? '')?.[1] ?? kind.failed;
     facts.push({
       ...failed,
-      subject: '',
+      subject,
       reason,
       severity: 'error',
       message: `${what} failed: ${entry.failure ?? reason}`,
@@ -69,7 +83,7 @@ function historyFacts(ctx: EnvContext, entry: PromotionHistoryEntry): Notificati
   if (succeeded !== undefined)
     facts.push({
       ...succeeded,
-      subject: '',
+      subject,
       reason: kind.done,
       severity: 'info',
       message: `${what} succeeded (attempt ${String(entry.attempts)})`,

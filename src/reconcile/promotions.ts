@@ -13,6 +13,7 @@ import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { statusesFor, type PipelineEvaluation } from '../evaluation/evaluation-input.js';
 import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
+import { stillApproved, type PreviewsAt } from './preview-check.js';
 
 /**
  * Where a pass's confirmation round (confirmation-round.ts) left a Pipeline's mark: the oldest
@@ -46,6 +47,8 @@ export interface PromotionDeps {
   onUnkeptClaim?: () => void;
   /** The marks of the pass's confirmation round; absent = every confirmation reads itself. */
   confirmations?: ConfirmationMarks;
+  /** The change a promotion would make now: approvals bound to a preview are checked on it. */
+  previews?: PreviewsAt;
 }
 
 /** What a promotion pass ended with. */
@@ -55,7 +58,7 @@ export interface PromotionPass {
   /** The newest stored Pipeline seen, when the pass read or wrote it. */
   pipeline?: Pipeline;
   conflicts: number;
-  /** Re-check soon: a claim conflicted or the spec moved under us. */
+  /** Re-check soon: a claim conflicted, the spec moved under us, or a change could not be previewed. */
   retry: boolean;
 }
 
@@ -86,6 +89,7 @@ export async function promoteAll(
   }
   await rereadBehindRecords(deps, current, targets, wanted);
   let conflicts = 0;
+  let changeUnknown = false;
   const attempted = new Set<string>();
   // Each promotion is decided on the object the previous one left: a decision made before
   // another environment's claim and outcome were written would claim on an old view of them.
@@ -97,6 +101,9 @@ export async function promoteAll(
     attempted.add(decision.environment);
     const strategy = deps.strategyFor(current, decision.environment);
     if (strategy === undefined) continue;
+    const approved = await stillApproved(deps, current, targets, decision);
+    changeUnknown ||= approved === 'unknown';
+    if (approved !== 'yes') continue;
     const outcome = await executePromotion({
       status: deps.status,
       pipeline: current,
@@ -113,7 +120,8 @@ export async function promoteAll(
     if (outcome.outcome === 'Conflict' || outcome.outcome === 'Unkept') break;
   }
   const final = evaluateOn(deps, current, statusesFor(deps.verified, current, targets));
-  return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 };
+  // A change that could not be previewed is looked at again soon, as a conflict is.
+  return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 || changeUnknown };
 }
 
 /** The outcomes of a promotion whose strategy ran (after its claim was kept). */
@@ -225,14 +233,18 @@ function logOutcome(
   decision: EnvironmentDecision,
   outcome: PromotionOutcome,
 ): void {
+  // A rollback is a promotion to an earlier revision: its lines say so, and from what.
+  const rollback = decision.rollback;
   const fields = {
     pipeline: pipelineIdOf(pipeline),
     environment: decision.environment,
     revision: decision.revision,
     attempt: decision.attempt,
     outcome: outcome.outcome,
+    ...(rollback === undefined ? {} : { rollbackFrom: rollback.from }),
   };
-  if (outcome.outcome === 'Promoted') logger.info(fields, 'promotion succeeded');
+  const what = rollback === undefined ? 'promotion' : 'rollback';
+  if (outcome.outcome === 'Promoted') logger.info(fields, `${what} succeeded`);
   else if (outcome.outcome === 'Conflict')
     logger.info(fields, 'promotion claimed by another replica');
   else if (outcome.outcome === 'Unkept')
@@ -243,6 +255,6 @@ function logOutcome(
   else
     logger.warn(
       { ...fields, message: 'result' in outcome ? outcome.result.message : undefined },
-      'promotion did not succeed',
+      `${what} did not succeed`,
     );
 }

@@ -9,6 +9,13 @@ import type { NameSchema, NamespaceSchema } from './routes.js';
 /** Authorization request `definitions.revision`. */
 export const RevisionSchema = Type.String({ minLength: 1, maxLength: 256 });
 
+/** Authorization request `definitions.previewDigest`: a preview's digest (docs/api.md). */
+export const PreviewDigestSchema = Type.String({
+  description: "The digest of the previewed change the approver saw: 'sha256:' and 64 hex digits.",
+  pattern: '^sha256:[0-9a-f]{64}$',
+  maxLength: 71,
+});
+
 /** Authorization request `definitions.reason`. */
 export const ReasonSchema = Type.String({
   description: "A break-glass authorization's reason: some text besides spaces.",
@@ -24,6 +31,7 @@ export const ApprovalBodySchema = Type.Object(
     revision: Ref<typeof RevisionSchema>('revision'),
     decision: Type.Enum(['approve', 'reject', 'break-glass']),
     comment: Type.Optional(Type.String({ maxLength: 1024, format: 'plain-text' })),
+    previewDigest: Type.Optional(Ref<typeof PreviewDigestSchema>('previewDigest')),
   },
   {
     additionalProperties: false,

@@ -14,6 +14,7 @@ import {
   RollbackBodySchema,
   LabelSelectorSchema,
   PromotionBodySchema,
+  PreviewDigestSchema,
   ReasonSchema,
   RevisionSchema,
 } from './authorization.js';
@@ -113,6 +114,7 @@ export const schemaDocuments: readonly SchemaDocument[] = [
     definitions: {
       revision: RevisionSchema,
       reason: ReasonSchema,
+      previewDigest: PreviewDigestSchema,
       approval: ApprovalBodySchema,
       halt: HaltBodySchema,
       labelSelector: LabelSelectorSchema,

@@ -20,6 +20,13 @@ export const AuthorizationRecordSchema = Type.Object({
   groups: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
   jti: Type.Optional(Type.String({ maxLength: 256 })),
   kind: StringEnum(['human', 'ci', 'legacy']),
+  previewDigest: Type.Optional(
+    Type.String({
+      description:
+        'PreviewDigest is the digest of the previewed change the approval was given for; it counts only while the change has that digest.',
+      maxLength: 71,
+    }),
+  ),
   principal: Type.String({ maxLength: 512 }),
   revision: Type.String(),
   statement: Type.Optional(

@@ -5,6 +5,7 @@
  * on the page (a re-check finding the same state) changes no row and sends nothing. Rows are
  * rendered once per change for every viewer; who may see which is the stream's business.
  */
+import type { PreviewAnswer } from '../preview/pipeline-previews.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { PipelineView } from '../reconcile/view.js';
@@ -24,6 +25,8 @@ export interface FleetSource {
   view(id: PipelineId): PipelineView | undefined;
   /** Calls `listener` with the id of a Pipeline whose object or view changed; returns an unsubscribe. */
   subscribe(listener: (id: PipelineId) => void): () => void;
+  /** The preview of an environment's pending promotion (src/preview); absent: not shown. */
+  preview?(id: PipelineId, environment: string): Promise<PreviewAnswer>;
 }
 
 /** One rendered row. */

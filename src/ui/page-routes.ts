@@ -5,7 +5,9 @@
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { SchemaRefs } from '../ingress/route-schemas.js';
-import type { PipelineParamsSchema } from '../shapes/routes.js';
+import type { EnvironmentParamsSchema, PipelineParamsSchema } from '../shapes/routes.js';
+import type { PreviewAnswer } from '../preview/pipeline-previews.js';
+import { previewPage } from './preview-page.js';
 import type { Static } from 'typebox';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import { viewerOf, type AccessSettings, type Viewer } from './ui-access.js';
@@ -84,6 +86,16 @@ export function bodyRenderer(source: FleetSource, now: () => number): Render {
   };
 }
 
+/** Route params of an environment (schemas/routes.schema.json `environmentParams`). */
+type EnvironmentParams = Static<typeof EnvironmentParamsSchema>;
+
+/** The error page of a preview that cannot be shown: unknown, not evaluated, nothing pending. */
+function refusalOf(answer: PreviewAnswer | undefined): [number, string] {
+  if (answer?.ok === false && answer.reason === 'NotEvaluated') return [503, 'NotEvaluated'];
+  if (answer?.ok === false && answer.reason === 'NothingPending') return [409, 'NotWaiting'];
+  return [404, 'NotFound'];
+}
+
 /** Registers the pages. */
 export const pageRoutes: FastifyPluginCallback<UiContext> = (app, context, done) => {
   const { hub, assetUrl } = context;
@@ -109,6 +121,25 @@ export const pageRoutes: FastifyPluginCallback<UiContext> = (app, context, done)
       const view = context.source.view(id);
       const text = pipelinePage({ pipeline, view, now: context.now(), since, assetUrl }).text;
       return sendPage(reply, 200, text);
+    },
+  });
+
+  app.get<{ Params: EnvironmentParams }>('/pipelines/:namespace/:name/environments/:env/preview', {
+    schema: { params: { $ref: SchemaRefs.environmentParams } },
+    attachValidation: true,
+    handler: async (request, reply) => {
+      // The viewer first: nothing is read for a request not authenticated and in scope.
+      const viewer = await viewerOrPage(request, reply, context);
+      if (viewer === undefined) return reply;
+      const id = visiblePipeline(request, viewer, context.source);
+      const answer =
+        id === undefined || context.source.preview === undefined
+          ? undefined
+          : await context.source.preview(id, request.params.env);
+      if (answer?.ok === true)
+        return sendPage(reply, 200, previewPage(answer.preview, assetUrl).text);
+      const [status, code] = refusalOf(answer);
+      return sendPage(reply, status, errorPage(status, code, assetUrl).text);
     },
   });
   done();

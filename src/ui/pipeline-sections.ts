@@ -91,6 +91,7 @@ export function gateSection(
   return html`<div data-testid="gate" class="gate">
     <h4>Approval gate</h4>
     <p>${standing}</p>
+    ${previewLink(pipeline, env.name, decision)}
     ${
       shown.length === 0
         ? html`<p class="muted">No approvals recorded.</p>`
@@ -133,6 +134,25 @@ export function gateSection(
         : ''
     }
   </div>`;
+}
+
+/** The outcomes of a decision with a promotion pending, which a preview shows. */
+const PENDING = new Set(['Promote', 'Waiting', 'WaitingApproval']);
+
+/** A link to the change the pending promotion would make (preview-page.ts), when one is. */
+function previewLink(
+  pipeline: Pipeline,
+  environment: string,
+  decision: EnvironmentDecision | undefined,
+): SafeHtml | '' {
+  if (decision?.revision === undefined || !PENDING.has(decision.outcome)) return '';
+  const { namespace, name } = pipeline.metadata;
+  const href = `/pipelines/${namespace}/${name}/environments/${encodeURIComponent(environment)}/preview`;
+  return html`<p>
+    <a data-testid="preview-link" href="${href}"
+      >What promoting ${clip(decision.revision, 64)} changes, and its digest</a
+    >
+  </p>`;
 }
 
 function approvalRow(record: AuthorizationRecord): SafeHtml {

@@ -34,7 +34,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
-  const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts, access.status);
+  const isLeader = () => leadership.isLeader();
+  const notifications = notifier(rt, catalog, { isLeader, alerts, access, loop });
   let stopListing: (() => void) | undefined;
   const readiness = () =>
     readinessOf({
@@ -51,7 +52,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     halts: () => haltsByScope(catalog.haltLists(), rt.now()),
   });
   const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
-  const ui = uiListener(rt, catalog, reconciler);
+  const ui = uiListener(rt, catalog, reconciler, loop.previews);
   return {
     start: async () => {
       logShard(rt);

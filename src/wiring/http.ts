@@ -44,6 +44,7 @@ function authorizations(
       metrics.authorizations.inc({ kind, outcome });
     },
     onUnkept: () => void access.crd.recheck(),
+    previews: loop.previews,
   };
   const authorizer = new Authorizer(deps);
   const approvers = config.authorizations.approvers.map((a) => a.name);
@@ -108,6 +109,7 @@ export function httpApp(
       hintPipeline: (id) => hintAll(catalog, hints, id),
       view: (id) => reconciler.view(id),
       holds: (id) => catalog.has(id),
+      preview: (id, env) => loop.previews.previewOf(id, env),
     },
   });
 }

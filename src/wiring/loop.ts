@@ -7,7 +7,6 @@ import {
   pullRequestPorts,
   pullRequestState,
 } from '../promote/strategies/pull-request/pull-request-ports.js';
-import { strategyFor } from '../promote/strategies/select.js';
 import { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import { announces } from '../verify/announcements.js';
 import { HintedReader } from '../verify/hinted-read.js';
@@ -25,6 +24,8 @@ import type { ClusterAccess } from './cluster-access.js';
 import { checkBook } from './check-runs.js';
 import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
+import { strategyDoors } from './previews.js';
+import type { PipelineId } from '../pipeline/id.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
 export const FRESHNESS_MS = 2_000;
@@ -33,17 +34,20 @@ export const FRESHNESS_MS = 2_000;
  * and a burst of identical events (which a server takes longer to receive than one read takes)
  * costs at most two reads, the second covering every event received before it started.
  */
-const HINT_READ_SPACING_MS = 1_000;
+export const HINT_READ_SPACING_MS = 1_000;
 
 /** hints -> verify -> evaluate -> promote -> status: the three queues and the reconciler. */
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
-  const { verified, writer, status } = access;
-  const { retry: policy, instanceId, webhooks, windows } = config.promotion;
+  const { verified, status } = access;
+  const { retry: policy, instanceId, windows } = config.promotion;
   const { breakGlass } = config.authorizations;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
   const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
+  // Asked for decisions only once the loop runs, by when the reconciler is built.
+  const decisions = (id: PipelineId) => reconciler.view(id)?.decisions;
+  const { strategies, previews } = strategyDoors(rt, catalog, access, pullRequest, decisions);
   // Two edges go back up the path, to queues built below: a check's result re-checks its
   // Pipeline, and a stored record newer than our read is a hint about that object again.
   const checks = checkBook(rt, readSecret, (id) => pipelines.requestPipeline(id, 'check-result'));
@@ -54,9 +58,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     metrics.promotions.inc({ outcome });
   };
   // One evaluation for the checks, the confirmation rounds, the status view and the approvals.
+  const { floors } = config.authorizations;
   const evaluator = new PipelineEvaluator(
     {
-      ...{ policy, floors: config.authorizations.floors, checks, history, windows, breakGlass },
+      ...{ policy, floors, checks, history, windows, breakGlass, previews },
       approvers: config.authorizations.approvers.map((a) => a.name),
     },
     now,
@@ -79,11 +84,8 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const reconciler = new Reconciler({
     ...{ catalog, verified, status, policy, evaluator, instanceId, logger, now },
     freshnessMs: FRESHNESS_MS,
-    strategyFor: (pipeline, env) =>
-      strategyFor(pipeline.spec, env, {
-        ...{ writer, webhooks, fetch: rt.fetch, now, pullRequest },
-        callTimeoutMs: rt.calls.timeoutMs,
-      }),
+    strategyFor: strategies,
+    previews,
     pullRequests: new PullRequestRefresher({
       ...{ status, logger, now, intervalMs: settings.refreshIntervalMs },
       state: pullRequestState(pullRequest),
@@ -118,7 +120,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
       if (announces(source, result)) verified.noteEvent(key);
     },
   });
-  return { reconciler, pipelines, hints, statusWrites, confirmations, evaluator };
+  return { reconciler, pipelines, hints, statusWrites, confirmations, evaluator, previews };
 }
 
 /** What promotionLoop builds. */

@@ -9,6 +9,7 @@ import { buildUi, type UiApp } from '../ui/app.js';
 import type { FleetSource } from '../ui/fleet-rows.js';
 import { uiMetrics } from '../ui/ui-metrics.js';
 import type { Runtime } from './runtime.js';
+import type { PipelinePreviews } from '../preview/pipeline-previews.js';
 
 /** The view as the gateway runs it: listen on `ui.port` (on `host`), its address, close. */
 export interface UiListener {
@@ -18,8 +19,13 @@ export interface UiListener {
 }
 
 /** The fleet as the view reads it: the catalog's Pipelines and this replica's latest views. */
-export function fleetSource(catalog: PipelineCatalog, reconciler: Reconciler): FleetSource {
+export function fleetSource(
+  catalog: PipelineCatalog,
+  reconciler: Reconciler,
+  previews?: Pick<PipelinePreviews, 'previewOf'>,
+): FleetSource {
   return {
+    ...(previews === undefined ? {} : { preview: (id, env) => previews.previewOf(id, env) }),
     ids: () => catalog.ids(),
     pipeline: (id) => catalog.get(id),
     environments: (id) => catalog.environments(id),
@@ -40,6 +46,7 @@ export function uiListener(
   rt: Runtime,
   catalog: PipelineCatalog,
   reconciler: Reconciler,
+  previews?: Pick<PipelinePreviews, 'previewOf'>,
 ): UiListener {
   const { config } = rt;
   const ui = config.ui;
@@ -49,7 +56,7 @@ export function uiListener(
   return {
     listen: async (host) => {
       if (ui === undefined || built !== undefined) return address;
-      const source = fleetSource(catalog, reconciler);
+      const source = fleetSource(catalog, reconciler, previews);
       built = await buildUi({
         config: { ...config, ui },
         logger: rt.logger,

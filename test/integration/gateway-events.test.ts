@@ -3,6 +3,7 @@
  * hint, the cluster's own state decides, unreferenced or misdirected events cost no reads,
  * bursts coalesce, and a lost event is made good by the resync.
  */
+import { burstReadBound, timedBurst } from '../support/burst.js';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { packagePath } from '../../src/paths.js';
@@ -162,7 +163,7 @@ describe('the real gateway on kube-sim: Flux events', () => {
     expect(suite.fleet.dev.requests.snapshot().total).toBe(before.total);
   });
 
-  it('reads the object at most twice for a burst of 100 identical events', async () => {
+  it('reads the object at most twice for a burst of 100 identical events (once more per second it spans)', async () => {
     const ns = 'burst';
     createApp(suite.fleet, ns);
     await waitSteady(suite.fleet, [suite.gw], ns);
@@ -171,20 +172,24 @@ describe('the real gateway on kube-sim: Flux events', () => {
     const before = gets();
 
     const body = upgradeBody(rollOut(suite.fleet.dev, ns, '6.8.0'));
-    const answers = await Promise.all(
-      Array.from({ length: 100 }, () =>
-        postSigned(suite.gw.url, '/v1/events/dev', body, suite.fleet.key('dev')),
-      ),
-    );
+    const { result: answers, spanMs } = await timedBurst(async () => {
+      const sent = await Promise.all(
+        Array.from({ length: 100 }, () =>
+          postSigned(suite.gw.url, '/v1/events/dev', body, suite.fleet.key('dev')),
+        ),
+      );
+      await Promise.all(sent.map((r) => r.text()));
+      return sent;
+    });
     expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 100 }, () => 202));
-    await Promise.all(answers.map((r) => r.text()));
 
     await promotedTo(ns, '6.8.0');
     // The events that arrived after the first read started are covered by one spaced re-read.
     await hintsDrained(suite.gw);
     const reads = gets() - before;
     expect(reads).toBeGreaterThanOrEqual(1);
-    expect(reads).toBeLessThanOrEqual(2);
+    // Two when the burst arrives within one spacing interval, as it does on an idle machine.
+    expect(reads).toBeLessThanOrEqual(burstReadBound(spanMs));
     expect(promoteEvents(suite.fleet, ns)).toHaveLength(1);
   });
 

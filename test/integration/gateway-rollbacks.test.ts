@@ -76,10 +76,15 @@ describe.each([1, 2])('manual rollbacks with %i gateway replica(s)', (replicas) 
   const rollsOut = (ns: string, env: 'dev' | 'staging' | 'prod', v: string) =>
     announceRollout(fleet, gateways, ns, env, v);
 
+  const logLines: string[] = [];
   beforeAll(async () => {
     gateways = await Promise.all(
       Array.from({ length: replicas }, (_, i) =>
-        launchGateway(fleet, { instanceId: `rollbacks-${replicas}-${i}`, config: config() }),
+        launchGateway(fleet, {
+          instanceId: `rollbacks-${replicas}-${i}`,
+          config: config(),
+          logLines,
+        }),
       ),
     );
   });
@@ -139,6 +144,13 @@ describe.each([1, 2])('manual rollbacks with %i gateway replica(s)', (replicas) 
       .filter((f) => f.environment === 'prod')
       .map((f) => f.type);
     expect(types).toEqual(expect.arrayContaining(['RollbackStarted', 'RollbackSucceeded']));
+    // The replica that ran it logs a rollback, not a promotion, and from what.
+    const ran = logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l.pipeline === `${ns}/podinfo` && l.environment === 'prod');
+    expect(ran.filter((l) => l.msg === 'rollback succeeded')).toEqual([
+      expect.objectContaining({ revision: '6.5.0', rollbackFrom: '6.6.0' }),
+    ]);
     for (const g of gateways) {
       const decision = await eventually(async () => {
         const d = await viewer.decisionOf(g, ns, 'prod');

@@ -5,6 +5,7 @@
  * failing Secret read answers exactly like a bad signature; and signed legacy calls coalesce
  * like events.
  */
+import { burstReadBound, timedBurst } from '../support/burst.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/auth/hmac.js';
 import {
@@ -131,7 +132,7 @@ describe('unauthenticated requests', () => {
 });
 
 describe('signed legacy calls', () => {
-  it('coalesce like events: 100 calls cost at most two reads of each target', async () => {
+  it('coalesce like events: 100 calls cost at most two reads of each target (once more per second they span)', async () => {
     await hintsDrained(gw);
     const reads = () =>
       ENVIRONMENTS.map((env) =>
@@ -141,19 +142,24 @@ describe('signed legacy calls', () => {
       );
     const before = reads();
     const body = Buffer.from('{}');
-    const answers = await Promise.all(
-      Array.from({ length: 100 }, () =>
-        postSigned(gw.url, `/promotion/hardened/${APP_NAME}/prod`, body, LEGACY_KEY, {
-          'X-Signature': signBody(body, LEGACY_KEY),
-        }),
-      ),
-    );
+    const { result: answers, spanMs } = await timedBurst(async () => {
+      const sent = await Promise.all(
+        Array.from({ length: 100 }, () =>
+          postSigned(gw.url, `/promotion/hardened/${APP_NAME}/prod`, body, LEGACY_KEY, {
+            'X-Signature': signBody(body, LEGACY_KEY),
+          }),
+        ),
+      );
+      await Promise.all(sent.map((r) => r.text()));
+      return sent;
+    });
     expect(answers.every((r) => r.status === 202)).toBe(true);
     await hintsDrained(gw);
     const spent = reads().map((n, i) => n - (before[i] ?? 0));
     for (const n of spent) {
       expect(n).toBeGreaterThanOrEqual(1);
-      expect(n).toBeLessThanOrEqual(2);
+      // Two when the calls arrive within one spacing interval, as they do on an idle machine.
+      expect(n).toBeLessThanOrEqual(burstReadBound(spanMs));
     }
   });
 });

@@ -101,6 +101,7 @@ export function build(
   if (extra.holds !== undefined) input.holds = extra.holds;
   if (extra.halts !== undefined) input.halts = extra.halts;
   if (extra.approvers !== undefined) input.approvers = extra.approvers;
+  if (extra.previewDigests !== undefined) input.previewDigests = extra.previewDigests;
   return input;
 }
 

@@ -1,19 +1,21 @@
 /**
  * The commands that talk to a running demo from another terminal: `deploy` (play Flux),
- * `status` (the gateway's verified view, as a table, and the promotion pull requests),
+ * `status` (the gateway's verified view, as a table, and the pull requests, rollback and holds),
  * `approve` (the demo approver signs) and `promote` (the demo CI job asks); `merge` is in
  * pull-requests.ts. Each finds the demo by its port.
  */
+import { previewLines } from './preview-lines.js';
 import { randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { importPKCS8 } from 'jose';
 import { policyLine, signStatement, UsageError, type PolicyView } from 'promotion-gateway';
 import { DemoError } from './args.js';
+import { markBreakAfterPromotion } from './chart-faults.js';
 import { mintCiToken } from './ci-issuer.js';
 import { notify, rollOut } from './flux.js';
-import { pullRequestLines } from './pull-requests.js';
 import { APP_NAME, APP_NAMESPACE } from './objects.js';
 import { notRunning, readState, type DemoState } from './state.js';
+import { recordLines } from './status-lines.js';
 
 /** Where the running demo is. */
 export interface Target {
@@ -52,15 +54,34 @@ function environmentOf(state: DemoState, env: string): string {
   return key;
 }
 
-/** `deploy --env E --version X [--fail]`: what Flux does on a release, then its event. */
+/** What `deploy` rolls out, and how it goes. */
+export interface DeploySpec {
+  env: string;
+  version: string;
+  /** The upgrade fails where it is deployed. */
+  fail: boolean;
+  /** It runs healthy where deployed, and its Helm tests fail once promoted to staging. */
+  breakAfterPromotion: boolean;
+}
+
+/**
+ * `deploy --env E --version X [--fail | --break-after-promotion]`: what Flux does on a release,
+ * then its event; a version to break once promoted is marked before it is rolled out.
+ */
 export async function deploy(
   { port, state }: RunningDemo,
-  args: { env: string; version: string; fail: boolean },
+  args: DeploySpec,
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const key = environmentOf(state, args.env);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(state.kubeconfig);
+  if (args.breakAfterPromotion) {
+    kubeConfig.setCurrentContext('management');
+    await markBreakAfterPromotion(kubeConfig, args.version).catch(() => {
+      throw notRunning(port);
+    });
+  }
   kubeConfig.setCurrentContext(args.env);
   const object = await rollOut(kubeConfig, args.version, args.fail).catch(() => {
     throw notRunning(port);
@@ -70,7 +91,7 @@ export async function deploy(
   });
   const what = args.fail
     ? `failed to upgrade to ${args.version} (Ready=False)`
-    : `now runs ${args.version}`;
+    : `now runs ${args.version}${args.breakAfterPromotion ? ' (its Helm tests will fail once it is promoted to staging)' : ''}`;
   out.write(
     `${args.env}: HelmRelease ${APP_NAMESPACE}/${APP_NAME} ${what}; event sent, gateway answered ${String(status)}\n`,
   );
@@ -91,7 +112,10 @@ interface View {
   policy?: Record<string, PolicyView>;
 }
 
-/** `status [--json]`: the gateway's verified view of the demo pipeline; then its requests. */
+/**
+ * `status [--json]`: the gateway's verified view of the demo pipeline; then its pull requests,
+ * rollback and holds.
+ */
 export async function status(
   demo: RunningDemo,
   json: boolean,
@@ -105,7 +129,22 @@ export async function status(
   if (!response.ok)
     throw new DemoError(`the gateway answered ${String(response.status)}: ${JSON.stringify(body)}`);
   out.write(json ? `${JSON.stringify(body, null, 2)}\n` : table(body, Date.now()));
-  if (!json) out.write(await pullRequestLines(state));
+  if (json) return 0;
+  out.write(await recordLines(state));
+  const waiting = body.decisions.filter((d) => d.outcome === 'WaitingApproval');
+  const read = async (path: string) => {
+    const answer = await call(demo, `${state.gatewayUrl}${path}`, {
+      headers: { authorization: `Bearer ${state.viewerToken}` },
+    });
+    return { ok: answer.ok, body: (await answer.json()) };
+  };
+  out.write(
+    await previewLines(
+      read,
+      PIPELINE_PATH,
+      waiting.map((d) => d.environment),
+    ),
+  );
   return 0;
 }
 

@@ -12,7 +12,15 @@ import {
   type DemoCommand,
   type DemoIo,
 } from './args.js';
-import { approve, connect, deploy, promote, status, type RunningDemo } from './client.js';
+import {
+  approve,
+  connect,
+  deploy,
+  promote,
+  status,
+  type DeploySpec,
+  type RunningDemo,
+} from './client.js';
 import { merge } from './pull-requests.js';
 import { runDemo } from './run.js';
 import { stateDir } from './state.js';
@@ -23,7 +31,7 @@ const USAGE = `promotion-gateway demo: the gateway on a simulated fleet, with a 
 
 Usage:
   demo [--port 8080] [--view-port PORT+1] [--log pretty|json] [--no-banner] [--no-auto-rollout]
-  demo deploy --env ENV --version X [--fail] [--port 8080]
+  demo deploy --env ENV --version X [--fail | --break-after-promotion] [--port 8080]
   demo status [--json] [--port 8080]
   demo approve --env ENV --revision X [--reject] [--port 8080]
   demo promote --env ENV --revision X [--port 8080]
@@ -42,11 +50,16 @@ fleet repository, and the gateway on 127.0.0.1:PORT with its web view on 127.0.0
 (prod: what is merged in Git); runs until Ctrl-C. Logs are readable lines on a terminal, JSON
 otherwise (--log chooses).
 `,
-  deploy: `Usage: demo deploy --env ENV --version X [--fail] [--port 8080]
+  deploy: `Usage: demo deploy --env ENV --version X [--fail | --break-after-promotion] [--port 8080]
 
 Plays Flux: rolls ENV's HelmRelease to chart version X (with --fail, the upgrade fails:
 Ready=False) and sends its signed event to the demo's gateway. X is a SemVer 2 version, as
 Helm requires of a chart: 6.6.0, 6.7.0-rc.1, 6.7.0+build.5 (not v6.6.0).
+
+--break-after-promotion (with --env dev): X runs healthy in dev, but once the gateway promotes
+it to staging, the Flux stand-in rolls staging out to X and then X's Helm tests fail there
+(Ready=False, TestFailed). Within staging's automatic rollback window the gateway rolls staging
+back to the version it ran before and holds X for staging and prod; \`demo status\` shows both.
 `,
   status: `Usage: demo status [--json] [--port 8080]
 
@@ -107,17 +120,38 @@ function envAndRevision(v: { env?: string; revision?: string }): { env: string; 
   return { env: required(v.env, '--env'), revision: required(v.revision, '--revision') };
 }
 
+/** What `deploy` is asked; a UsageError for a version or a combination it refuses. */
+function deploySpec(v: {
+  env?: string;
+  version?: string;
+  fail?: boolean;
+  'break-after-promotion'?: boolean;
+}): DeploySpec {
+  const version = chartVersionOf(v.version);
+  const env = v.env ?? 'dev';
+  const breakAfterPromotion = v['break-after-promotion'] === true;
+  if (breakAfterPromotion && v.fail === true)
+    throw new UsageError('--fail and --break-after-promotion exclude each other');
+  if (breakAfterPromotion && env !== 'dev')
+    throw new UsageError(
+      '--break-after-promotion needs --env dev: the version breaks staging once promoted there',
+    );
+  return { env, version, fail: v.fail === true, breakAfterPromotion };
+}
+
 /** The commands that talk to a running demo, by name; each checks its options first. */
 const CLIENT_COMMANDS = new Map<string, DemoCommand>([
   [
     'deploy',
     demoCommand(
       COMMAND_USAGE.deploy,
-      { ...valueOptions('port', 'env', 'version'), ...flagOptions('fail') },
+      {
+        ...valueOptions('port', 'env', 'version'),
+        ...flagOptions('fail', 'break-after-promotion'),
+      },
       async (v, io) => {
         // Checked before the demo is even looked for: a refused version touches nothing.
-        const version = chartVersionOf(v.version);
-        const spec = { env: v.env ?? 'dev', version, fail: v.fail === true };
+        const spec = deploySpec(v);
         return deploy(await demoOn(v.port), spec, io.out);
       },
     ),

@@ -32,12 +32,20 @@ export const DEMO_CI_POLICY = 'demo-e2e';
  */
 export const DEMO_SOAK = '5s';
 
+/**
+ * staging's automatic rollback window: a version promoted to staging that turns it unhealthy
+ * within this long (its Helm tests fail, say) is rolled back, and held for staging and prod. A
+ * few minutes, so the demo's story fits in it; a real window is as long as failures take to show.
+ */
+export const DEMO_ROLLBACK_WINDOW = '5m';
+
 /** The revision every environment starts at. */
 export const INITIAL_VERSION = '6.5.0';
 
 /**
  * The demo Pipeline `name` (of the HelmRelease `name`): dev -> staging -> prod, one target
- * each, the notification strategy; staging takes what dev has run healthy for DEMO_SOAK; prod
+ * each, the notification strategy; staging takes what dev has run healthy for DEMO_SOAK and is
+ * rolled back by itself when it turns unhealthy within DEMO_ROLLBACK_WINDOW of a promotion; prod
  * waits for one authorization by `approvers` (the demo's: its approver, or its CI job) of the
  * revision staging runs, then promotes by `prodStrategy`.
  */
@@ -62,7 +70,13 @@ export function demoPipeline(
           },
         ],
         ...(env === 'staging'
-          ? { promotion: { strategy: { notification: {} }, soak: { duration: DEMO_SOAK } } }
+          ? {
+              promotion: {
+                strategy: { notification: {} },
+                soak: { duration: DEMO_SOAK },
+                rollback: { automatic: { window: DEMO_ROLLBACK_WINDOW } },
+              },
+            }
           : {}),
         ...(env === 'prod'
           ? {

@@ -1,14 +1,12 @@
 /**
- * The demo's promotion pull requests seen from another terminal: `merge` is the demo
- * maintainer pressing the merge button (through the forge's GitHub REST API, with their own
- * token), and the status lines say which request each environment's promotion opened.
+ * `merge`: the demo maintainer pressing the merge button on the gateway's promotion pull request
+ * (through the forge's GitHub REST API, with their own token), from another terminal.
  */
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { UsageError } from 'promotion-gateway';
 import { DemoError } from './args.js';
 import type { RunningDemo } from './client.js';
 import { APP_NAME, APP_NAMESPACE, PULL_REQUEST_ENVIRONMENT } from './objects.js';
-import { notRunning, type DemoState } from './state.js';
+import { notRunning } from './state.js';
 
 /** The fields of GitHub's `pull-request-simple` the demo reads. */
 interface PullSummary {
@@ -78,48 +76,5 @@ async function forgeCall(
     });
   } catch {
     throw notRunning(demo.port);
-  }
-}
-
-/** What status.environments[env].promotion holds about a pull request. */
-interface PromotionStatus {
-  revision?: string;
-  pullRequest?: { url: string; state: string };
-}
-
-/**
- * One line per environment whose latest promotion opened a pull request, from the Pipeline's
- * status (the gateway's view has no promotion records). Empty when it cannot be read: the table
- * above it still says what matters.
- */
-export async function pullRequestLines(state: DemoState): Promise<string> {
-  const environments = (await pipelineStatus(state))?.environments ?? {};
-  return Object.entries(environments)
-    .map(([env, { promotion }]) => {
-      const pr = promotion?.pullRequest;
-      if (pr === undefined) return '';
-      return `pull request for ${env} (${promotion?.revision ?? '?'}): ${pr.url} (${pr.state})\n`;
-    })
-    .join('');
-}
-
-/** The demo Pipeline's status, read with the demo's kubeconfig; undefined when unreadable. */
-async function pipelineStatus(
-  state: DemoState,
-): Promise<{ environments?: Record<string, { promotion?: PromotionStatus }> } | undefined> {
-  try {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(state.kubeconfig);
-    kubeConfig.setCurrentContext('management');
-    const pipeline = (await kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
-      group: 'pipelines.weave.works',
-      version: 'v1alpha1',
-      plural: 'pipelines',
-      namespace: APP_NAMESPACE,
-      name: APP_NAME,
-    })) as { status?: { environments?: Record<string, { promotion?: PromotionStatus }> } };
-    return pipeline.status;
-  } catch {
-    return undefined;
   }
 }

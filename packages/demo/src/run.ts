@@ -29,6 +29,7 @@ import {
   APP_NAMESPACE,
   DEMO_APPROVER,
   DEMO_ENVIRONMENTS,
+  DEMO_ROLLBACK_WINDOW,
   DEMO_SOAK,
   FLUX_NAMESPACE,
 } from './objects.js';
@@ -265,7 +266,7 @@ promotion-gateway demo is running.
   gateway:    ${address}  (Flux Provider address: ${address}/v1/events/<cluster>)
   fleet:      management, ${DEMO_ENVIRONMENTS.join(', ')}  (kubeconfig: ${kubeconfig})
   git:        ${repoUrl}  (simulated GitHub; Flux syncs prod from its main branch)
-  pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}; staging soaks ${DEMO_SOAK} on dev; prod waits for an approval, then promotes by pull request
+  pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}; staging soaks ${DEMO_SOAK} on dev and rolls back by itself when a promotion breaks it within ${DEMO_ROLLBACK_WINDOW}; prod waits for an approval, then promotes by pull request
 
 Next, in another terminal:
   npm run demo -- deploy --env dev --version 6.6.0${flag}
@@ -278,6 +279,10 @@ Next, in another terminal:
   npm run demo -- merge --env prod${flag}
       a person merges it; the stand-in applies the merged version, the gateway verifies prod
   npm run demo -- deploy --env dev --version 6.7.0 --fail${flag}  (a failed rollout: nothing moves)
+  npm run demo -- deploy --env dev --version 6.9.0 --break-after-promotion${flag}
+      6.9.0 runs healthy in dev and is promoted to staging, then its Helm tests fail there: the
+      gateway rolls staging back to the version before it and holds 6.9.0 for staging and prod;
+      status shows the rollback and the hold. The next version deployed flows on as usual.
   kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get pipelines.pipelines.weave.works ${APP_NAME} -o yaml
   kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get palert
       the demo's subscription: each event it was sent is in this log as "notification received"

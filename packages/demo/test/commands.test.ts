@@ -27,6 +27,9 @@ describe('demo commands', () => {
       expect(await main(argv, t.io)).toBe(0);
       expect(t.out()).toContain('demo approve --env ENV --revision X');
       expect(t.out()).toContain('demo merge [--env prod]');
+      expect(t.out()).toContain(
+        'demo deploy --env ENV --version X [--fail | --break-after-promotion]',
+      );
     }
     const run = io();
     expect(await main(['--port', '9', '--help'], run.io)).toBe(0);
@@ -43,6 +46,14 @@ describe('demo commands', () => {
     [['deploy', '--version', 'banana'], 'not "banana"'],
     [['deploy', '--version', 'v6.9.0'], 'not "v6.9.0"'],
     [['deploy', '--version', '6.9.0\n'], 'not "6.9.0\\u000A"'],
+    [
+      ['deploy', '--version', '6.9.0', '--fail', '--break-after-promotion'],
+      '--fail and --break-after-promotion exclude each other',
+    ],
+    [
+      ['deploy', '--env', 'staging', '--version', '6.9.0', '--break-after-promotion'],
+      '--break-after-promotion needs --env dev: the version breaks staging once promoted there',
+    ],
     [['approve', '--revision', '1'], '--env is required'],
     [['status', '--bogus'], "Unknown option '--bogus'"],
     [['status', '--port', 'http'], '--port must be a TCP port'],

@@ -4,59 +4,30 @@
  * an approval; the approval opens
  * a pull request in the fleet repository, merging it has the Git-reading Flux stand-in roll prod
  * out and the gateway report it Deployed; a failed rollout moves nothing; a CI trigger promotes
- * the next revision the same way; and stopping the demo removes its state.
+ * the next revision the same way; a version whose tests fail once promoted to staging is rolled
+ * back there by the gateway and held from staging and prod, and the next good one flows on; and
+ * stopping the demo removes its state.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/commands.js';
 import { runDemo } from '../src/run.js';
+import { readState, stateDir } from '../src/state.js';
+import { prodVersions, pullRequestTitles } from './fleet-reads.js';
 import { capture, freePort, io } from './io.js';
-import { stateDir } from '../src/state.js';
+import { demoBuilt, readmeCommand, sh } from './readme-commands.js';
 
 let port: number;
 let stop: () => void;
 let running: Promise<number>;
 const log = capture();
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-
-/** The command of the README line `pattern` matches (its comment left out). */
-function readmeCommand(pattern: RegExp): string {
-  const line = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    .split('\n')
-    .find((l) => pattern.test(l));
-  if (line === undefined) throw new Error(`README.md has no line matching ${String(pattern)}`);
-  return line.replace(/\s+#.*$/, '').trim();
-}
-
-/** True when the demo's dist/ is at least as new as its sources. */
-function demoBuilt(): boolean {
-  const dist = join(ROOT, 'packages', 'demo', 'dist');
-  const src = join(ROOT, 'packages', 'demo', 'src');
-  return readdirSync(src).every((f) => {
-    const built = join(dist, f.replace(/\.ts$/, '.js'));
-    return existsSync(built) && statSync(built).mtimeMs >= statSync(join(src, f)).mtimeMs;
-  });
-}
-
-/** Runs `command` in the repository's root with this Node first on PATH (npm runs on it). */
-function sh(command: string): Promise<{ stdout: string; stderr: string }> {
-  const path = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
-  return new Promise((resolve, reject) => {
-    execFile(
-      'sh',
-      ['-c', command],
-      { cwd: ROOT, env: { ...process.env, PATH: path } },
-      (err, stdout, stderr) => {
-        if (err === null) resolve({ stdout, stderr });
-        else reject(new Error(`${command}: ${err.message}\n${stderr}`));
-      },
-    );
-  });
-}
-
+/**
+ * `check` again until it passes or `timeoutMs` has passed. A status check is a call with the
+ * viewer's token, whose bucket the gateway limits to 300 a minute (rateLimit's default): one
+ * every 250 ms stays under it through the longest chapter.
+ */
 async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -64,7 +35,7 @@ async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promi
       return await check();
     } catch (error) {
       if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 }
@@ -83,9 +54,9 @@ async function pullRequestLine(env: string): Promise<string | undefined> {
 
 /** The status table's row for `env`, split on runs of spaces. */
 async function row(env: string): Promise<string> {
-  const { out } = await demo('status');
+  const { out, err } = await demo('status');
   const line = out.split('\n').find((l) => l.startsWith(env));
-  if (line === undefined) throw new Error(`no row for ${env} in\n${out}`);
+  if (line === undefined) throw new Error(`no row for ${env} in\n${out}${err}`);
   return line.replace(/\s{2,}/g, ' | ');
 }
 
@@ -139,6 +110,13 @@ describe('the demo story', () => {
     expect(await row('staging')).toBe(
       'staging | 6.6.0 (Healthy) | UpToDate 6.6.0 | Deployed | soak 5s done',
     );
+    // While prod waits, status shows what the approval would let through: the pull request's
+    // change and the digest an approval signs.
+    const { out } = await demo('status');
+    expect(out).toMatch(/^prod waits on this change: prod: .*6\.5\.0 -> 6\.6\.0.*$/m);
+    expect(out).toMatch(/^ {2}digest sha256:[0-9a-f]{64} \(what a bound approval signs\)$/m);
+    expect(out).toMatch(/^ {4}-.*6\.5\.0.*$/m);
+    expect(out).toMatch(/^ {4}\+.*6\.6\.0.*$/m);
   });
 
   it.each(['6.9.0; rm -rf /', 'banana', 'v6.9.0'])(
@@ -293,6 +271,72 @@ describe('the demo story', () => {
     const json = await demo('status', '--json');
     expect(JSON.parse(json.out)).toMatchObject({ namespace: 'podinfo', name: 'podinfo' });
   });
+
+  it('rolls staging back by itself when a promoted version breaks it, and holds it from prod', async () => {
+    const deployed = await demo(
+      'deploy',
+      '--env',
+      'dev',
+      '--version',
+      '6.9.0',
+      '--break-after-promotion',
+    );
+    expect(deployed).toMatchObject({ code: 0, err: '' });
+    expect(deployed.out).toBe(
+      'dev: HelmRelease podinfo/podinfo now runs 6.9.0 (its Helm tests will fail once it is promoted to staging); event sent, gateway answered 202\n',
+    );
+    const lines = await eventually(async () => {
+      const { out } = await demo('status');
+      expect(out).toContain(
+        'rollback of staging from 6.9.0 to 6.8.0 (automatic, by promotion-gateway): Succeeded; 6.9.0 failed verification within 5m of its promotion (TestFailed: ',
+      );
+      return out.split('\n');
+    }, 40_000);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^held: 6\.9\.0 for staging and prod \(FailedVerification in staging at \d{4}-\d\d-\d\dT[\d:.]+Z, by promotion-gateway\): not taken there until a newer version arrives or the hold is lifted$/,
+      ),
+    );
+    // Staging ran 6.9.0 before its tests failed, and runs 6.8.0 again; prod stays at 6.8.0.
+    await eventually(async () => {
+      expect(await row('staging')).toBe(
+        'staging | 6.8.0 (Healthy) | Waiting 6.9.0 | FailedVerification | soak 5s done',
+      );
+    });
+    expect(await row('prod')).toBe('prod | 6.8.0 (Healthy) | UpToDate 6.8.0 | Deployed');
+    const story = log.text();
+    expect(story).toMatch(
+      /"environment":"staging","version":"6\.9\.0","msg":"demo flux: rolled out/,
+    );
+    expect(story).toContain('"msg":"demo flux: the Helm tests of the promoted version failed');
+    expect(story).toMatch(
+      /"environment":"staging","version":"6\.8\.0","msg":"demo flux: rolled out/,
+    );
+    // prod never ran 6.9.0: not in its HelmRelease, and no pull request ever proposed it.
+    const state = await readState(stateDir(port), port);
+    const prod = await prodVersions(state);
+    expect(prod).toContain('6.8.0');
+    expect(prod).not.toContain('6.9.0');
+    expect((await pullRequestTitles(state)).sort()).toEqual([
+      'Promote podinfo/podinfo in prod to 6.6.0',
+      'Promote podinfo/podinfo in prod to 6.8.0',
+    ]);
+  }, 60_000);
+
+  it('lets the next good version flow: staging takes it, prod waits for its approval', async () => {
+    await demo('deploy', '--env', 'dev', '--version', '6.10.0');
+    await eventually(async () => {
+      expect(await row('prod')).toBe(
+        'prod | 6.8.0 (Healthy) | WaitingApproval 6.10.0 | ApprovalRequired, 0 of 1 approval',
+      );
+    }, 20_000);
+    expect(await row('staging')).toBe(
+      'staging | 6.10.0 (Healthy) | UpToDate 6.10.0 | Deployed | soak 5s done',
+    );
+    const { out } = await demo('status');
+    expect(out).not.toContain('rollback of staging');
+    expect(await prodVersions(await readState(stateDir(port), port))).not.toContain('6.10.0');
+  }, 60_000);
 
   // The bin runs only what `npm run build:all` made; tests run the sources, so this one needs a
   // build (.ci/run builds before the tests).

@@ -154,6 +154,40 @@ export function failedUpgradeStatus(a: ReleaseAttempt): Record<string, unknown> 
   };
 }
 
+/** The status of a stored release, as far as a test of it needs. */
+export interface ReleasedStatus extends PreviousStatus {
+  observedGeneration?: number;
+  conditions?: { type: string; message?: string }[];
+}
+
+/**
+ * The status helm-controller writes when the Helm tests of the current release fail (a chart
+ * with `spec.test.enable`): the release stays `deployed` (so a reader still finds its version),
+ * its snapshot records the failed test hook, TestSuccess and Ready turn False (TestFailed).
+ */
+export function failedTestStatus(current: ReleasedStatus, now: Date): Record<string, unknown> {
+  const [latest, ...older] = current.history ?? [];
+  if (latest === undefined) throw new Error('a failed test needs a release to test');
+  const { name, namespace, version, chartName, chartVersion } = latest;
+  const hook = `${String(name)}-test-connection`;
+  const at = metaTime(now);
+  const failed = {
+    status: 'False',
+    reason: 'TestFailed',
+    message: `Helm test failed for release ${String(namespace)}/${String(name)}.v${String(version)} with chart ${String(chartName)}@${chartVersion}: pod ${hook} failed`,
+    observedGeneration: current.observedGeneration,
+    lastTransitionTime: at,
+  };
+  const kept = (current.conditions ?? []).filter((c) => !['Ready', 'TestSuccess'].includes(c.type));
+  const tested = { lastStarted: at, lastCompleted: at, phase: 'Failed' };
+  return {
+    ...current,
+    failures: 1,
+    conditions: [{ type: 'Ready', ...failed }, ...kept, { type: 'TestSuccess', ...failed }],
+    history: [{ ...latest, testHooks: { [`${String(namespace)}/${hook}`]: tested } }, ...older],
+  };
+}
+
 /** The newest history entry of a stored HelmRelease (its release number and chart version). */
 export function newestRelease(object: SimObject): HistoryEntry | undefined {
   return (object.status as PreviousStatus | undefined)?.history?.[0];
@@ -222,14 +256,30 @@ export function upgradeEvent(
   revisionNumber: number,
   now: Date,
 ): string {
-  const metadata = object.metadata as {
-    name: string;
-    namespace: string;
-    uid?: string;
-    resourceVersion?: string;
-  };
   const ref = refOf(object);
   const message = `Helm upgrade succeeded for release ${ref.namespace}/${ref.name}.v${revisionNumber} with chart ${ref.chart ?? ref.name}@${version}`;
+  const what = { severity: 'info', reason: 'UpgradeSucceeded', message };
+  return releaseEvent(object, version, now, what);
+}
+
+/**
+ * The warning event helm-controller sends when the tests of `object`'s current release fail
+ * (`object` with failedTestStatus's status), forwarded as severity `error`; same form as above.
+ */
+export function testFailedEvent(object: SimObject, now: Date): string {
+  const conditions = (object.status as ReleasedStatus | undefined)?.conditions ?? [];
+  const message = conditions.find((c) => c.type === 'Ready')?.message ?? 'Helm test failed';
+  const version = newestRelease(object)?.chartVersion ?? '';
+  return releaseEvent(object, version, now, { severity: 'error', reason: 'TestFailed', message });
+}
+
+function releaseEvent(
+  object: SimObject,
+  version: string,
+  now: Date,
+  what: { severity: string; reason: string; message: string },
+): string {
+  const metadata = object.metadata as Record<string, string | undefined>;
   return JSON.stringify({
     involvedObject: {
       kind: 'HelmRelease',
@@ -239,10 +289,10 @@ export function upgradeEvent(
       apiVersion: HELM_RELEASE_API,
       resourceVersion: metadata.resourceVersion,
     },
-    severity: 'info',
+    severity: what.severity,
     timestamp: metaTime(now),
-    message,
-    reason: 'UpgradeSucceeded',
+    message: what.message,
+    reason: what.reason,
     metadata: { 'app-version': version, revision: version },
     reportingController: 'helm-controller',
     reportingInstance: 'helm-controller-sim',

@@ -2,7 +2,7 @@
  * The notification strategy, as weave's pipeline-controller did it: a Kubernetes Event on the
  * Pipeline that other tooling (e.g. a Flux Alert) turns into an action.
  */
-import type { PipelineWriter } from '../../kube/ports.js';
+import type { EventRecord, PipelineWriter } from '../../kube/ports.js';
 import type { PromotionStrategy, StrategyContext, StrategyResult } from './strategy.js';
 import { involvedObjectOf } from '../../pipeline/involved-object.js';
 
@@ -24,6 +24,26 @@ export function notificationStrategy(
     name: 'notification',
     attemptTimeoutMs: callTimeoutMs,
     run: (ctx) => emitPromoteEvent(writer, ctx),
+    preview: (ctx) => Promise.resolve({ kind: 'notification', event: promoteEvent(ctx) }),
+  };
+}
+
+/** The Event a promotion of `ctx` records: what `run` sends and a preview shows. */
+export function promoteEvent(
+  ctx: Pick<StrategyContext, 'pipeline' | 'environment' | 'revision' | 'rollback'>,
+): EventRecord {
+  const { metadata } = ctx.pipeline;
+  const back = ctx.rollback === undefined ? '' : ` (a rollback from ${ctx.rollback.from})`;
+  const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}${back}`;
+  return {
+    involvedObject: involvedObjectOf(ctx.pipeline),
+    type: 'Normal',
+    reason: PromoteEventReason,
+    message,
+    annotations: {
+      [EventAnnotations.environment]: ctx.environment,
+      [EventAnnotations.version]: ctx.revision,
+    },
   };
 }
 
@@ -31,22 +51,12 @@ async function emitPromoteEvent(
   writer: PipelineWriter,
   ctx: StrategyContext,
 ): Promise<StrategyResult> {
-  const { metadata } = ctx.pipeline;
-  const back = ctx.rollback === undefined ? '' : ` (a rollback from ${ctx.rollback.from})`;
-  const message = `Promote pipeline ${metadata.namespace}/${metadata.name} to ${ctx.environment} with version ${ctx.revision}${back}`;
+  const event = promoteEvent(ctx);
+  const { message } = event;
   // Past its deadline the attempt may already be resolved by another replica: nothing is sent.
   if (ctx.signal?.aborted === true) return deadlinePassed();
   try {
-    await writer.emitEvent({
-      involvedObject: involvedObjectOf(ctx.pipeline),
-      type: 'Normal',
-      reason: PromoteEventReason,
-      message,
-      annotations: {
-        [EventAnnotations.environment]: ctx.environment,
-        [EventAnnotations.version]: ctx.revision,
-      },
-    });
+    await writer.emitEvent(event);
   } catch {
     // The API error may quote the request; a fixed message keeps the record clean.
     return {

@@ -10,7 +10,7 @@ import {
   pullRequestStrategy,
   type PullRequestPorts,
 } from './pull-request/pull-request-strategy.js';
-import type { PromotionStrategy, StrategyResult } from './strategy.js';
+import type { PromotionStrategy, StrategyPreview, StrategyResult } from './strategy.js';
 import type { FetchLike } from '../../outbound/fetch-like.js';
 import { webhookStrategy } from './webhook.js';
 
@@ -80,5 +80,11 @@ export function strategyFor(
 /** A strategy that always fails without retry; it never performs an action. */
 function failing(name: string, reason: string, message: string): PromotionStrategy {
   const result: StrategyResult = { ok: false, reason, message, retryable: false };
-  return { name, attemptTimeoutMs: 0, run: () => Promise.resolve(result) };
+  const preview: StrategyPreview = { kind: 'unavailable', reason, message };
+  return {
+    name,
+    attemptTimeoutMs: 0,
+    run: () => Promise.resolve(result),
+    preview: () => Promise.resolve(preview),
+  };
 }

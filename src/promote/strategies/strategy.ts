@@ -2,6 +2,8 @@
  * The contract every promotion strategy keeps: run once per claimed attempt, never throw for an
  * expected failure, and return a secret-free message.
  */
+import type { EditedFile } from '../../forge/forge-model.js';
+import type { EventRecord } from '../../kube/ports.js';
 import type { Pipeline } from '../../pipeline/pipeline-resource.js';
 
 /** What a strategy is asked to do: promote `revision` of `pipeline` to `environment`. */
@@ -43,6 +45,23 @@ export type StrategyResult =
       retryNotBefore?: number;
     };
 
+/**
+ * What `run` would do for the same context, computed by the code `run` uses, with nothing
+ * written: the Event it records, the body it posts, or the files it edits on the base commit.
+ */
+export type StrategyPreview =
+  | { kind: 'notification'; event: EventRecord }
+  | { kind: 'webhook'; endpoint: string; body: string; varies: string[] }
+  | {
+      kind: 'pull-request';
+      repository: string;
+      baseBranch: string;
+      branch: string;
+      base: string;
+      files: EditedFile[];
+    }
+  | { kind: 'unavailable'; reason: string; message: string };
+
 /** One way of carrying out a promotion; `name` appears in logs and messages. */
 export interface PromotionStrategy {
   readonly name: string;
@@ -53,4 +72,11 @@ export interface PromotionStrategy {
   readonly attemptTimeoutMs: number;
   /** Carry out the promotion once. Resolves with the outcome; should not reject. */
   run(ctx: StrategyContext): Promise<StrategyResult>;
+  /** What `run(ctx)` would do, read only; should not reject. */
+  preview(ctx: StrategyContext): Promise<StrategyPreview>;
+  /**
+   * What a preview of `ctx` depends on outside the Pipeline (the pull request's base commit),
+   * read cheaply so a cached preview can be reused while it stays the same; absent: nothing.
+   */
+  previewKey?(ctx: StrategyContext): Promise<string | StrategyPreview>;
 }

@@ -8,7 +8,12 @@ import type { WebhookEndpoint } from '../../config/gateway-config.js';
 import { standardWebhookHeaders } from '../../outbound/webhook-signing.js';
 import { rfc3339 } from '../../time/kube-time.js';
 import type { FetchLike } from '../../outbound/fetch-like.js';
-import type { PromotionStrategy, StrategyContext, StrategyResult } from './strategy.js';
+import type {
+  PromotionStrategy,
+  StrategyContext,
+  StrategyPreview,
+  StrategyResult,
+} from './strategy.js';
 
 /** What a webhook strategy needs: the endpoint's name, the configured endpoints, fetch, a clock. */
 export interface WebhookStrategyOptions {
@@ -41,7 +46,38 @@ export function webhookStrategy(options: WebhookStrategyOptions): PromotionStrat
     // One POST, aborted after the endpoint's timeout and never retried within the attempt.
     attemptTimeoutMs: endpoint?.timeoutMs ?? 0,
     run: (ctx) => deliver(options.endpoint, options.endpoints, send, now(), ctx),
+    preview: (ctx) => Promise.resolve(previewOf(options, now(), ctx)),
   };
+}
+
+/** The body members set when the request is sent, not by the promotion: a preview's digest leaves them out. */
+export const VARYING_MEMBERS: readonly string[] = ['attempt', 'timestamp'];
+
+/** The exact JSON body a promotion of `ctx` posts at `nowMs`: what `run` sends and a preview shows. */
+export function webhookBody(ctx: StrategyContext, nowMs: number): string {
+  const { namespace, name } = ctx.pipeline.metadata;
+  const payload: WebhookPayload = {
+    pipeline: { namespace, name },
+    environment: ctx.environment,
+    revision: ctx.revision,
+    attempt: ctx.attempt,
+    timestamp: rfc3339(nowMs),
+    ...(ctx.rollback === undefined ? {} : { rollback: { from: ctx.rollback.from } }),
+  };
+  return JSON.stringify(payload);
+}
+
+function previewOf(
+  options: WebhookStrategyOptions,
+  nowMs: number,
+  ctx: StrategyContext,
+): StrategyPreview {
+  const { endpoint } = options;
+  if (!Object.hasOwn(options.endpoints, endpoint)) {
+    const message = `webhook endpoint ${endpoint} is not configured in the gateway`;
+    return { kind: 'unavailable', reason: 'UnknownWebhookEndpoint', message };
+  }
+  return { kind: 'webhook', endpoint, body: webhookBody(ctx, nowMs), varies: [...VARYING_MEMBERS] };
 }
 
 /**
@@ -92,15 +128,7 @@ async function deliver(
 
 function buildRequest(endpoint: WebhookEndpoint, nowMs: number, ctx: StrategyContext): RequestInit {
   const { namespace, name } = ctx.pipeline.metadata;
-  const payload: WebhookPayload = {
-    pipeline: { namespace, name },
-    environment: ctx.environment,
-    revision: ctx.revision,
-    attempt: ctx.attempt,
-    timestamp: rfc3339(nowMs),
-    ...(ctx.rollback === undefined ? {} : { rollback: { from: ctx.rollback.from } }),
-  };
-  const body = JSON.stringify(payload);
+  const body = webhookBody(ctx, nowMs);
   const id = webhookId(
     { namespace, name },
     ctx.environment,

@@ -31,7 +31,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['resync'],
   ['reconcile'],
   ['evaluation'],
-  ['status', 'checks'],
+  ['status', 'checks', 'preview'],
   ['promote', 'notify'],
   ['verify'],
   ['catalog', 'forge', 'egress'],

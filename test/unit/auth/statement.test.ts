@@ -147,3 +147,42 @@ describe('the decision a statement carries', () => {
     expect(verified?.decision).toBe(accepted ? decision : undefined);
   });
 });
+
+describe('the preview digest a statement carries', () => {
+  it.each([
+    [`sha256:${'0f'.repeat(32)}`, true],
+    [`sha256:${'0F'.repeat(32)}`, false],
+    [`sha256:${'0f'.repeat(31)}`, false],
+    ['sha256:', false],
+    [`sha512:${'0f'.repeat(32)}`, false],
+  ])('%j is %s', async (previewDigest, accepted) => {
+    const key = await approverKey('EdDSA');
+    const statement = await signStatement(
+      { ...claims('alice'), previewDigest },
+      key.privateKey,
+      'EdDSA',
+    );
+    const verified = await verifyStatement(
+      statement,
+      { name: 'alice', publicKeys: [key.pem] },
+      POLICY,
+      Date.now(),
+    );
+    expect(verified === undefined ? 'refused' : verified.previewDigest).toBe(
+      accepted ? previewDigest : 'refused',
+    );
+  });
+
+  it('is absent from a statement signed without one', async () => {
+    const key = await approverKey('EdDSA');
+    const statement = await signStatement(claims('alice'), key.privateKey, 'EdDSA');
+    const verified = await verifyStatement(
+      statement,
+      { name: 'alice', publicKeys: [key.pem] },
+      POLICY,
+      Date.now(),
+    );
+    expect(verified).toBeDefined();
+    expect(verified).not.toHaveProperty('previewDigest');
+  });
+});

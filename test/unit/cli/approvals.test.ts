@@ -39,7 +39,7 @@ async function signed(key: string, revision: string, extra: string[] = []): Prom
   const signedOut = await run(
     'sign',
     ...['--name', 'alice', '--key', key, '--pipeline', 'apps/podinfo', '--env', 'prod'],
-    ...['--revision', revision, ...extra],
+    ...['--revision', revision, '--no-preview', ...extra],
   );
   expect(signedOut.code).toBe(0);
   return signedOut.out.trim();

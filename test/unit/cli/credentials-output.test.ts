@@ -52,7 +52,8 @@ describe('--send URLs holding credentials', () => {
     const result = await run(
       runApprovals,
       ...['sign', '--name', 'carol', '--key', key, '--pipeline', 'apps/podinfo', '--env', 'prod'],
-      ...['--revision', '6.6.0', '--send', 'https://ops:S3cret@gw.example.com/?token=T0ken'],
+      ...['--revision', '6.6.0', '--no-preview'],
+      ...['--send', 'https://ops:S3cret@gw.example.com/?token=T0ken'],
     );
     expect(result.code).toBe(1);
     expect(result.out).toContain('https://[REDACTED]@gw.example.com/');

@@ -20,6 +20,7 @@ import {
   healthy,
   record,
   unhealthy,
+  unknown,
   type Case,
 } from '../../support/evaluate-builders.js';
 
@@ -133,6 +134,18 @@ const cases: Case[] = [
         automatic: false,
       },
     },
+  },
+  {
+    name: 'a rollback reads only its own environment: staging unreadable does not stop it',
+    input: pipeline({ asks: [ask('alice')], staging: [unknown()] }),
+    env: 'prod',
+    want: { outcome: 'RollBack', revision: '1', reason: 'RollbackAuthorized' },
+  },
+  {
+    name: 'with its own targets unreadable, nothing is decided, rollback or not',
+    input: pipeline({ asks: [ask('alice')], prod: [unknown()] }),
+    env: 'prod',
+    want: { outcome: 'Unknown', reason: 'TargetUnknown' },
   },
   {
     name: 'a quorum of two: one ask is not enough',

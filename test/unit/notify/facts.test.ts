@@ -81,6 +81,10 @@ describe('factsOf', () => {
     });
     expect(facts[3]?.message).toContain('UpgradeFailed: boom');
     expect(facts[5]).toMatchObject({ principal: 'alice', decision: 'approve', reason: 'Approved' });
+    // Where to see what the approval would let through, and the digest it may sign.
+    expect(facts[4]?.message).toBe(
+      'prod waits for an approval of 1.1.0; what it changes and the digest an approval signs: GET /v1/pipelines/apps/podinfo/environments/prod/preview',
+    );
   });
 
   it('tells no unhealthy target before the promotion succeeded or at another revision', () => {

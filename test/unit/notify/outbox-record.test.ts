@@ -61,6 +61,36 @@ describe('withOwedEvents', () => {
     );
   });
 
+  it('records a revision that runs again as events of their own (promoted again after a rollback)', () => {
+    const run = (startedMs: number, rollback?: { from: string; by: string[]; reason: string }) => ({
+      revision: '1.2.0',
+      startedTime: iso(startedMs),
+      attempts: 1,
+      succeededTime: iso(startedMs + 1_000),
+      ...(rollback === undefined ? {} : { rollback }),
+    });
+    const history = (entries: ReturnType<typeof run>[]): PipelineStatus => ({
+      environments: { prod: { history: entries } },
+    });
+    const first = write(samplePipeline(), history([run(T0)]), T0 + 2_000);
+    const rolledBack = { revision: '1.1.0', startedTime: iso(T0 + 10_000), attempts: 1 };
+    const again = write(
+      first,
+      {
+        ...history([run(T0), { ...rolledBack, succeededTime: iso(T0 + 11_000) }, run(T0 + 20_000)]),
+        outbox: first.status?.outbox,
+      },
+      T0 + 22_000,
+    );
+    const succeeded = outboxFacts(again).filter(
+      (f) => f.type === 'PromotionSucceeded' && f.revision === '1.2.0',
+    );
+    expect(succeeded.map((f) => [f.subject, f.at])).toEqual([
+      ['', T0 + 1_000],
+      ['run 2', T0 + 21_000],
+    ]);
+  });
+
   it('records what some alert selects only, and nothing past the horizon', () => {
     const none = { horizonMs: HORIZON, wants: () => false };
     expect(write(samplePipeline(), waiting('1.2.0', T0), T0, none).status?.outbox).toBeUndefined();

@@ -87,6 +87,7 @@ function countingStrategy(result: StrategyResult = { ok: true, message: 'done' }
   const strategy: PromotionStrategy = {
     name: 'counting',
     attemptTimeoutMs: 10_000,
+    preview: () => Promise.resolve({ kind: 'unavailable', reason: 'Fake', message: 'a fake' }),
     run: (ctx) => {
       calls.push(ctx);
       return Promise.resolve(result);

@@ -13,6 +13,7 @@ function counting(run: () => Promise<StrategyResult>) {
   const strategy: PromotionStrategy = {
     name: 'counting',
     attemptTimeoutMs: 10_000,
+    preview: () => Promise.resolve({ kind: 'unavailable', reason: 'Fake', message: 'a fake' }),
     run: () => {
       calls++;
       return run();

@@ -19,6 +19,7 @@ async function unrecorded(writer: FakePipelineWriter) {
   const strategy: PromotionStrategy = {
     name: 'counting',
     attemptTimeoutMs: 10_000,
+    preview: () => Promise.resolve({ kind: 'unavailable', reason: 'Fake', message: 'a fake' }),
     run: () => {
       runs++;
       // The API goes away right after the strategy ran: the outcome write fails.

@@ -12,6 +12,7 @@ import { gitFailure, gitHttpClient, type GitHttpOptions } from './git-http.js';
 import { setMarkedValues } from './markers.js';
 import { repositoryUrl } from '../../../forge/repository.js';
 import type {
+  EditedFile,
   PromotionChange,
   PromotionPusher,
   PushOutcome,
@@ -24,8 +25,8 @@ export interface GitPusherOptions extends GitHttpOptions {
   now?: () => number;
 }
 
-/** One push's in-memory repository and remote. */
-interface Session {
+/** One push's (or preview's) in-memory repository and remote. */
+export interface Session {
   fs: isogit.PromiseFsClient;
   gitdir: string;
   cache: object;
@@ -43,6 +44,9 @@ interface Edit {
   files: string[];
 }
 
+/** Told each file whose marked values change, with its text before and after. */
+export type EditSink = (file: EditedFile) => void;
+
 const GITDIR = '/repository.git';
 const REMOTE_BASE = 'refs/remotes/origin';
 /** markers.ts recognises a marker comment only when it holds this text verbatim. */
@@ -58,7 +62,7 @@ function permanent(reason: ForgeFailure['reason'], message: string): PushOutcome
  * The URL to clone (`.git` appended), or the reason it cannot be one. Credentials in the URL
  * are refused, not used: they belong in the Secret, and would leak into logs from here.
  */
-function cloneUrl(repository: RepositoryRef): string | PushOutcome {
+export function cloneUrl(repository: RepositoryRef): string | PushOutcome {
   const url = repositoryUrl(repository.url);
   if (typeof url === 'string') return permanent('Invalid', `the repository URL ${url}`);
   const path = url.pathname.replace(/\/+$/, '');
@@ -67,7 +71,7 @@ function cloneUrl(repository: RepositoryRef): string | PushOutcome {
 }
 
 /** The Git credentials: the Secret's own pair, else the token under the forge's user name. */
-function gitAuth(change: PromotionChange): isogit.GitAuth {
+export function gitAuth(change: PromotionChange): isogit.GitAuth {
   const { username, password, token } = change.credentials;
   if (username && password) return { username, password };
   return {
@@ -76,7 +80,8 @@ function gitAuth(change: PromotionChange): isogit.GitAuth {
   };
 }
 
-async function openSession(
+/** A fresh in-memory bare repository with `url` as its origin and the change's credentials. */
+export async function openSession(
   change: PromotionChange,
   http: isogit.HttpClient,
   url: string,
@@ -95,7 +100,7 @@ async function openSession(
  * Fetches `remoteRef` at depth 1 (no tags, no other branch) and answers its head, or undefined
  * when the remote has no such ref. `haveRef` names a local ref the remote may skip objects of.
  */
-async function fetchHead(
+export async function fetchHead(
   git: Session,
   remoteRef: string,
   haveRef = remoteRef,
@@ -128,6 +133,7 @@ async function editBlob(
   oid: string,
   path: string,
   change: PromotionChange,
+  sink?: EditSink,
 ): Promise<Edit> {
   const unchanged = { oid, markers: 0, files: [] };
   const { blob } = await isogit.readBlob({ ...git, oid });
@@ -141,16 +147,21 @@ async function editBlob(
   if (!text.includes(MARKER_KEY)) return unchanged;
   const edit = setMarkedValues(text, change.marker, change.revision);
   if (!edit.changed) return { ...unchanged, markers: edit.markers };
+  sink?.({ path, before: text, after: edit.text });
   const written = await isogit.writeBlob({ ...git, blob: encoder.encode(edit.text) });
   return { oid: written, markers: edit.markers, files: [path] };
 }
 
-/** Sets the marked values below tree `oid`; untouched entries and subtrees keep their ids. */
-async function editTree(
+/**
+ * Sets the marked values below tree `oid`; untouched entries and subtrees keep their ids. Each
+ * changed file is told to `sink`, so a preview shows exactly what a push commits.
+ */
+export async function editTree(
   git: Session,
   oid: string,
   prefix: string,
   change: PromotionChange,
+  sink?: EditSink,
 ): Promise<Edit> {
   const { tree } = await isogit.readTree({ ...git, oid });
   const result: Edit = { oid, markers: 0, files: [] };
@@ -158,8 +169,8 @@ async function editTree(
   for (const entry of tree) {
     const path = `${prefix}${entry.path}`;
     let edit: Edit | undefined;
-    if (entry.type === 'tree') edit = await editTree(git, entry.oid, `${path}/`, change);
-    else if (isYaml(entry)) edit = await editBlob(git, entry.oid, path, change);
+    if (entry.type === 'tree') edit = await editTree(git, entry.oid, `${path}/`, change, sink);
+    else if (isYaml(entry)) edit = await editBlob(git, entry.oid, path, change, sink);
     entries.push(edit === undefined ? entry : { ...entry, oid: edit.oid });
     result.markers += edit?.markers ?? 0;
     result.files.push(...(edit?.files ?? []));

@@ -5,6 +5,7 @@
 import type { FetchLike } from '../../../outbound/fetch-like.js';
 import { forgeClient, pullRequestText } from '../../../forge/forge-client.js';
 import type { PromotionPusher } from '../../../forge/forge-model.js';
+import type { GitReader } from './git-edits.js';
 import type { GitPusherOptions } from './git-push.js';
 import { currentState } from './refresh.js';
 import type { PullRequestPorts } from './pull-request-strategy.js';
@@ -43,11 +44,15 @@ export function pullRequestPorts(options: PullRequestPortsOptions): PullRequestP
  */
 export function gitOnFirstPush(options: GitPusherOptions): PromotionPusher {
   let pusher: Promise<PromotionPusher> | undefined;
+  let reader: Promise<GitReader> | undefined;
+  const read = () => (reader ??= import('./git-edits.js').then((git) => git.gitReader(options)));
   return {
     push: async (change) => {
       pusher ??= import('./git-push.js').then((git) => git.gitPusher(options));
       return (await pusher).push(change);
     },
+    edits: async (change) => (await read()).edits(change),
+    baseHead: async (change) => (await read()).baseHead(change),
   };
 }
 

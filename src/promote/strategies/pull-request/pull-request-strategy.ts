@@ -8,7 +8,12 @@
 import type { SecretKeyReader } from '../../../auth/legacy-keys.js';
 import type { PullRequestSettings } from '../../../config/gateway-config.js';
 import type { PullRequestStrategySpec } from '../../../pipeline/pipeline-resource.js';
-import type { PromotionStrategy, StrategyContext, StrategyResult } from '../strategy.js';
+import type {
+  PromotionStrategy,
+  StrategyContext,
+  StrategyPreview,
+  StrategyResult,
+} from '../strategy.js';
 import type { ForgeFailure } from '../../../forge/forge-answers.js';
 import { markerFor } from './markers.js';
 import { readCredentials } from '../../../forge/forge-credentials.js';
@@ -16,6 +21,7 @@ import { checkRepository } from '../../../forge/repository.js';
 import type {
   ForgeClient,
   ForgeCredentials,
+  PromotionChange,
   PromotionPusher,
   PullRequestText,
   RepositoryRef,
@@ -92,7 +98,74 @@ export function pullRequestStrategy(
     // Every Git and forge call of the attempt stops at its deadline (ctx.signal).
     attemptTimeoutMs: ports.settings.attemptTimeoutMs,
     run: (ctx) => propose(spec, ports, ctx),
+    preview: (ctx) => previewProposal(spec, ports, ctx),
+    previewKey: (ctx) => baseOf(spec, ports, ctx),
   };
+}
+
+/** The Git change one attempt pushes: the same for the push and for its preview. */
+function changeOf(
+  ports: PullRequestPorts,
+  ctx: StrategyContext,
+  repository: RepositoryRef,
+  credentials: ForgeCredentials,
+): PromotionChange {
+  const { namespace, name } = ctx.pipeline.metadata;
+  return {
+    repository,
+    credentials,
+    branch: promotionBranch(namespace, name, ctx.environment),
+    marker: markerFor(namespace, name, ctx.environment),
+    revision: ctx.revision,
+    author: ports.settings.author,
+    message: commitMessage(ports.settings.commitMessage, namespace, name, ctx),
+    now: ports.now(),
+    ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+  };
+}
+
+function unavailable(failure: ForgeFailure): StrategyPreview {
+  return { kind: 'unavailable', reason: failure.reason, message: failure.message };
+}
+
+/** The files a push of `ctx` would edit on the current base commit, by the push's own code. */
+async function previewProposal(
+  spec: PullRequestStrategySpec,
+  ports: PullRequestPorts,
+  ctx: StrategyContext,
+): Promise<StrategyPreview> {
+  const resolved = await resolveRepository(spec, ctx.pipeline.metadata.namespace, ports);
+  if ('reason' in resolved) return unavailable(resolved);
+  const change = changeOf(ports, ctx, resolved.repository, resolved.credentials);
+  if (ports.pusher.edits === undefined)
+    return { kind: 'unavailable', reason: 'NotSupported', message: 'no preview of Git edits' };
+  const edits = await ports.pusher.edits(change);
+  if (edits.outcome === 'Failed') return unavailable(edits.failure);
+  const { url, baseBranch } = resolved.repository;
+  const { branch } = change;
+  return {
+    kind: 'pull-request',
+    repository: url,
+    baseBranch,
+    branch,
+    ...edits,
+    files: edits.files,
+  };
+}
+
+/** The base branch's head commit: a preview made on it stays right until it moves. */
+async function baseOf(
+  spec: PullRequestStrategySpec,
+  ports: PullRequestPorts,
+  ctx: StrategyContext,
+): Promise<string | StrategyPreview> {
+  const resolved = await resolveRepository(spec, ctx.pipeline.metadata.namespace, ports);
+  if ('reason' in resolved) return unavailable(resolved);
+  if (ports.pusher.baseHead === undefined) return '';
+  const head = await ports.pusher.baseHead(
+    changeOf(ports, ctx, resolved.repository, resolved.credentials),
+  );
+  return head.outcome === 'Failed' ? unavailable(head.failure) : head.base;
 }
 
 async function propose(
@@ -105,18 +178,9 @@ async function propose(
   if ('reason' in resolved) return failed(resolved, ports.now());
   const { repository, credentials } = resolved;
   const text = ports.text(namespace, name, ctx.environment, ctx.revision);
-  const branch = promotionBranch(namespace, name, ctx.environment);
-  const pushed = await ports.pusher.push({
-    repository,
-    credentials,
-    branch,
-    marker: markerFor(namespace, name, ctx.environment),
-    revision: ctx.revision,
-    author: ports.settings.author,
-    message: commitMessage(ports.settings.commitMessage, namespace, name, ctx),
-    now: ports.now(),
-    ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
-  });
+  const change = changeOf(ports, ctx, repository, credentials);
+  const { branch } = change;
+  const pushed = await ports.pusher.push(change);
   if (pushed.outcome === 'Failed') return failed(pushed.failure, ports.now());
   if (pushed.outcome === 'AlreadyAtRevision') {
     return {
