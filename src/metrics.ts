@@ -30,6 +30,8 @@ export interface GatewayMetrics {
   readonly refusals: Counter<'door' | 'reason'>;
   /** Promotion attempts, by outcome (e.g. claimed, succeeded, failed, conflict). */
   readonly promotions: Counter<'outcome'>;
+  /** Promotions that ran which a shadow gate would have held, by gate and the gate's name. */
+  readonly shadowHolds: Counter<'gate' | 'name'>;
   /** Pipeline status write attempts, by result (written, conflict, unchanged, contended). */
   readonly statusWrites: Counter<'result'>;
   /** Duration of full resync passes in seconds, by result (ok, partial, error). */
@@ -116,6 +118,9 @@ function sourceGauges(registers: Registry[]) {
   return { queueDepth, catalogSize, haltsInForce, bindSources };
 }
 
+const SHADOW_HOLDS_HELP =
+  'Promotions that ran which a gate in mode Shadow would have held, by gate and its name.';
+
 /** A fresh registry with every gateway metric registered on it. */
 export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
@@ -163,6 +168,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     ]),
     clusterReads,
     promotions: counter('promotions_total', 'Promotion attempts, by outcome.', ['outcome']),
+    shadowHolds: counter('shadow_holds_total', SHADOW_HOLDS_HELP, ['gate', 'name']),
     statusWrites: counter(
       'status_writes_total',
       'Pipeline status changes, by result: written, conflict (a 409, re-applied), unchanged (no write needed), contended (gave up).',

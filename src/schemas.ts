@@ -18,7 +18,8 @@ export type SchemaFile =
   | 'flux-event.schema.json'
   | 'pipeline.schema.json'
   | 'promotion-alert.schema.json'
-  | 'routes.schema.json';
+  | 'routes.schema.json'
+  | 'what-if-policy.schema.json';
 
 /** Parses a file of schemas/ (e.g. to register it with fastify). */
 export function readSchema(file: SchemaFile): Record<string, unknown> {

@@ -8,6 +8,7 @@ import { runApprovals } from './cli/approvals.js';
 import { runHalts } from './cli/halts.js';
 import { runRollback } from './cli/rollback.js';
 import { runStatus } from './cli/status.js';
+import { runWhatIf } from './cli/what-if.js';
 import { runDiff } from './cli/diff.js';
 import { redactUrls } from './text/redact-url.js';
 import { runServe } from './cli/serve.js';
@@ -21,6 +22,7 @@ Usage:
   promotion-gateway rollback NAMESPACE/NAME ENV [--to REV] --reason TEXT ...   (a signed rollback; --help)
   promotion-gateway flux-config --address URL [-o DIR [--generate-keys]] ...   (--help)
   promotion-gateway status [NAMESPACE/PIPELINE] [-A] [--watch] [--json]   (the fleet, per environment)
+  promotion-gateway what-if --policy FILE [NAMESPACE/PIPELINE] [-A] [--at TIME]   (a proposed policy; --help)
   promotion-gateway diff NAMESPACE/NAME ENV [--json]   (what a pending promotion would change; --help)
   promotion-gateway --help | --version
 
@@ -58,6 +60,8 @@ async function main(argv: string[]): Promise<number> {
       });
     case 'status':
       return runStatus(rest, { env: process.env, out: process.stdout });
+    case 'what-if':
+      return runWhatIf(rest, { env: process.env, out: process.stdout });
     case 'diff':
       return runDiff(rest, { env: process.env, out: process.stdout });
     case '--version':

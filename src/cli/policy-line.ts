@@ -21,9 +21,24 @@ export function policyLine(view: PolicyView | undefined, now: number): string {
     view.soak === undefined ? '' : soakPart(view.soak, now),
     view.checks === undefined ? '' : checksPart(view.checks),
     view.drift === undefined ? '' : driftPart(view.drift),
+    view.wouldHold === undefined ? '' : shadowPart(view.wouldHold),
   ]
     .filter((part) => part !== '')
     .join('; ');
+}
+
+/** `shadow window "freeze" would hold`, `shadow soak would hold`: what shadow gates would hold. */
+function shadowPart(holds: NonNullable<PolicyView['wouldHold']>): string {
+  const windows = [
+    ...new Set(holds.filter((h) => h.gate === 'window').map((h) => `"${clip(h.name, 63)}"`)),
+  ];
+  const parts = [
+    windows.length === 0
+      ? ''
+      : `${windows.length === 1 ? 'window' : 'windows'} ${windows.join(', ')}`,
+    holds.some((h) => h.gate === 'soak') ? 'soak' : '',
+  ].filter((p) => p !== '');
+  return `shadow ${parts.join(' and ')} would hold`;
 }
 
 function driftPart(drift: DriftPolicyView): string {

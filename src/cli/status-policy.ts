@@ -41,7 +41,7 @@ export function storedPolicyOf(
 }
 
 /** The targets as their stored records show them, aligned with the spec; unrecorded = Unknown. */
-function storedTargets(pipeline: Pipeline): Record<string, TargetStatus[]> {
+export function storedTargets(pipeline: Pipeline): Record<string, TargetStatus[]> {
   const out: Record<string, TargetStatus[]> = {};
   for (const env of pipeline.spec.environments) {
     const records = pipeline.status?.environments?.[env.name]?.targets ?? [];

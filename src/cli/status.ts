@@ -5,17 +5,16 @@
  * open pull request, from the records the gateway keeps in each Pipeline's status.
  */
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import { realScheduler, type Scheduler } from '../clock.js';
-import { failureSummary } from '../kube/errors.js';
-import { checkPipeline } from '../kube/pipeline-check.js';
-import { listAllPages } from '../kube/pipeline-watch.js';
-import { resourcePath, withKubeRest, type KubeRest } from '../kube/rest.js';
-import type { KubeObject } from '../kube/ports.js';
-import { PIPELINE } from '../kube/resources.js';
+import { withKubeRest } from '../kube/rest.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { runCommand, UsageError, type CommandIo } from './args.js';
-import { loadManagementAccess, SourceError } from './flux-config-source.js';
+import {
+  contextNamespace,
+  managementKubeConfig,
+  READ_TIMEOUT_MS,
+  readPipelines,
+} from './stored-pipelines.js';
 import { environmentRows, renderDetail, renderJson, renderTable } from './status-view.js';
 
 /** `status --help`. */
@@ -138,52 +137,6 @@ function parse(
     ...(values.kubeconfig === undefined ? {} : { kubeconfig: values.kubeconfig }),
     ...(values.context === undefined ? {} : { context: values.context }),
   };
-}
-
-/** The kubeconfig as kubectl finds and merges it; a mistake in it is a UsageError (exit 2). */
-function managementKubeConfig(
-  path: string | undefined,
-  context: string | undefined,
-  env: CommandIo['env'],
-): KubeConfig {
-  try {
-    return loadManagementAccess(path, context, env).kubeConfig;
-  } catch (error) {
-    if (error instanceof SourceError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
-function contextNamespace(config: KubeConfig): string {
-  return config.getContextObject(config.getCurrentContext())?.namespace ?? 'default';
-}
-
-/** Each read gives up after this long. */
-const READ_TIMEOUT_MS = 30_000;
-
-async function readPipelines(rest: KubeRest, request: StatusRequest): Promise<Pipeline[]> {
-  try {
-    if (request.name !== undefined && request.namespace !== undefined) {
-      const one = (await rest.get(
-        resourcePath(PIPELINE, request.namespace, request.name),
-      )) as KubeObject;
-      return valid([one]);
-    }
-    const path = resourcePath(PIPELINE, request.namespace);
-    const page = (token: string | undefined) => rest.get(path, { limit: 500, continue: token });
-    return valid((await listAllPages(page)).items as KubeObject[]);
-  } catch (error) {
-    const { message } = failureSummary(error);
-    throw new Error(`cannot read Pipelines: ${message}`);
-  }
-}
-
-/** Pipelines that match the CRD's schema; others cannot be shown (the gateway ignores them too). */
-function valid(objects: readonly KubeObject[]): Pipeline[] {
-  return objects.flatMap((o) => {
-    const checked = checkPipeline(o);
-    return checked.ok ? [checked.pipeline] : [];
-  });
 }
 
 /** The output at `now` (ms), the clock the policy gates' times are counted from. */

@@ -167,6 +167,17 @@ export type EnvironmentOutcome =
    */
   | 'Drifted';
 
+/** What one gate in `mode: Shadow` would have held, and why (evaluate/shadow-gates.ts). */
+export interface ShadowHold {
+  /** The gate, as the policy view names it. */
+  gate: 'window' | 'soak';
+  /** The window's name; for a soak, the environment whose healthy time it counts. */
+  name: string;
+  /** The reason the gate would have given: InDenyWindow, OutsidePromotionWindow, Soaking... */
+  reason: string;
+  message: string;
+}
+
 /** One environment's decision and the reason for it. */
 export interface EnvironmentDecision {
   environment: string;
@@ -196,6 +207,8 @@ export interface EnvironmentDecision {
    * claim records (promotion-order.ts); absent when not known.
    */
   upstreamVerifiedAt?: number;
+  /** For Promote: the shadow gates that would have held it; absent when none would. */
+  wouldHold?: ShadowHold[];
   /**
    * For Promote: which delivery of `revision` to this environment beyond the first this is (a
    * drift correction, and its retries); absent for the first.

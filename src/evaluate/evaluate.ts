@@ -15,6 +15,7 @@ import { decideRollback } from './rollback.js';
 import { withVerification } from './automatic-rollback.js';
 import { waitForUpstream } from './upstream-waits.js';
 import { heldRevision } from './revision-holds.js';
+import { withShadowHolds } from './shadow-gates.js';
 import { alignTargets, count, describeTargets, hasUnknown, summarise } from './target-states.js';
 import type {
   EnvironmentDecision,
@@ -162,13 +163,10 @@ function decideStage(ctx: Context, i: number): EnvironmentDecision {
   }
   const source = summarise(upstream);
   if (source.kind !== 'Ready') return waitForUpstream(env.name, upstreamEnv.name, source);
-  const decided = decideAgainst(
-    ctx,
-    env,
-    own,
-    `${upstreamEnv.name} is healthy at ${display(source.revision)} on ${count(upstream.length)}`,
-    source.revision,
-  );
+  const ready = `${upstreamEnv.name} is healthy at ${display(source.revision)} on ${count(upstream.length)}`;
+  const decided = withShadowHolds(decideAgainst(ctx, env, own, ready, source.revision), {
+    ...{ input: ctx.input, env, index: i, revision: source.revision, upstream, ready },
+  });
   // A claim records the revision's place in the order of revisions (promotion-order.ts).
   const verifiedAt = ctx.input.firstVerified?.[upstreamEnv.name];
   return decided.outcome === 'Promote' && verifiedAt !== undefined

@@ -20,6 +20,8 @@ import { soakClock, soakGate, soakLeft } from './soak.js';
 import { alignTargets, summarise } from './target-states.js';
 import { windowsGate } from './windows-gate.js';
 import { driftViewOf, type DriftPolicyView } from './drift.js';
+import { hasShadowGates, shadowHolds } from './shadow-gates.js';
+import type { ShadowHold } from './decisions.js';
 
 export type { WindowName, WindowView } from './policy-window.js';
 
@@ -48,6 +50,8 @@ export interface PolicyView {
   checks?: CheckView[];
   /** Its drift policy when the spec sets one, and the drift while there is one (drift.ts). */
   drift?: DriftPolicyView;
+  /** With `revision`: what its shadow gates would hold now (shadow-gates.ts); absent: nothing. */
+  wouldHold?: ShadowHold[];
 }
 
 /** A halt in force, as status.halts records it. */
@@ -118,9 +122,8 @@ export function policyViewOf(input: EvaluationInput, index: number): PolicyView 
   if (index < 1 || env === undefined || upstreamEnv === undefined) return undefined;
   // What needs no revision first: an environment without gates costs no more than this.
   const halts = haltsInForce(input.halts, env.name, input.now).map(haltView);
-  const window = windowView({ input, env, index, revision: '', upstream: [], ready: '' });
-  const soaks = soakClock(input, env, index, '') !== undefined;
-  const checked = (env.promotion?.checks?.length ?? 0) > 0;
+  const bare = { input, env, index, revision: '', upstream: [], ready: '' };
+  const window = windowView(bare);
   const drift = driftViewOf({
     spec: input.spec,
     env,
@@ -129,25 +132,40 @@ export function policyViewOf(input: EvaluationInput, index: number): PolicyView 
     stored: input.histories?.[env.name],
     now: input.now,
   });
-  const gated = halts.length > 0 || window !== undefined || soaks || checked;
-  if (!gated && drift === undefined) return undefined;
+  if (!anyGate(bare, halts, window) && drift === undefined) return undefined;
   const args = gateArgsOf(input, index, env, upstreamEnv);
   const known = args.revision === '' ? undefined : args.revision;
   const soak = soakView(args, known);
   const checks = checksView(args, known);
   return {
-    ...(known === undefined
-      ? {}
-      : {
-          revision: known,
-          holding: VIEWED_GATES.filter(([, gate]) => gate(args) !== undefined).map(([p]) => p),
-        }),
+    ...(known === undefined ? {} : revisionParts(args, known)),
     ...(halts.length === 0 ? {} : { halts }),
     ...(window === undefined ? {} : { window }),
     ...(soak === undefined ? {} : { soak }),
     ...(checks === undefined ? {} : { checks }),
     ...(drift === undefined ? {} : { drift }),
   };
+}
+
+/** Whether the environment has a gate at all: a halt in force, a window (or a shadow one), a soak, checks. */
+function anyGate(
+  args: GateArgs,
+  halts: readonly HaltView[],
+  window: WindowView | undefined,
+): boolean {
+  if (halts.length > 0 || window !== undefined) return true;
+  if (soakClock(args.input, args.env, args.index, '') !== undefined) return true;
+  return (args.env.promotion?.checks?.length ?? 0) > 0 || hasShadowGates(args);
+}
+
+/** What is asked about `revision`: the gates that hold it, and what shadow gates would. */
+function revisionParts(
+  args: GateArgs,
+  revision: string,
+): Pick<PolicyView, 'revision' | 'holding' | 'wouldHold'> {
+  const holding = VIEWED_GATES.filter(([, gate]) => gate(args) !== undefined).map(([p]) => p);
+  const wouldHold = shadowHolds(args);
+  return { revision, holding, ...(wouldHold.length === 0 ? {} : { wouldHold }) };
 }
 
 /**

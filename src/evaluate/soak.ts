@@ -74,8 +74,16 @@ export function soakLeft(end: number, now: number): number {
   return Math.ceil((end - now) / 1_000) * 1_000;
 }
 
-/** Holds the environment while its upstream has not run `revision` healthy for the soak time. */
+/**
+ * Holds the environment while its upstream has not run `revision` healthy for the soak time;
+ * a soak in `mode: Shadow` holds nothing (shadow-gates.ts records what it would hold).
+ */
 export function soakGate(args: GateArgs): EnvironmentDecision | undefined {
+  return soakOf(args.input.spec, args.env)?.mode === 'Shadow' ? undefined : soakHold(args);
+}
+
+/** What the soak would decide for `revision`, whatever its mode; undefined lets it through. */
+export function soakHold(args: GateArgs): EnvironmentDecision | undefined {
   const { input, env, index, revision } = args;
   const clock = soakClock(input, env, index, revision);
   if (clock === undefined) return undefined;

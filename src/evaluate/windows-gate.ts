@@ -55,8 +55,11 @@ export const windowsGate: PolicyGate = (args) => {
   }
 };
 
-/** The fleet windows for this environment, then the Pipeline's and the environment's. */
-export function windowsFor(args: GateArgs): Found {
+/**
+ * The fleet windows for this environment, then the Pipeline's and the environment's: the
+ * enforced ones, or with `shadow` the ones in `mode: Shadow` (shadow-gates.ts).
+ */
+export function windowsFor(args: GateArgs, shadow = false): Found {
   const { input, env } = args;
   const given = input.windows;
   const windows: PromotionWindow[] = (given?.fleet ?? []).filter(
@@ -76,7 +79,7 @@ export function windowsFor(args: GateArgs): Found {
       return { ok: false, problem: `${where} were not all compiled` };
     windows.push(...compiled.windows);
   }
-  return { ok: true, windows };
+  return { ok: true, windows: windows.filter((w) => (w.shadow === true) === shadow) };
 }
 
 /**
@@ -130,7 +133,7 @@ function invalid(args: GateArgs, problem: string): EnvironmentDecision {
 }
 
 /** `"freeze" (fleet), "hours" (environment)`, the first few of them. */
-function names(windows: readonly PromotionWindow[]): string {
+export function names(windows: readonly PromotionWindow[]): string {
   const unique = [...new Set(windows)];
   const shown = unique.slice(0, NAMED).map((w) => `"${w.name}" (${w.level})`);
   const more = unique.length > NAMED ? ` and ${unique.length - NAMED} more` : '';

@@ -6,6 +6,7 @@
  */
 import type { TargetStatus } from '../evaluate/decisions.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { FleetWindow } from '../windows/promotion-window.js';
 import {
   evaluatePipeline,
   type EvaluationSettings,
@@ -22,5 +23,14 @@ export class PipelineEvaluator {
   /** The evaluation of `pipeline` on `targets` (its statuses, aligned as statusesFor does). */
   evaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): PipelineEvaluation {
     return evaluatePipeline(pipeline, targets, this.settings, this.now());
+  }
+
+  /**
+   * This evaluator at a fixed instant (ms), with the fleet windows replaced when `windows` is
+   * given: a what-if (what-if.ts) decides with everything else of these settings.
+   */
+  at(now: number, windows?: readonly FleetWindow[]): PipelineEvaluator {
+    const settings = windows === undefined ? this.settings : { ...this.settings, windows };
+    return new PipelineEvaluator(settings, () => now);
   }
 }

@@ -25,6 +25,7 @@ import { legacyRoutes, type PipelineHinter } from './legacy.js';
 import { metricsRoute, opsRoutes, type ReadinessProbe } from './ops.js';
 import { pipelineRoutes, type PipelineViewSource } from './pipelines.js';
 import { installRateLimit } from './ratelimit.js';
+import { whatIfRoutes, type WhatIfSource } from './what-if-routes.js';
 import { refusalReporter } from './refusals.js';
 import { AJV_OPTIONS, installSchemas } from './route-schemas.js';
 import { debugEnabled, lazyChildLoggerFactory, type GatewayLogger } from '../log.js';
@@ -52,6 +53,8 @@ export interface AppDeps {
     AuthorizationRouteOptions,
     'principals' | 'authorizer' | 'now' | 'halter' | 'fleetHalts' | 'rollbacks'
   >;
+  /** The fleet what-if behind POST /v1/what-if; absent = not served. */
+  whatIf?: WhatIfSource;
   /** The gateway's clock (ms), which spaces the refusals' log lines; Date.now by default. */
   now?: () => number;
 }
@@ -168,6 +171,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       hintPipeline: deps.pipelines.hintPipeline,
     });
     await scope.register(pipelineRoutes, { auth, pipelines: deps.pipelines });
+    if (deps.whatIf !== undefined)
+      await scope.register(whatIfRoutes, { auth, whatIf: deps.whatIf, now: deps.now ?? Date.now });
     if (deps.authorizations !== undefined) {
       await scope.register(authorizationRoutes, {
         ...deps.authorizations,

@@ -6,6 +6,10 @@ export const ErrorCodes = {
   BadRequest: { status: 400, message: 'The request is malformed.' },
   InvalidBody: { status: 400, message: 'The request body does not match its schema.' },
   InvalidJson: { status: 400, message: 'The request body is not valid JSON.' },
+  InvalidPolicy: {
+    status: 400,
+    message: 'The proposed policy has a window or selector that cannot be used.',
+  },
   Unauthenticated: { status: 401, message: 'Authentication failed.' },
   Forbidden: { status: 403, message: 'The credential may not act on this resource.' },
   NotFound: { status: 404, message: 'No such resource.' },

@@ -24,6 +24,7 @@ export const SchemaRefs = {
   holdParams: `${BASE}/authorization.schema.json#/definitions/holdParams`,
   fleetHaltBody: `${BASE}/authorization.schema.json#/definitions/fleetHalt`,
   fleetHaltParams: `${BASE}/authorization.schema.json#/definitions/fleetHaltParams`,
+  whatIfPolicy: `${BASE}/what-if-policy.schema.json#`,
 } as const;
 
 /**
@@ -47,6 +48,7 @@ export function installSchemas(app: FastifyInstance): void {
   app.addSchema(readSchema('flux-event.schema.json'));
   app.addSchema(readSchema('routes.schema.json'));
   app.addSchema(readSchema('authorization.schema.json'));
+  app.addSchema(readSchema('what-if-policy.schema.json'));
 }
 
 const MAX_DETAIL_LENGTH = 200;

@@ -7,6 +7,7 @@ import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { parseTimestamp } from '../time/kube-time.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { executePromotion, type PromotionOutcome } from '../promote/promoter.js';
+import type { ShadowHold } from '../evaluate/decisions.js';
 import type { UnrecordedOutcomes } from '../promote/unrecorded-outcomes.js';
 import type { PromotionStrategy } from '../promote/strategies/strategy.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
@@ -40,6 +41,8 @@ export interface PromotionDeps {
   unrecorded?: Pick<UnrecordedOutcomes, 'remember'>;
   /** Reports each promotion outcome (metrics). */
   onOutcome?: (outcome: PromotionOutcome['outcome']) => void;
+  /** Reports what shadow gates would have held of a promotion whose strategy ran (metrics). */
+  onShadowHolds?: (holds: readonly ShadowHold[]) => void;
   /** Told when a claim was written but not kept (the installed CRD pruned it): check the CRD. */
   onUnkeptClaim?: () => void;
   /** The marks of the pass's confirmation round; absent = every confirmation reads itself. */
@@ -121,6 +124,14 @@ export async function promoteAll(
   return { evaluation: final, pipeline: current, conflicts, retry: conflicts > 0 || changeUnknown };
 }
 
+/** The outcomes of a promotion whose strategy ran (after its claim was kept). */
+const RAN: ReadonlySet<PromotionOutcome['outcome']> = new Set([
+  'Promoted',
+  'Failed',
+  'Superseded',
+  'Unrecorded',
+]);
+
 /** Logs and counts an outcome, and keeps one whose write failed for the next checks. */
 function noteOutcome(
   deps: PromotionDeps,
@@ -129,6 +140,9 @@ function noteOutcome(
   outcome: PromotionOutcome,
 ): void {
   deps.onOutcome?.(outcome.outcome);
+  // Counted once per promotion that ran: a shadow gate's record of what it would have held.
+  if (decision.wouldHold !== undefined && RAN.has(outcome.outcome))
+    deps.onShadowHolds?.(decision.wouldHold);
   logOutcome(deps.logger, pipeline, decision, outcome);
   if (outcome.outcome === 'Unrecorded') {
     const { claim, result, finishedAt } = outcome;

@@ -42,6 +42,12 @@ export const PromotionWindowInputSchema = Type.Object(
         default: false,
       }),
     ),
+    mode: Type.Optional(
+      Type.Enum(['Enforce', 'Shadow'], {
+        description:
+          'Enforce (the default) holds promotions; Shadow records what it would hold (wouldHold, promotion_gateway_shadow_holds_total) and holds nothing.',
+      }),
+    ),
     environments: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
         description:

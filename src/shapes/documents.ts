@@ -39,6 +39,12 @@ import { FluxEventSchema } from './flux-event.js';
 import { PipelineSchema } from './pipeline.js';
 import { PromotionAlertSchema } from './promotion-alert.js';
 import {
+  WhatIfFleetWindowSchema,
+  WhatIfPipelineRuleSchema,
+  WhatIfPolicySchema,
+  WhatIfPromotionSchema,
+} from './what-if-policy.js';
+import {
   ClusterParamsSchema,
   EnvironmentParamsSchema,
   LegacyApprovalParamsSchema,
@@ -136,6 +142,22 @@ export const schemaDocuments: readonly SchemaDocument[] = [
       namespace: NamespaceSchema,
       name: NameSchema,
       legacyApprovalParams: LegacyApprovalParamsSchema,
+    },
+  },
+  {
+    file: 'what-if-policy.schema.json',
+    header: {
+      $schema: DRAFT_07,
+      $id: 'https://promotion-gateway.dev/schemas/what-if-policy.schema.json',
+      title: 'A proposed policy for what-if',
+      description:
+        'The body of POST /v1/what-if and the file of promotion-gateway what-if --policy (YAML or JSON): fleet windows as the configuration declares them, and gate fields for the environments of the Pipelines a name or a label selector picks (docs/policy.md, What-if).',
+    },
+    schema: WhatIfPolicySchema,
+    definitions: {
+      pipelineRule: WhatIfPipelineRuleSchema,
+      promotion: WhatIfPromotionSchema,
+      fleetWindow: WhatIfFleetWindowSchema,
     },
   },
   {

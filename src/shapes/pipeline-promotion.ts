@@ -85,6 +85,12 @@ export const SoakSpecSchema = Type.Object(
       maxLength: 64,
       pattern: '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$',
     }),
+    mode: Type.Optional(
+      StringEnum(['Enforce', 'Shadow'], {
+        description:
+          'Mode is Enforce (the default: the soak holds promotions) or Shadow (it is evaluated and what it would hold is recorded, in the policy view as wouldHold and in promotion_gateway_shadow_holds_total, but it holds nothing).',
+      }),
+    ),
   },
   {
     description:
@@ -182,6 +188,12 @@ export const PromotionWindowSpecSchema = Type.Object(
       pattern:
         '^(([0-9]+(\\.[0-9]+)?(ms|s|m|h))+|P([0-9]+W|[0-9]+D(T([0-9]+H([0-9]+M)?([0-9]+S)?|[0-9]+M([0-9]+S)?|[0-9]+S))?|T([0-9]+H([0-9]+M)?([0-9]+S)?|[0-9]+M([0-9]+S)?|[0-9]+S)))$',
     }),
+    mode: Type.Optional(
+      StringEnum(['Enforce', 'Shadow'], {
+        description:
+          'Mode is Enforce (the default: the window holds promotions) or Shadow (it is evaluated and what it would hold is recorded, in the policy view as wouldHold and in promotion_gateway_shadow_holds_total, but it holds nothing).',
+      }),
+    ),
     name: Type.String({
       description: 'Name of the window in messages.',
       maxLength: 63,

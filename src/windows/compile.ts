@@ -61,6 +61,7 @@ export function compileWindow(
       type,
       level,
       authorizationsPassFreeze: spec.authorizationsPassFreeze === true,
+      ...(spec.mode === 'Shadow' ? { shadow: true as const } : {}),
       schedule: scheduleOf(rule.value, zone, duration.value),
     },
   };

@@ -31,6 +31,8 @@ export interface PromotionWindow {
   level: WindowLevel;
   /** Whether a revision the environment's approval gate has approved may pass while it holds. */
   authorizationsPassFreeze: boolean;
+  /** `mode: Shadow`: evaluated and recorded as what it would hold, never holding (absent: enforced). */
+  shadow?: true;
   schedule: WindowSchedule;
 }
 

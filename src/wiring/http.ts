@@ -18,6 +18,7 @@ import type { HintSink, RecheckResult } from '../hints/sinks.js';
 import type { ReadinessProbe } from '../ingress/ops.js';
 import type { PipelineId } from '../pipeline/id.js';
 import { plainKey } from '../pipeline/object-key.js';
+import { fleetWhatIf } from '../evaluation/fleet-what-if.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
 function authorizations(
@@ -96,6 +97,14 @@ export function httpApp(
     ...{ config, logger, hints, metrics, readiness, now },
     authorizations: authorizations(rt, catalog, access, loop),
     legacyKeys: (id) => access.legacyKeys.keyFor(id),
+    // The loop's evaluator: the current side of a what-if is the live decision.
+    whatIf: (policy, covers, at) =>
+      fleetWhatIf(
+        { catalog, verified: access.verified, evaluator: loop.evaluator },
+        policy,
+        covers,
+        at,
+      ),
     pipelines: {
       hintPipeline: (id) => hintAll(catalog, hints, id),
       view: (id) => reconciler.view(id),

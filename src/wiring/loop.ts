@@ -95,6 +95,9 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     unrecorded: new UnrecordedOutcomes(status, countOutcome),
     confirmations,
     onOutcome: countOutcome,
+    onShadowHolds: (holds) => {
+      for (const { gate, name } of holds) metrics.shadowHolds.inc({ gate, name });
+    },
     // A claim this replica resolved counts as its attempt's outcome: Observed or Abandoned.
     onResolved: countOutcome,
     onUnkeptClaim: () => void access.crd.recheck(),

@@ -136,7 +136,7 @@ export async function status(
     const answer = await call(demo, `${state.gatewayUrl}${path}`, {
       headers: { authorization: `Bearer ${state.viewerToken}` },
     });
-    return { ok: answer.ok, body: (await answer.json()) };
+    return { ok: answer.ok, body: await answer.json() };
   };
   out.write(
     await previewLines(

@@ -17,8 +17,33 @@ const halt = {
   until: '2026-11-26T08:00:00Z',
 };
 
+const shadow = (name: string) => ({
+  gate: 'window' as const,
+  name,
+  reason: 'InDenyWindow',
+  message: 'staging would wait',
+});
+
 const cases: [string, PolicyView | undefined, string][] = [
   ['no view', undefined, ''],
+  [
+    'a shadow window that would hold',
+    { wouldHold: [shadow('freeze')] },
+    'shadow window "freeze" would hold',
+  ],
+  [
+    'shadow windows beside a closed window',
+    {
+      window: { open: false, reason: 'InDenyWindow', nextOpening: '2026-11-25T18:00:00Z' },
+      wouldHold: [shadow('freeze'), shadow('night')],
+    },
+    'window closed, opens 2026-11-25T18:00:00Z; shadow windows "freeze", "night" would hold',
+  ],
+  [
+    'a shadow soak beside a shadow window',
+    { wouldHold: [shadow('freeze'), { ...shadow('staging'), gate: 'soak', reason: 'Soaking' }] },
+    'shadow window "freeze" and soak would hold',
+  ],
   [
     'a halt with an expiry',
     { halts: [halt] },
