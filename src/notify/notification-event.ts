@@ -42,16 +42,4 @@ export interface NotificationEvent {
   principal?: string;
   /** approve, reject or break-glass, for AuthorizationRecorded. */
   decision?: string;
-  /**
-   * For WaitingForApproval: the change the approval would let through, as previewed when this
-   * attempt was sent (the digest a bound approval signs, the one-line summary); absent when no
-   * preview could be made then.
-   */
-  preview?: PendingChange;
-}
-
-/** A pending promotion's change set as an event names it: its digest and summary. */
-export interface PendingChange {
-  digest: string;
-  summary: string;
 }

@@ -7,7 +7,6 @@
  * its first send, so the previous leader's last attempt has ended. Nothing is kept in memory
  * that a restart needs: the Pipelines' status and the alerts' status are the whole state.
  */
-import { withPendingChange, type PendingChanges } from './pending-change.js';
 import type { GatewayLogger } from '../log.js';
 import type { Pipeline, PipelineHead } from '../pipeline/pipeline-resource.js';
 import { alertTimeoutMs, type AlertCheck } from './alert-check.js';
@@ -76,8 +75,6 @@ export interface NotifierDeps {
   onBacklog?: (alert: string, backlog: number, oldest: number | undefined) => void;
   /** Records what a selected Pipeline owes and its outbox lacks (outbox-catch-up.ts). */
   catchUp?: Pick<OutboxCatchUp, 'visit'>;
-  /** The pending changes a WaitingForApproval event shows (pending-change.ts). */
-  changes?: PendingChanges;
 }
 
 /** The engine's settings (config `notifications`). */
@@ -252,12 +249,9 @@ export class Notifier {
     await Promise.all(
       round.due.map(async ({ id, fact }) => {
         const { subject: _s, at: _a, ...rest } = fact;
-        // Leadership may have gone while the Secret was read or the change previewed: a former
-        // leader starts nothing.
+        // Leadership may have gone while the Secret was read: a former leader starts nothing.
         if (!this.deps.isLeader()) return;
-        const event = await withPendingChange({ id, ...rest }, this.deps.changes);
-        if (!this.deps.isLeader()) return;
-        const request = prepared.request(event, this.deps.clock());
+        const request = prepared.request({ id, ...rest }, this.deps.clock());
         const result: AttemptResult = request.ok
           ? await this.deps.ports.send(request)
           : { kind: 'Failed', detail: request.problem };

@@ -34,8 +34,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
-  const isLeader = () => leadership.isLeader();
-  const notifications = notifier(rt, catalog, { isLeader, alerts, access, loop });
+  const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts, access.status);
   let stopListing: (() => void) | undefined;
   const readiness = () =>
     readinessOf({

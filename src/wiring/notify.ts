@@ -4,14 +4,12 @@
  * and sent (delivery.ts), their status written by the one alert writer, all driven by the
  * Notifier on the Lease holder. Nothing here decides anything.
  */
-import type { PipelinePreviews } from '../preview/pipeline-previews.js';
-import type { PendingChanges } from '../notify/pending-change.js';
 import { AlertStatusWriter } from '../notify/alert-status-writer.js';
 import { KubeAlertWriter } from '../kube/alert-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { kubeSecretReader } from '../kube/secret-reader.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
-import { pipelineId, pipelineIdOf } from '../pipeline/id.js';
+import { pipelineIdOf } from '../pipeline/id.js';
 import { AddressGuard } from '../egress/address-guard.js';
 import { guardedFetch } from '../egress/guarded-fetch.js';
 import { addressProblem, addressRefusal } from '../notify/alert-address.js';
@@ -123,16 +121,10 @@ function outboxCatchUp(
 export function notifier(
   rt: Runtime,
   catalog: Pick<PipelineCatalog, 'heads' | 'get'>,
-  parts: {
-    isLeader: () => boolean;
-    alerts: AlertKnowledge;
-    access: { status: Pick<StatusWriter, 'apply'> };
-    /** The previews a WaitingForApproval event's pending change comes from. */
-    loop?: { previews: Pick<PipelinePreviews, 'previewOf'> };
-  },
+  isLeader: () => boolean,
+  alerts: AlertKnowledge,
+  status: Pick<StatusWriter, 'apply'>,
 ): Notifier {
-  const { isLeader, alerts, access, loop } = parts;
-  const { status } = access;
   const { config } = rt;
   const settings = config.notifications;
   const metrics = notifyMetrics(rt.metrics.registry, rt.now);
@@ -157,22 +149,7 @@ export function notifier(
     onResult: metrics.onResult,
     onBacklog: metrics.onBacklog,
     catchUp: outboxCatchUp(rt, alerts, status),
-    ...(loop === undefined ? {} : { changes: pendingChanges(loop.previews) }),
   });
-}
-
-/**
- * The pending changes from `previews`: an environment's digest and summary when `revision` is
- * what is pending there (what a WaitingForApproval event shows), else undefined.
- */
-export function pendingChanges(previews: Pick<PipelinePreviews, 'previewOf'>): PendingChanges {
-  return {
-    pendingChange: async (pipeline, environment, revision) => {
-      const answer = await previews.previewOf(pipelineId(pipeline), environment);
-      if (!answer.ok || answer.preview.revision !== revision) return undefined;
-      return { digest: answer.preview.digest, summary: answer.preview.summary };
-    },
-  };
 }
 
 /** The notifier's I/O over the management cluster and the network. */

@@ -85,8 +85,6 @@ export function eventData(event: NotificationEvent): Omit<NotificationEvent, 'id
   if (event.attempt !== undefined) data.attempt = event.attempt;
   if (event.principal !== undefined) data.principal = event.principal;
   if (event.decision !== undefined) data.decision = event.decision;
-  if (event.preview !== undefined)
-    data.preview = { digest: event.preview.digest, summary: event.preview.summary };
   return data;
 }
 

@@ -27,10 +27,6 @@ export function eventFacts(event: NotificationEvent): Fact[] {
     const decision = event.decision === undefined ? '' : ` (${event.decision})`;
     facts.push({ label: 'By', value: `${event.principal}${decision}` });
   }
-  if (event.preview !== undefined) {
-    facts.push({ label: 'Change', value: event.preview.summary });
-    facts.push({ label: 'Digest', value: event.preview.digest });
-  }
   return facts;
 }
 
