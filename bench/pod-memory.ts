@@ -13,7 +13,7 @@ import { join } from 'node:path';
 const MiB = 1024 * 1024;
 
 /** The scale bars' pod: 256Mi. */
-export const BAR_POD_BYTES = 256 * MiB;
+const BAR_POD_BYTES = 256 * MiB;
 
 /**
  * The pod a gateway serving `pipelines` Pipelines runs in: up to 1,000, the memory limit
