@@ -42,4 +42,9 @@ export interface NotificationEvent {
   principal?: string;
   /** approve, reject or break-glass, for AuthorizationRecorded. */
   decision?: string;
+  /**
+   * For WaitingForApproval: the pending change as previewed when the wait began (its digest an
+   * approval may sign, its summary) and, when the web view's address is configured, its page.
+   */
+  preview?: { digest: string; summary: string; url?: string };
 }

@@ -277,6 +277,22 @@ export const OutboxTargetSchema = Type.Object({
   revision: Type.Optional(Type.String({ maxLength: 256 })),
 });
 
+/**
+ * The preview a WaitingForApproval event carries: the pending change's digest and summary as
+ * recorded when the wait began, and where a person reads the whole change.
+ */
+export const WaitPreviewSchema = Type.Object({
+  digest: Type.String({
+    description:
+      "The change set's digest an approval statement may sign: 'sha256:' and 64 hex digits.",
+    maxLength: 71,
+  }),
+  summary: Type.String({
+    description: 'One line a person reads before the diff (docs/api.md, "Preview").',
+    maxLength: 512,
+  }),
+});
+
 /** Pipeline `status.outbox[]`. */
 export const OutboxEventSchema = Type.Object({
   type: Type.String({ maxLength: 63 }),
@@ -291,4 +307,11 @@ export const OutboxEventSchema = Type.Object({
   attempt: Type.Optional(Type.Integer({ format: 'int64', minimum: 1 })),
   principal: Type.Optional(Type.String({ maxLength: 512 })),
   decision: Type.Optional(Type.String({ maxLength: 63 })),
+  preview: Type.Optional(
+    Type.Object({
+      digest: Type.String({ maxLength: 71 }),
+      summary: Type.String({ maxLength: 512 }),
+      url: Type.Optional(Type.String({ maxLength: 2048 })),
+    }),
+  ),
 });

@@ -11,6 +11,7 @@ import {
   PromotionHistoryEntrySchema,
   PromotionRecordSchema,
   RevisionHoldSchema,
+  WaitPreviewSchema,
 } from './pipeline-records.js';
 
 /** Pipeline `status.conditions[]`. */
@@ -165,6 +166,12 @@ export const WaitingApprovalSchema = Type.Object(
         description:
           'Since is when the gateway first found the environment waiting for this revision (a promotion-gateway addition).',
         format: 'date-time',
+      }),
+    ),
+    preview: Type.Optional(
+      Type.Object(WaitPreviewSchema.properties, {
+        description:
+          'Preview is the change the promotion would make, as previewed when the wait began (a promotion-gateway addition): what the WaitingForApproval event tells. Absent when it could not be known then.',
       }),
     ),
   },

@@ -85,7 +85,13 @@ export function eventData(event: NotificationEvent): Omit<NotificationEvent, 'id
   if (event.attempt !== undefined) data.attempt = event.attempt;
   if (event.principal !== undefined) data.principal = event.principal;
   if (event.decision !== undefined) data.decision = event.decision;
+  if (event.preview !== undefined) data.preview = previewData(event.preview);
   return data;
+}
+
+function previewData(preview: NonNullable<NotificationEvent['preview']>) {
+  const { digest, summary, url } = preview;
+  return { digest, summary, ...(url === undefined ? {} : { url }) };
 }
 
 function targetData(target: NotificationTarget): NotificationTarget {

@@ -83,7 +83,31 @@ describe('factsOf', () => {
     expect(facts[5]).toMatchObject({ principal: 'alice', decision: 'approve', reason: 'Approved' });
     // Where to see what the approval would let through, and the digest it may sign.
     expect(facts[4]?.message).toBe(
-      'prod waits for an approval of 1.1.0; what it changes and the digest an approval signs: GET /v1/pipelines/apps/podinfo/environments/prod/preview',
+      'prod waits for an approval of 1.1.0; its preview was not known when the wait began: GET /v1/pipelines/apps/podinfo/environments/prod/preview',
+    );
+    expect(facts[4]?.preview).toBeUndefined();
+  });
+
+  it("tells a wait's recorded preview: its summary, the digest an approval may sign, where to read it", () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const summary = 'prod: 1.0.0 -> 1.1.0 by pull request on main (1 file)';
+    const facts = factsOf(
+      pipeline({
+        environments: {
+          prod: {
+            waitingApproval: {
+              revision: '1.1.0',
+              since: '2026-11-25T11:00:00.000Z',
+              preview: { digest, summary },
+            },
+          },
+        },
+      }),
+    );
+    const waiting = facts.find((f) => f.type === 'WaitingForApproval');
+    expect(waiting?.preview).toEqual({ digest, summary });
+    expect(waiting?.message).toBe(
+      `prod waits for an approval of 1.1.0: ${summary}; an approval may sign ${digest}; the whole change: GET /v1/pipelines/apps/podinfo/environments/prod/preview`,
     );
   });
 
