@@ -61,6 +61,8 @@ function historyFacts(
       message: `${what} started`,
       attempt: 1,
     });
+  const shadow = shadowFact(ctx, entry, subject, what);
+  if (shadow !== undefined) facts.push(shadow);
   const failed =
     entry.failedTime === undefined
       ? undefined
@@ -90,4 +92,29 @@ function historyFacts(
       attempt: entry.attempts,
     });
   return facts.filter((f) => f !== undefined);
+}
+
+/**
+ * A promotion that shadow gates would have held, told when it started: which gates, and the
+ * reasons they would have given. None for a rollback (gates never hold one) or without holds.
+ */
+function shadowFact(
+  ctx: EnvContext,
+  entry: PromotionHistoryEntry,
+  subject: string,
+  what: string,
+): NotificationFact | undefined {
+  const holds = entry.wouldHold ?? [];
+  if (holds.length === 0 || entry.rollback !== undefined) return undefined;
+  const fact = base(ctx, 'ShadowHold', entry.revision, entry.startedTime);
+  if (fact === undefined) return undefined;
+  const gates = holds.map((h) => `${h.gate} ${h.name} (${h.reason})`).join(', ');
+  return {
+    ...fact,
+    subject,
+    reason: 'ShadowHold',
+    severity: 'info',
+    message: `${what} went on; in shadow mode it would have been held by: ${gates}`,
+    wouldHold: holds.map((h) => ({ ...h })),
+  };
 }

@@ -7,12 +7,11 @@ import { MapOf, StringEnum } from './kit.js';
 import {
   AuthorizationRecordSchema,
   HaltRecordSchema,
-  OutboxEventSchema,
   PromotionHistoryEntrySchema,
   PromotionRecordSchema,
   RevisionHoldSchema,
-  WaitPreviewSchema,
 } from './pipeline-records.js';
+import { OutboxEventSchema, WaitPreviewSchema } from './pipeline-outbox.js';
 
 /** Pipeline `status.conditions[]`. */
 export const ConditionSchema = Type.Object(

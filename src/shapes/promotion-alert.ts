@@ -9,6 +9,7 @@ export const NOTIFICATION_TYPES = [
   'WaitingForApproval',
   'AuthorizationRecorded',
   'PromotionStarted',
+  'ShadowHold',
   'PromotionSucceeded',
   'PromotionFailed',
   'RollbackStarted',

@@ -88,6 +88,34 @@ describe('factsOf', () => {
     expect(facts[4]?.preview).toBeUndefined();
   });
 
+  it('tells a promotion that shadow gates would have held, when it started, and not a rollback', () => {
+    const wouldHold = [
+      { gate: 'window' as const, name: 'freeze', reason: 'InDenyWindow' },
+      { gate: 'check' as const, name: 'slo', reason: 'CheckFailed' },
+    ];
+    const facts = factsOf(
+      pipeline({
+        environments: {
+          prod: {
+            history: [
+              {
+                revision: '1.1.0',
+                startedTime: '2026-11-25T11:00:05.000Z',
+                attempts: 1,
+                wouldHold,
+              },
+            ],
+          },
+        },
+      }),
+    );
+    expect(facts.map((f) => f.type)).toEqual(['PromotionStarted', 'ShadowHold']);
+    expect(facts[1]).toMatchObject({ revision: '1.1.0', wouldHold, severity: 'info' });
+    expect(facts[1]?.message).toBe(
+      'Promotion of apps/podinfo prod to 1.1.0 went on; in shadow mode it would have been held by: window freeze (InDenyWindow), check slo (CheckFailed)',
+    );
+  });
+
   it("tells a wait's recorded preview: its summary, the digest an approval may sign, where to read it", () => {
     const digest = `sha256:${'ab'.repeat(32)}`;
     const summary = 'prod: 1.0.0 -> 1.1.0 by pull request on main (1 file)';

@@ -743,6 +743,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.resolution;
   delete record.redelivery;
   delete record.rollback;
+  delete record.wouldHold;
   const environment = dig(
     openApiOf(copy),
     'properties',
