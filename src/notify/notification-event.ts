@@ -42,4 +42,14 @@ export interface NotificationEvent {
   principal?: string;
   /** approve, reject or break-glass, for AuthorizationRecorded. */
   decision?: string;
+  /**
+   * For PromotionSucceeded: the revision the environment's history last shows succeeded before
+   * this one; absent for the environment's first promotion (cdevents: deployed, not upgraded).
+   */
+  previousRevision?: string;
+  /**
+   * What tells apart events of one type (facts.ts): `run N` for a revision's later runs, a
+   * principal, a target. Not sent by the generic, cloudevents, slack or msteams formats.
+   */
+  subject?: string;
 }
