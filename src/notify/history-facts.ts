@@ -1,6 +1,8 @@
 /**
- * The facts an environment's history tells: each promotion's start, failure and success, and a
- * rollback's as Rollback* (the entry's rollback mark: from what, by whom, why). Pure.
+ * The facts an environment's history tells: each promotion's start, failure and success (with
+ * the revision the last earlier success delivered, which tells a first deployment from an
+ * upgrade), and a rollback's as Rollback* (the entry's rollback mark: from what, by whom, why).
+ * Pure.
  */
 import type { PromotionHistoryEntry } from '../pipeline/pipeline-resource.js';
 import { base, type EnvContext, type NotificationFact } from './fact-context.js';
