@@ -318,6 +318,7 @@ export default tseslint.config(
     files: [
       'src/config/**/*.ts',
       'src/server.ts',
+      'src/kubectl-promotion.ts',
       'packages/*/src/cli.ts',
       'bench/**/*.ts',
       'test/**/*.ts',
