@@ -1,6 +1,8 @@
 /**
- * The facts an environment's history tells: each promotion's start, failure and success, and a
- * rollback's as Rollback* (the entry's rollback mark: from what, by whom, why). Pure.
+ * The facts an environment's history tells: each promotion's start, failure and success (with
+ * the revision the last earlier success delivered, which tells a first deployment from an
+ * upgrade), and a rollback's as Rollback* (the entry's rollback mark: from what, by whom, why).
+ * Pure.
  */
 import type { PromotionHistoryEntry } from '../pipeline/pipeline-resource.js';
 import { base, type EnvContext, type NotificationFact } from './fact-context.js';
@@ -13,10 +15,14 @@ import { base, type EnvContext, type NotificationFact } from './fact-context.js'
  */
 export function promotionFacts(ctx: EnvContext): NotificationFact[] {
   const runs = new Map<string, number>();
+  // The revision the entries before this one last delivered: what a success replaced.
+  let previous: string | undefined;
   return (ctx.status.history ?? []).flatMap((entry) => {
     const run = (runs.get(entry.revision) ?? 0) + 1;
     runs.set(entry.revision, run);
-    return historyFacts(ctx, entry, run === 1 ? '' : `run ${String(run)}`);
+    const facts = historyFacts(ctx, entry, run === 1 ? '' : `run ${String(run)}`, previous);
+    if (entry.succeededTime !== undefined) previous = entry.revision;
+    return facts;
   });
 }
 
@@ -46,6 +52,7 @@ function historyFacts(
   ctx: EnvContext,
   entry: PromotionHistoryEntry,
   subject: string,
+  previous: string | undefined,
 ): NotificationFact[] {
   const where = `${ctx.pipeline.metadata.namespace}/${ctx.pipeline.metadata.name} ${ctx.env.name}`;
   const kind = kindOf(entry);
@@ -90,6 +97,9 @@ function historyFacts(
       severity: 'info',
       message: `${what} succeeded (attempt ${String(entry.attempts)})`,
       attempt: entry.attempts,
+      ...(previous === undefined || kind.done !== 'PromotionSucceeded'
+        ? {}
+        : { previousRevision: previous }),
     });
   return facts.filter((f) => f !== undefined);
 }

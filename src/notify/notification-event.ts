@@ -50,4 +50,14 @@ export interface NotificationEvent {
    * approval may sign, its summary) and, when the web view's address is configured, its page.
    */
   preview?: { digest: string; summary: string; url?: string };
+  /**
+   * For PromotionSucceeded: the revision the environment's history last shows succeeded before
+   * this one; absent for the environment's first promotion (cdevents: deployed, not upgraded).
+   */
+  previousRevision?: string;
+  /**
+   * What tells apart events of one type (facts.ts): `run N` for a revision's later runs, a
+   * principal, a target. Not sent by the generic, cloudevents, slack or msteams formats.
+   */
+  subject?: string;
 }

@@ -46,6 +46,7 @@ export const OutboxEventSchema = Type.Object({
   attempt: Type.Optional(Type.Integer({ format: 'int64', minimum: 1 })),
   principal: Type.Optional(Type.String({ maxLength: 512 })),
   decision: Type.Optional(Type.String({ maxLength: 63 })),
+  previousRevision: Type.Optional(Type.String({ maxLength: 256 })),
   wouldHold: Type.Optional(WouldHoldSchema),
   preview: Type.Optional(
     Type.Object({

@@ -160,6 +160,32 @@ describe('factsOf', () => {
     expect(facts.map((f) => f.type)).toEqual(['PromotionStarted', 'PromotionSucceeded']);
   });
 
+  it('names the revision a success replaced, none for the environment’s first one', () => {
+    const entry = (revision: string, minute: number, succeeded: boolean) => ({
+      revision,
+      startedTime: `2026-11-25T10:${String(minute).padStart(2, '0')}:00.000Z`,
+      attempts: 1,
+      ...(succeeded
+        ? { succeededTime: `2026-11-25T10:${String(minute).padStart(2, '0')}:30.000Z` }
+        : { failedTime: `2026-11-25T10:${String(minute).padStart(2, '0')}:30.000Z` }),
+    });
+    const history = [
+      entry('1.0.0', 1, true),
+      entry('1.1.0', 2, false),
+      entry('1.2.0', 3, true),
+      { ...entry('1.0.0', 4, true), rollback: { from: '1.2.0', by: ['alice'], reason: 'bad' } },
+      entry('1.3.0', 5, true),
+    ];
+    const facts = factsOf(pipeline({ environments: { prod: { history } } }));
+    const done = facts.filter((f) => f.type.endsWith('Succeeded'));
+    expect(done.map((f) => [f.type, f.revision, f.previousRevision])).toEqual([
+      ['PromotionSucceeded', '1.0.0', undefined],
+      ['PromotionSucceeded', '1.2.0', '1.0.0'],
+      ['RollbackSucceeded', '1.0.0', undefined],
+      ['PromotionSucceeded', '1.3.0', '1.0.0'],
+    ]);
+  });
+
   it('tells the EventsMissing condition once per episode, Pipeline-wide', () => {
     const condition = {
       type: 'EventsMissing',
