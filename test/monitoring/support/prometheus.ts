@@ -66,17 +66,17 @@ export interface QueryResult {
 }
 
 /**
- * Starts Prometheus on a free loopback port scraping `target` (host:port) every second as job
+ * Starts Prometheus on a free loopback port scraping `targets` (host:port) every second as job
  * `promotion-gateway`, evaluating `ruleFiles` every second; resolves once it answers ready.
  */
 export async function startPrometheus(
-  target: string,
+  targets: readonly string[],
   ruleFiles: readonly string[],
 ): Promise<PrometheusServer> {
   if (!executable(PROMETHEUS_PATH)) throw new Error(MISSING);
   const dir = tempDir('prometheus-');
   const config = join(dir, 'prometheus.yml');
-  writeFileSync(config, prometheusConfig(target, ruleFiles));
+  writeFileSync(config, prometheusConfig(targets, ruleFiles));
   const port = await closedPort();
   const url = `http://127.0.0.1:${String(port)}`;
   const child = spawn(
@@ -126,10 +126,10 @@ export async function startPrometheus(
   };
 }
 
-function prometheusConfig(target: string, ruleFiles: readonly string[]): string {
+function prometheusConfig(targets: readonly string[], ruleFiles: readonly string[]): string {
   return JSON.stringify({
     global: { scrape_interval: '1s', evaluation_interval: '1s' },
     rule_files: ruleFiles,
-    scrape_configs: [{ job_name: 'promotion-gateway', static_configs: [{ targets: [target] }] }],
+    scrape_configs: [{ job_name: 'promotion-gateway', static_configs: [{ targets }] }],
   });
 }
