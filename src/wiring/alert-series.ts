@@ -16,6 +16,7 @@ const READ_RESULTS: readonly ('ok' | ReadFailureReason)[] = [
   'Unauthorized',
   'Forbidden',
   'UnknownCluster',
+  'CertificateRejected',
   'Unavailable',
   'Timeout',
   'ServerError',
