@@ -9,6 +9,7 @@ import { haltsByScope } from '../halts/halt-record.js';
 import { PipelineCatalog } from '../catalog/catalog.js';
 import { readinessOf } from '../ingress/ops.js';
 import { pipelineId } from '../pipeline/id.js';
+import { claimsPastDeadline } from '../promote/stuck-claims.js';
 import { clusterAccess } from './cluster-access.js';
 import { httpApp, listeners } from './http.js';
 import { promotionLoop } from './loop.js';
@@ -44,12 +45,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       statusWritesHeld: crd.held()?.message,
     });
   const { hints, pipelines, reconciler, statusWrites } = loop;
-  rt.metrics.bindSources({
-    hintQueueDepth: () => hints.stats().depth,
-    pipelines: () => catalog.size,
-    referencedObjects: () => catalog.referencedObjects,
-    halts: () => haltsByScope(catalog.haltLists(), rt.now()),
-  });
+  bindMetricSources(
+    rt,
+    catalog,
+    () => hints.stats().depth,
+    () => readiness().ready,
+  );
   const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
   const ui = uiListener(rt, catalog, reconciler, loop.previews);
   return {
@@ -104,6 +105,24 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       statusWrites: statusWrites.stats(),
     }),
   };
+}
+
+/** Binds the scrape-time gauges to the catalog, the hint queue and the readiness check. */
+function bindMetricSources(
+  rt: Runtime,
+  catalog: PipelineCatalog,
+  hintQueueDepth: () => number,
+  ready: () => boolean,
+): void {
+  rt.metrics.bindSources({
+    hintQueueDepth,
+    pipelines: () => catalog.size,
+    referencedObjects: () => catalog.referencedObjects,
+    halts: () => haltsByScope(catalog.haltLists(), rt.now()),
+    ready,
+    claimsPastDeadline: () =>
+      claimsPastDeadline(catalog.statuses(), rt.config.promotion.retry, rt.now()),
+  });
 }
 
 /** At start, one line naming the shard a sharded gateway serves and its resync Lease. */

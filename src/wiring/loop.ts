@@ -12,6 +12,7 @@ import { announces } from '../verify/announcements.js';
 import { HintedReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
+import { reconcileMetrics } from '../reconcile/reconcile-metrics.js';
 import { ConfirmationRounds } from '../reconcile/confirmation-round.js';
 import { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
 import { readHistories } from '../evaluation/soak-input.js';
@@ -57,6 +58,8 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const countOutcome = (outcome: string): void => {
     metrics.promotions.inc({ outcome });
   };
+  // Decisions are counted at scrape time, by when the reconciler is built.
+  const reconcileCounts = reconcileMetrics(metrics.registry, () => reconciler.decisions());
   // One evaluation for the checks, the confirmation rounds, the status view and the approvals.
   const { floors } = config.authorizations;
   const evaluator = new PipelineEvaluator(
@@ -98,6 +101,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     unrecorded: new UnrecordedOutcomes(status, countOutcome),
     confirmations,
     onOutcome: countOutcome,
+    onLeadTime: reconcileCounts.observeLeadTime,
     onShadowHolds: (holds) => {
       for (const { gate, name } of holds) metrics.shadowHolds.inc({ gate, name });
     },
