@@ -15,6 +15,7 @@ import { Reconciler } from '../reconcile/reconciler.js';
 import { reconcileMetrics } from '../reconcile/reconcile-metrics.js';
 import { ConfirmationRounds } from '../reconcile/confirmation-round.js';
 import { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
+import type { EvaluationSettings } from '../evaluation/evaluation-input.js';
 import { readHistories } from '../evaluation/soak-input.js';
 import { StatusQueue } from '../status/status-queue.js';
 import { StaleTargetHints } from '../status/stale-reads.js';
@@ -41,8 +42,7 @@ export const HINT_READ_SPACING_MS = 1_000;
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
   const { verified, status } = access;
-  const { retry: policy, instanceId, windows } = config.promotion;
-  const { breakGlass } = config.authorizations;
+  const { retry: policy, instanceId } = config.promotion;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
   const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
@@ -61,14 +61,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   // Decisions are counted at scrape time, by when the reconciler is built.
   const reconcileCounts = reconcileMetrics(metrics.registry, () => reconciler.decisions());
   // One evaluation for the checks, the confirmation rounds, the status view and the approvals.
-  const { floors } = config.authorizations;
-  const evaluator = new PipelineEvaluator(
-    {
-      ...{ policy, floors, checks, history, windows, breakGlass, previews },
-      approvers: config.authorizations.approvers.map((a) => a.name),
-    },
-    now,
-  );
+  const evaluator = loopEvaluator(rt, { checks, history, previews });
   const staleHints: HintSink = { offer: (key, source) => hints.offer(key, source) };
   const views = new ViewSync(
     {
@@ -132,3 +125,17 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
 
 /** What promotionLoop builds. */
 export type PromotionLoop = ReturnType<typeof promotionLoop>;
+
+/** The loop's one evaluator: the configuration's policy, with this replica's reads and results. */
+function loopEvaluator(
+  rt: Runtime,
+  reads: Pick<EvaluationSettings, 'checks' | 'history' | 'previews'>,
+): PipelineEvaluator {
+  const { retry: policy, windows } = rt.config.promotion;
+  const { floors, breakGlass, approvers } = rt.config.authorizations;
+  const names = approvers.map((a) => a.name);
+  return new PipelineEvaluator(
+    { policy, floors, windows, breakGlass, approvers: names, ...reads },
+    rt.now,
+  );
+}
