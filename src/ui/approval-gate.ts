@@ -10,7 +10,7 @@ import type { AuthorizationRecord, Pipeline } from '../pipeline/pipeline-resourc
 import { clip } from '../text/text.js';
 import { html, type SafeHtml } from './html.js';
 import { MAX_LISTED, timeText } from './pipeline-sections.js';
-import { idHtml } from './short-ids.js';
+import { idHtml, shortId } from './short-ids.js';
 
 /** The approval gate of the environment at `index`: where it stands and who authorized what. */
 export function gateSection(
@@ -82,7 +82,7 @@ function previewLink(
   const href = `/pipelines/${namespace}/${name}/environments/${encodeURIComponent(environment)}/preview`;
   return html`<p>
     <a data-testid="preview-link" href="${href}"
-      >What promoting ${clip(decision.revision, 64)} changes, and its digest</a
+      >What promoting ${shortId(clip(decision.revision, 256))} changes, and its digest</a
     >
   </p>`;
 }

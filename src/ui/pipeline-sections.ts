@@ -19,12 +19,17 @@ import { humanDuration, leadMs, leadTimes, promotionsPerWeek, totalsOf } from '.
 /** Most revisions a page lists (the status keeps up to 20). */
 export const MAX_LISTED = 20;
 
-/** A time as `<time>`: UTC text for people, RFC 3339 for machines and the page script. */
+/**
+ * A time as `<time>`: UTC text for people, RFC 3339 for machines and the page script. In a
+ * narrow column it wraps between the date and the time of day, never inside either.
+ */
 export function timeText(at: string | number): SafeHtml {
   const ms = typeof at === 'number' ? at : parseTimestamp(at);
   if (ms === undefined || !Number.isFinite(ms)) return html`<span>${String(at)}</span>`;
   const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${iso}"
+    ><span>${iso.slice(0, 10)}</span> <span>${iso.slice(11, 19)} UTC</span></time
+  >`;
 }
 
 /**
