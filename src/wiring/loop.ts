@@ -24,7 +24,7 @@ import type { ClusterAccess } from './cluster-access.js';
 import { checkBook } from './check-runs.js';
 import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
-import { strategyDoors } from './previews.js';
+import { strategyDoors, waitPreviews } from './previews.js';
 import type { PipelineId } from '../pipeline/id.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
@@ -68,7 +68,10 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   );
   const staleHints: HintSink = { offer: (key, source) => hints.offer(key, source) };
   const views = new ViewSync(
-    { status, logger, now, evaluator, rereads: new StaleTargetHints(catalog, staleHints) },
+    {
+      ...{ status, logger, now, evaluator, rereads: new StaleTargetHints(catalog, staleHints) },
+      previews: waitPreviews(rt, previews),
+    },
     new ViewInputsReader({ catalog, verified, evaluator }),
   );
   const statusWrites = new StatusQueue({
