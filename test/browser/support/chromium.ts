@@ -23,8 +23,13 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
 /** Where screenshots go (CI keeps the folder as an artifact; .gitignore leaves it out). */
-export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', '..', 'test-results', 'ui');
+export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'ui');
+
+/** The screenshots the README and docs/ui.md show, which the tests that take them refresh. */
+export const DOCS_IMAGES_DIR = join(ROOT, 'docs', 'images');
 
 const MISSING = `Chromium is not installed at ${CHROMIUM_PATH}: the browser tests drive Debian's chromium package (apt-get install chromium; .ci/run installs it)`;
 
@@ -55,6 +60,11 @@ export function skipBrowserTests(): boolean {
 export async function launchChromium(): Promise<Browser> {
   if (!chromiumInstalled()) throw new Error(MISSING);
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
+}
+
+/** The path of the docs' screenshot `name` (.png). */
+export function docsImagePath(name: string): string {
+  return join(DOCS_IMAGES_DIR, `${name}.png`);
 }
 
 /** The path of screenshot `name` (.png), its folder created. */
