@@ -1,6 +1,6 @@
 /**
- * The approval gate of a Pipeline page's environment: where it stands, a link to the change a
- * pending promotion would make, each authorization recorded (who, what they decided on which
+ * The approval gate of a Pipeline page's environment: where it stands, the change as previewed
+ * when its wait began and a link to the change a pending promotion would make now, each authorization recorded (who, what they decided on which
  * revision, when, the statement id shortened with a copy button) and how to check the signed
  * statements offline. Raw signed statements are never shown (the API does not serve them
  * either): their id and the offline check are. Pure.
@@ -31,7 +31,7 @@ export function gateSection(
   return html`<div data-testid="gate" class="gate">
     <h4>Approval gate</h4>
     <p>${standing}</p>
-    ${previewLink(pipeline, env.name, decision)}
+    ${waitPreview(pipeline, env.name)} ${previewLink(pipeline, env.name, decision)}
     ${shown.length === 0 ? html`<p class="muted">No approvals recorded.</p>` : approvalsTable(env.name, shown)}
     ${records.some((r) => r.statement !== undefined) ? verifyLine(pipeline) : ''}
   </div>`;
@@ -84,6 +84,20 @@ function previewLink(
     <a data-testid="preview-link" href="${href}"
       >What promoting ${shortId(clip(decision.revision, 256))} changes, and its digest</a
     >
+  </p>`;
+}
+
+/**
+ * The change as previewed when the wait for an approval began (`waitingApproval.preview`, the
+ * same on every replica, what the WaitingForApproval notification told): its summary and digest.
+ */
+function waitPreview(pipeline: Pipeline, environment: string): SafeHtml | '' {
+  const waiting = pipeline.status?.environments?.[environment]?.waitingApproval;
+  const preview = waiting?.preview;
+  if (preview === undefined) return '';
+  return html`<p data-testid="wait-preview">
+    When the wait began: ${clip(preview.summary, 512)}, digest
+    <span class="rev">${idHtml(preview.digest, 'preview digest')}</span>
   </p>`;
 }
 

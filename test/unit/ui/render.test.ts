@@ -156,6 +156,36 @@ describe('the Pipeline page', () => {
       expect(page).toContain(`data-testid="${id}"`);
   });
 
+  it('shows in the approval gate the change as previewed when the wait began, as inert text', () => {
+    const options = { namespace: 'ns', name: 'app', waiting: true };
+    const pipeline = syntheticPipeline(options);
+    const prod = pipeline.status?.environments?.prod;
+    if (prod === undefined) throw new Error('no prod');
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    prod.waitingApproval = {
+      revision: '1.2.0',
+      since: new Date(UI_T0).toISOString(),
+      preview: { digest, summary: `prod: 1.1.0 -> 1.2.0 by a Promote event ${EVIL}` },
+    };
+    prod.approvals = [
+      {
+        principal: 'alice',
+        kind: 'human',
+        decision: 'approve',
+        revision: '1.2.0',
+        time: new Date(UI_T0).toISOString(),
+      },
+    ];
+    const view = syntheticView(pipeline, options);
+    const page = pipelinePage({ pipeline, view, now: UI_T0, since: 'abcd0123.1', assetUrl }).text;
+    expectInert(page);
+    const gate = /data-testid="wait-preview">([\s\S]*?)<\/p>/.exec(page)?.[1] ?? '';
+    expect(gate.replace(/\s+/g, ' ')).toContain(
+      'When the wait began: prod: 1.1.0 -&gt; 1.2.0 by a Promote event',
+    );
+    expect(gate).toContain(`title="${digest}"`);
+  });
+
   it('shows a rollback in the history and the holds in force, as inert text', () => {
     const options = { namespace: 'ns', name: 'app', waiting: false };
     const pipeline = syntheticPipeline(options);
