@@ -62,9 +62,14 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
 }
 
-/** The path of the docs' screenshot `name` (.png). */
+/**
+ * Where the docs' screenshot `name` (.png) is taken to: docs/images with UPDATE_SCREENSHOTS=1
+ * (the run that refreshes the README's pictures), else beside the other screenshots, so that a
+ * test run leaves the tracked images alone (the page shows times and ports that differ each run).
+ */
 export function docsImagePath(name: string): string {
-  return join(DOCS_IMAGES_DIR, `${name}.png`);
+  if (process.env.UPDATE_SCREENSHOTS === '1') return join(DOCS_IMAGES_DIR, `${name}.png`);
+  return screenshotPath(`docs-${name}`);
 }
 
 /** The path of screenshot `name` (.png), its folder created. */
