@@ -31,7 +31,7 @@ export function factsOf(pipeline: Pipeline): NotificationFact[] {
     if (status === undefined) return;
     const context = { pipeline, env, status, targets: targetsOf(pipeline, env, status) };
     facts.push(...promotionFacts(context), ...authorizationFacts(context));
-    facts.push(...waitingFacts(context));
+    facts.push(...waitingFacts(context), ...previewChangedFacts(context));
     if (index > 0) facts.push(...unhealthyFacts(context), ...driftFacts(context));
   });
   facts.push(...eventsMissingFacts(pipeline));
@@ -102,6 +102,28 @@ function waitingFacts(ctx: EnvContext): NotificationFact[] {
       ...(preview === undefined ? {} : { preview: { ...preview } }),
     },
   ];
+}
+
+/**
+ * One fact per approver whose approval of the waiting revision stopped counting because the
+ * change it was bound to moved (`waitingApproval.previewChanged`), when the gateway found it.
+ */
+function previewChangedFacts(ctx: EnvContext): NotificationFact[] {
+  const waiting = ctx.status.waitingApproval;
+  const facts: NotificationFact[] = [];
+  for (const { principal, since } of waiting?.previewChanged ?? []) {
+    const fact = base(ctx, 'PreviewChanged', waiting?.revision ?? '', since);
+    if (fact === undefined) continue;
+    facts.push({
+      ...fact,
+      subject: principal,
+      reason: 'PreviewChanged',
+      severity: 'info',
+      message: `${principal}'s approval of ${fact.revision} for ${ctx.env.name} no longer counts: the change it was bound to is not the one the promotion would make now (the base or a source moved); approve the change as it is now: ${previewPath(ctx)}`,
+      principal,
+    });
+  }
+  return facts;
 }
 
 /** The API path of the pending promotion's preview: names alone, so the body is decided once. */

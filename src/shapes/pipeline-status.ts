@@ -167,6 +167,19 @@ export const WaitingApprovalSchema = Type.Object(
         format: 'date-time',
       }),
     ),
+    previewChanged: Type.Optional(
+      Type.Array(
+        Type.Object({
+          principal: Type.String({ maxLength: 512 }),
+          since: Type.String({ format: 'date-time' }),
+        }),
+        {
+          description:
+            "PreviewChanged lists the approvers of this revision whose approval stopped counting while it waited, because the change it was bound to (its preview digest) is no longer the change the promotion would make, and since when the gateway knew (a promotion-gateway addition). Kept until the wait ends: what the PreviewChanged event tells.",
+          maxItems: 32,
+        },
+      ),
+    ),
     preview: Type.Optional(
       Type.Object(WaitPreviewSchema.properties, {
         description:

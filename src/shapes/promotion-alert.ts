@@ -8,6 +8,7 @@ import { MapOf, OpenObject, StringEnum } from './kit.js';
 export const NOTIFICATION_TYPES = [
   'WaitingForApproval',
   'AuthorizationRecorded',
+  'PreviewChanged',
   'PromotionStarted',
   'ShadowHold',
   'PromotionSucceeded',

@@ -91,9 +91,22 @@ function environmentStatus(
   return {
     targets: specTargets.map((t, i) => targetRecord(pipeline.spec.appRef, t, statuses[i])),
     ...(promotion === undefined ? {} : { promotion }),
-    ...(waiting === undefined ? {} : { waitingApproval: { revision: waiting } }),
+    ...(waiting === undefined ? {} : { waitingApproval: waitingOf(waiting, decision) }),
     ...(drift === undefined ? {} : { drift: { ...drift, running: [...drift.running], since: '' } }),
   };
+}
+
+/**
+ * The wait as decided now: its revision, and the approvers whose approval no longer counts as
+ * their change moved (`since` is the view's to stamp, status/view-change.ts).
+ */
+function waitingOf(
+  revision: string,
+  decision: EnvironmentDecision | undefined,
+): NonNullable<EnvironmentStatus['waitingApproval']> {
+  const changed = decision?.gate?.previewChanged ?? [];
+  if (changed.length === 0) return { revision };
+  return { revision, previewChanged: changed.map((principal) => ({ principal, since: '' })) };
 }
 
 /** One weave TargetStatus record of a verified status; not verified (yet) = not ready. */

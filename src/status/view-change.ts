@@ -30,6 +30,7 @@ import { computeStatus, eventsMissingCondition } from './compute-status.js';
 import { verifiedAfter, type VerifiedRecord } from './verified-history.js';
 import { driftedCondition } from './drift-condition.js';
 import type { WaitPreview } from './wait-previews.js';
+import { waitingSince } from './waiting-record.js';
 
 /** What one view is computed from: the Pipeline as checked, its reads and their evaluation. */
 export interface ViewInputs {
@@ -193,29 +194,6 @@ function healthySince(
     stored: kept?.healthySince,
     now,
   });
-}
-
-/**
- * The view's waitingApproval, with `since` kept from the stored one while it waits for the same
- * revision (so a view that finds the same wait writes nothing) and stamped `now` when it begins.
- * Its preview is the one first recorded for the revision (what the wait's event told), else
- * the one this view was given for it, else none.
- */
-function waitingSince(
-  computed: EnvironmentStatus['waitingApproval'],
-  stored: EnvironmentStatus['waitingApproval'],
-  now: number,
-  given: (WaitPreview & { revision: string }) | undefined,
-): EnvironmentStatus['waitingApproval'] {
-  if (computed === undefined) return undefined;
-  const same = stored?.revision === computed.revision;
-  const since = same && stored.since !== undefined ? stored.since : rfc3339Millis(now);
-  const preview =
-    (same ? stored.preview : undefined) ??
-    (given?.revision === computed.revision
-      ? { digest: given.digest, summary: given.summary }
-      : undefined);
-  return { revision: computed.revision, since, ...(preview === undefined ? {} : { preview }) };
 }
 
 /**

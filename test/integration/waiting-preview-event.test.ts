@@ -3,12 +3,19 @@
  * kube-sim and forge-sim, with one gateway and with two replicas: its digest is the one the
  * preview endpoint gives (what an approval may sign), with the summary and a link to the web
  * view's page; the status keeps the preview the wait began with when the base branch moves
- * (the event told that one, and none is sent again); and with the forge not answering, the
+ * (the event told that one, and none is sent again) while an approval bound to the old change
+ * stops counting, told by a PreviewChanged event; and with the forge not answering, the
  * wait is still recorded and told at once, saying its preview was not known.
  */
 import { startForge, type ForgeHandle } from 'forge-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approver, approverConfig, type TestApprover } from '../support/authorizations.js';
+import {
+  approver,
+  approverConfig,
+  postStatement,
+  statement,
+  type TestApprover,
+} from '../support/authorizations.js';
 import {
   APP_NAME,
   createApp,
@@ -32,6 +39,7 @@ const VIEW_URL = 'https://promotions.example.com';
 interface WaitEvent {
   type: string;
   data: {
+    principal?: string;
     environment: string;
     revision: string;
     message: string;
@@ -92,7 +100,7 @@ async function prodGated(ns: string, replicas: RunningGateway[]): Promise<string
     token: forgeToken,
     version: '6.5.0',
   });
-  createApp(fleet, ns, { prodStrategy, prodPromotion: { approval: { minApprovals: 1 } } });
+  createApp(fleet, ns, { prodStrategy, prodPromotion: { approval: { minApprovals: 2 } } });
   fleet.management.apply({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -107,7 +115,7 @@ async function prodGated(ns: string, replicas: RunningGateway[]): Promise<string
     spec: {
       address: receiver.url,
       secretRef: { name: 'hooks' },
-      eventTypes: ['WaitingForApproval'],
+      eventTypes: ['WaitingForApproval', 'PreviewChanged'],
       timeout: '1s',
     },
   });
@@ -125,15 +133,17 @@ async function stagingRollsOut(ns: string, replicas: RunningGateway[]): Promise<
   }
 }
 
-/** The WaitingForApproval events `ns` got, each once (retries and replicas send the same). */
-function waits(ns: string): WaitEvent[] {
+/** The events of `type` `ns` got, each once (retries and replicas send the same). */
+function received(ns: string, type: string): WaitEvent[] {
   const byId = new Map<string, WaitEvent>();
   for (const a of receiver.accepted) {
     const event = JSON.parse(a.body) as WaitEvent;
-    if (event.data.pipeline.namespace === ns) byId.set(a.id, event);
+    if (event.data.pipeline.namespace === ns && event.type === type) byId.set(a.id, event);
   }
   return [...byId.values()];
 }
+
+const waits = (ns: string) => received(ns, 'promotion.waiting_for_approval');
 
 const waitingOf = (ns: string) => pipelineOf(fleet, ns).status?.environments?.prod?.waitingApproval;
 
@@ -164,7 +174,13 @@ describe.each([1, 2])('the WaitingForApproval event and its preview, %i replica(
     expect(event?.data.message).toContain(seen.digest);
     expect(waitingOf(ns)?.preview).toEqual({ digest: seen.digest, summary: seen.summary });
 
-    // The base moves: the preview now is another; the wait keeps what its event told.
+    // alice approves the change as the event told it (one of two approvals).
+    const claims = { pipeline: `${ns}/${APP_NAME}`, environment: 'prod', revision: '6.6.0' };
+    const signed = await statement(alice, { ...claims, previewDigest: seen.digest });
+    expect((await postStatement(replicas[0]!.url, ns, 'prod', signed)).status).toBe(202);
+
+    // The base moves: the preview now is another; the wait keeps what its event told, and
+    // alice's approval, bound to the old change, stops counting and is told once.
     await forge.commit(repo, 'main', { 'README.md': '# fleet\n\nhotfix\n' }, 'hotfix');
     const now = await previewOf(replicas[replicas.length - 1]!.url, ns, 'prod', token);
     expect(now.digest).not.toBe(seen.digest);
@@ -174,6 +190,15 @@ describe.each([1, 2])('the WaitingForApproval event and its preview, %i replica(
     }
     expect(waitingOf(ns)?.preview?.digest).toBe(seen.digest);
     expect(waits(ns)).toHaveLength(1);
+    expect(waitingOf(ns)?.previewChanged).toEqual([
+      { principal: 'alice', since: expect.any(String) },
+    ]);
+    await eventually(() => {
+      expect(received(ns, 'promotion.preview_changed')).toHaveLength(1);
+    });
+    const [changed] = received(ns, 'promotion.preview_changed');
+    expect(changed?.data).toMatchObject({ principal: 'alice', revision: '6.6.0' });
+    expect(changed?.data.message).toContain("alice's approval of 6.6.0 for prod no longer counts");
   });
 
   it('records and tells the wait at once when the forge does not answer, without a preview', async () => {

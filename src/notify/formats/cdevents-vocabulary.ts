@@ -60,6 +60,9 @@ export function cdEventOf(event: NotificationEvent): {
   switch (event.type) {
     case 'WaitingForApproval':
       return pipelineRun(event, 'pipelinerun.queued', {});
+    // The run still waits, now for another approval.
+    case 'PreviewChanged':
+      return pipelineRun(event, 'pipelinerun.queued', {});
     case 'AuthorizationRecorded':
       // A rejection ends the run that waited for it; anything else lets it go on waiting or start.
       return event.decision === 'reject'

@@ -16,6 +16,7 @@ import type {
 export const WEBHOOK_EVENT_TYPES: Readonly<Record<NotificationType, string>> = {
   WaitingForApproval: 'promotion.waiting_for_approval',
   AuthorizationRecorded: 'promotion.authorization_recorded',
+  PreviewChanged: 'promotion.preview_changed',
   PromotionStarted: 'promotion.started',
   ShadowHold: 'promotion.shadow_hold',
   PromotionSucceeded: 'promotion.succeeded',
@@ -35,6 +36,7 @@ export const CLOUDEVENTS_TYPE_PREFIX = 'dev.promotion-gateway.';
 const TITLES: Readonly<Record<NotificationType, string>> = {
   WaitingForApproval: 'Waiting for approval',
   AuthorizationRecorded: 'Authorization recorded',
+  PreviewChanged: 'An approval no longer counts',
   PromotionStarted: 'Promotion started',
   ShadowHold: 'A shadow gate would have held it',
   PromotionSucceeded: 'Promotion succeeded',

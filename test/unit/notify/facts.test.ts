@@ -116,6 +116,31 @@ describe('factsOf', () => {
     );
   });
 
+  it('tells each approver whose approval stopped counting as its change moved, once each', () => {
+    const facts = factsOf(
+      pipeline({
+        environments: {
+          prod: {
+            waitingApproval: {
+              revision: '1.1.0',
+              since: '2026-11-25T11:00:00.000Z',
+              previewChanged: [
+                { principal: 'alice', since: '2026-11-25T11:05:00.000Z' },
+                { principal: 'bob', since: '2026-11-25T11:06:00.000Z' },
+              ],
+            },
+          },
+        },
+      }),
+    );
+    const changed = facts.filter((f) => f.type === 'PreviewChanged');
+    expect(changed.map((f) => [f.subject, f.principal, f.time])).toEqual([
+      ['alice', 'alice', '2026-11-25T11:05:00.000Z'],
+      ['bob', 'bob', '2026-11-25T11:06:00.000Z'],
+    ]);
+    expect(changed[0]?.message).toContain("alice's approval of 1.1.0 for prod no longer counts");
+  });
+
   it("tells a wait's recorded preview: its summary, the digest an approval may sign, where to read it", () => {
     const digest = `sha256:${'ab'.repeat(32)}`;
     const summary = 'prod: 1.0.0 -> 1.1.0 by pull request on main (1 file)';

@@ -761,6 +761,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete environment.drift;
   delete dig(environment, 'waitingApproval', 'properties').since;
   delete dig(environment, 'waitingApproval', 'properties').preview;
+  delete dig(environment, 'waitingApproval', 'properties').previewChanged;
   delete dig(openApiOf(copy), 'properties', 'status', 'properties').halts;
   delete dig(openApiOf(copy), 'properties', 'status', 'properties').outbox;
   const targetRecord = dig(environment, 'targets', 'items', 'properties');

@@ -97,6 +97,63 @@ describe('a wait recorded with its preview', () => {
   });
 });
 
+describe('a wait recording the approvals whose change moved', () => {
+  /** The view of prod waiting for 2 with `changed` approvers' approvals not counting, at `now`. */
+  function viewWith(status: PipelineStatus | undefined, changed: string[], now: number) {
+    const pipeline = samplePipeline(status);
+    const targets = {
+      dev: [healthy('2'), healthy('2')],
+      staging: [healthy('2')],
+      prod: [healthy('1')],
+    };
+    const observedAt = { dev: [T0, T0], staging: [T0], prod: [T0] };
+    const evaluation: Evaluation = {
+      decisions: [
+        { environment: 'dev', outcome: 'Source', revision: '2', reason: 'Ready', message: '' },
+        {
+          environment: 'staging',
+          outcome: 'UpToDate',
+          revision: '2',
+          reason: 'Deployed',
+          message: '',
+        },
+        {
+          ...{ environment: 'prod', outcome: 'WaitingApproval', revision: '2' },
+          ...{ reason: 'PreviewChanged', message: '' },
+          gate: {
+            required: 2,
+            requiredHuman: 0,
+            approvedBy: [],
+            summary: '',
+            previewChanged: changed,
+          },
+        },
+      ],
+    };
+    const verdict = viewChange(
+      { pipeline, targets, observedAt, evaluation },
+      { now, reevaluate: () => evaluation },
+    )(pipeline);
+    if (!('write' in verdict)) throw new Error('kept');
+    return verdict.write.environments?.prod?.waitingApproval;
+  }
+
+  it('stamps each when first found, and keeps them when a replica does not know the change moved', () => {
+    const first = viewWith(undefined, ['alice'], T0);
+    expect(first?.previewChanged).toEqual([
+      { principal: 'alice', since: new Date(T0).toISOString() },
+    ]);
+    const status = { environments: { prod: { waitingApproval: first } } };
+    // Another replica, whose cache does not know the new digest, counts alice's approval.
+    expect(viewWith(status, [], T0 + 1_000)?.previewChanged).toEqual(first?.previewChanged);
+    const more = viewWith(status, ['alice', 'bob'], T0 + 2_000);
+    expect(more?.previewChanged).toEqual([
+      { principal: 'alice', since: new Date(T0).toISOString() },
+      { principal: 'bob', since: new Date(T0 + 2_000).toISOString() },
+    ]);
+  });
+});
+
 /** A preview source the test answers by hand, counting its asks. */
 class HeldSource {
   readonly asks: PendingWait[] = [];
