@@ -95,6 +95,8 @@ export interface NotificationsConfig {
   retryMaxMs: number;
   /** How long after it happened an event is still tried before it is dropped. */
   horizonMs: number;
+  /** How long the write that begins a wait for an approval waits for the change's preview. */
+  previewWaitMs: number;
 }
 
 /** An OIDC issuer whose tokens are verified against its remote JWKS. */

@@ -263,6 +263,15 @@ export const NotificationsInputSchema = Type.Object(
         default: 86400000,
       }),
     ),
+    previewWaitMs: Type.Optional(
+      Type.Integer({
+        description:
+          "How long the status write that begins a wait for an approval waits for the change's preview, so that the WaitingForApproval event carries it; past it the wait is recorded and told without one.",
+        minimum: 0,
+        maximum: 30000,
+        default: 3000,
+      }),
+    ),
   },
   {
     description: 'PromotionAlerts, the subscriptions to promotion events (docs/notifications.md).',

@@ -68,8 +68,10 @@ async function syncView(deps: ViewSyncDeps, inputs: ViewInputs | undefined): Pro
   if (inputs === undefined) return;
   const reevaluate = (pipeline: Pipeline, targets: Record<string, TargetStatus[]>) =>
     deps.evaluator.evaluate(pipeline, targets);
+  // The view's time is its reads' and decisions': a wait begins now, not when its preview came.
+  const now = deps.now();
   const previews = await previewsFor(deps, inputs);
-  const change = viewChange(inputs, { now: deps.now(), reevaluate, previews });
+  const change = viewChange(inputs, { now, reevaluate, previews });
   const result = await deps.status.apply(inputs.pipeline, change);
   const id = pipelineIdOf(inputs.pipeline);
   if (result.outcome === 'Kept' && result.verdict.kind === 'Stale') {
@@ -85,7 +87,8 @@ async function syncView(deps: ViewSyncDeps, inputs: ViewInputs | undefined): Pro
 
 /**
  * The previews of the waits for an approval this view finds that the stored status does not
- * hold a preview of yet (a wait beginning, or one recorded without); none asked otherwise.
+ * hold a preview of yet: a wait beginning (waited for, bounded) or one recorded without (only
+ * if known by now); none asked otherwise.
  */
 async function previewsFor(
   deps: ViewSyncDeps,
@@ -93,12 +96,14 @@ async function previewsFor(
 ): Promise<Awaited<ReturnType<WaitPreviews['previewsOf']>> | undefined> {
   if (deps.previews === undefined) return undefined;
   const stored = inputs.pipeline.status?.environments;
-  const waits: PendingWait[] = [];
+  const waits: (PendingWait & { known: boolean })[] = [];
   for (const d of inputs.evaluation.decisions) {
     if (d.outcome !== 'WaitingApproval' || d.revision === undefined) continue;
     const recorded = stored?.[d.environment]?.waitingApproval;
     if (recorded?.revision === d.revision && recorded.preview !== undefined) continue;
-    waits.push({ environment: d.environment, revision: d.revision, attempt: d.attempt ?? 1 });
+    // Only the write that begins the wait waits for the preview; later ones take it if known.
+    const known = recorded?.revision === d.revision;
+    waits.push({ environment: d.environment, revision: d.revision, attempt: d.attempt ?? 1, known });
   }
   return waits.length === 0 ? undefined : deps.previews.previewsOf(inputs.pipeline, waits);
 }

@@ -1,9 +1,10 @@
 /**
  * The preview a wait for an approval is recorded with (`waitingApproval.preview`), so that the
  * WaitingForApproval event, decided once in the status write that first records the wait,
- * carries the change's digest and summary. A view write waits for it a bounded time: a forge
- * that is slow or down must not hold the verified view back, so such a wait is recorded without
- * one (a later write adds it to the status; the event already went as recorded). Asks are
+ * carries the change's digest and summary. The write that begins a wait waits for it a bounded
+ * time, once: a forge that is slow or down must not hold the verified view back, so such a wait
+ * is recorded without one (a later write adds it to the status, without waiting for it; the
+ * event already went as recorded). Asks are
  * shared while one runs and not repeated for a while after one found nothing, so a forge that
  * is down is not asked on every write.
  */
@@ -29,7 +30,7 @@ export interface WaitPreviewSource {
   previewOf(pipeline: Pipeline, wait: PendingWait): Promise<WaitPreview | undefined>;
 }
 
-/** How long a view write waits for a preview before it records the wait without one. */
+/** How long the write that begins a wait waits for its preview (config notifications.previewWaitMs). */
 export const WAIT_PREVIEW_MS = 3_000;
 /** How long after an ask that found nothing the same wait is not asked about again. */
 export const WAIT_PREVIEW_RETRY_MS = 60_000;
@@ -54,16 +55,18 @@ export class WaitPreviews {
   ) {}
 
   /**
-   * The previews of `waits`, by environment, each as known within the bounded wait; a wait
-   * whose preview is not known by then (or was not found lately) is left out.
+   * The previews of `waits`, by environment, each as known within the bounded wait (a wait
+   * marked `known` is not waited for: only what is known already); a wait whose preview is not
+   * known by then (or was not found lately) is left out.
    */
   async previewsOf(
     pipeline: Pipeline,
-    waits: readonly PendingWait[],
+    waits: readonly (PendingWait & { known?: boolean })[],
   ): Promise<Record<string, WaitPreview & { revision: string }>> {
     const found: Record<string, WaitPreview & { revision: string }> = {};
-    const answers = waits.map(async (wait) => {
-      const preview = await this.within(this.ask(pipeline, wait));
+    const answers = waits.map(async ({ known, ...wait }) => {
+      const asked = this.ask(pipeline, wait);
+      const preview = await this.within(asked, known === true ? 0 : this.waitMs);
       if (preview !== undefined) found[wait.environment] = { ...preview, revision: wait.revision };
     });
     await Promise.all(answers);
@@ -102,10 +105,13 @@ export class WaitPreviews {
     return preview;
   }
 
-  /** `answer` if it settles within the bounded wait, else undefined. */
-  private within(answer: Promise<WaitPreview | undefined>): Promise<WaitPreview | undefined> {
+  /** `answer` if it settles within `ms` (0: only if settled already), else undefined. */
+  private within(
+    answer: Promise<WaitPreview | undefined>,
+    ms: number,
+  ): Promise<WaitPreview | undefined> {
     return new Promise((resolve) => {
-      const cancel = this.clock.setTimer(this.waitMs, () => {
+      const cancel = this.clock.setTimer(ms, () => {
         resolve(undefined);
       });
       void answer.then((preview) => {

@@ -87,5 +87,6 @@ export function waitPreviews(rt: Runtime, previews: Pick<PipelinePreviews, 'at'>
       },
     },
     rt.scheduler,
+    rt.config.notifications.previewWaitMs,
   );
 }

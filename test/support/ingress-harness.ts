@@ -149,6 +149,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
       retryBaseMs: 1000,
       retryMaxMs: 600_000,
       horizonMs: 86_400_000,
+      previewWaitMs: 3_000,
     },
     logLevel: 'debug',
   };

@@ -27,6 +27,7 @@ describe('notifications', () => {
       retryBaseMs: 1000,
       retryMaxMs: 600_000,
       horizonMs: 86_400_000,
+      previewWaitMs: 3_000,
     });
   });
 
@@ -58,6 +59,7 @@ describe('notifications', () => {
     [{ crossNamespace: 'yes' }, 'config /notifications/crossNamespace'],
     [{ intervalMs: 10 }, 'config /notifications/intervalMs'],
     [{ horizonMs: 0 }, 'config /notifications/horizonMs'],
+    [{ previewWaitMs: 60_000 }, 'config /notifications/previewWaitMs'],
     [{ crossNamespace: ['Not_A_Namespace'] }, 'config /notifications/crossNamespace'],
     [{ other: 1 }, 'config /notifications/other: is not a known field'],
   ])('refuses %j', (notifications, problem) => {

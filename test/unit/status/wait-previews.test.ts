@@ -221,6 +221,21 @@ describe('WaitPreviews', () => {
     expect(source.asks).toHaveLength(2);
   });
 
+  it('gives a wait already recorded only a preview known by now, without waiting', async () => {
+    const clock = new FakeScheduler(T0);
+    const source = new HeldSource();
+    const book = new WaitPreviews(source, clock, 3_000, 60_000);
+    const found = book.previewsOf(samplePipeline(), [{ ...WAIT, known: true }]);
+    clock.advance(0);
+    expect(await found).toEqual({});
+    source.answer(PREVIEW);
+    await flush();
+    expect(await book.previewsOf(samplePipeline(), [{ ...WAIT, known: true }])).toEqual({
+      prod: { ...PREVIEW, revision: '2' },
+    });
+    expect(source.asks).toHaveLength(1);
+  });
+
   it('treats a failed ask as nothing found', async () => {
     const clock = new FakeScheduler(T0);
     const book = new WaitPreviews(
