@@ -38,8 +38,9 @@ export function verifiedTogether(
 }
 
 /**
- * `observed` (newest first) with `seen` recorded at `at`: moved to the front with the new time if
- * it was there, added otherwise, and the list cut to `max`. The input is not changed.
+ * `observed` (newest first) with `seen` recorded at `at`: kept as it is when `seen` is already the
+ * newest (its time is when it became the newest, so a steady fleet writes nothing), else moved or
+ * added to the front at `at`, the list cut to `max`. The input is not changed.
  */
 export function recordObservation(
   observed: readonly ObservedAt[],
@@ -47,6 +48,7 @@ export function recordObservation(
   at: number,
   max: number,
 ): ObservedAt[] {
+  if (observed[0]?.digest === seen.digest) return [...observed];
   const others = observed.filter((c) => c.digest !== seen.digest);
   return [{ digest: seen.digest, members: seen.members, observedAt: at }, ...others].slice(0, max);
 }

@@ -32,8 +32,8 @@ export interface ReleaseInput {
   /** Combinations verified together upstream, newest first. */
   observed: readonly ObservedAt[];
   current?: Release;
-  /** By member name, where each stands for the release revision it is asked about. */
-  stands: Readonly<Record<string, MemberStand>>;
+  /** By member name, where each stands for its revision in `release`. */
+  standsFor: (release: Combination) => Readonly<Record<string, MemberStand>>;
   /** Whether every member already runs `candidate`'s revisions healthy in the environment. */
   arrivedAll: (candidate: Combination) => boolean;
   suspended: boolean;
@@ -48,15 +48,15 @@ export interface ReleaseInput {
  */
 export function nextRelease(input: ReleaseInput): Release | undefined {
   const { current } = input;
-  if (current?.state === 'Promoting') return promoting(current, input.stands);
+  if (current?.state === 'Promoting') return promoting(current, input.standsFor(current));
   const newest = input.observed[0];
   const fresh = newest !== undefined && newest.digest !== current?.digest;
   if (fresh && !input.suspended) {
     if (input.arrivedAll(newest)) return settled(newest, current, input.now);
     if (current === undefined || current.state === 'Waiting' || newerThan(newest, current))
-      return waiting({ ...pick(newest), startedAt: input.now }, input.stands, input.suspended);
+      return waiting({ ...pick(newest), startedAt: input.now }, input);
   }
-  if (current?.state === 'Waiting') return waiting(current, input.stands, input.suspended);
+  if (current?.state === 'Waiting') return waiting(current, input);
   return current;
 }
 
@@ -81,11 +81,9 @@ function settled(seen: Combination, current: Release | undefined, now: number): 
   };
 }
 
-function waiting(
-  base: Combination & { startedAt: number },
-  stands: ReleaseInput['stands'],
-  suspended: boolean,
-): Release {
+function waiting(base: Combination & { startedAt: number }, input: ReleaseInput): Release {
+  const { suspended } = input;
+  const stands = input.standsFor(base);
   const names = Object.keys(base.members).sort();
   const held = names.filter((n) => stands[n]?.gatesMet !== true);
   if (held.length === 0 && !suspended)
@@ -93,8 +91,9 @@ function waiting(
       ...base,
       state: 'Promoting',
       waitingFor: names,
-      reason: 'GatesMet',
-      message: "every member's gates are met; promoting",
+      // As promoting() words it, so that the next pass writes nothing new.
+      reason: 'Promoting',
+      message: `promoting ${names.join(', ')}`,
     };
   return {
     ...base,
@@ -105,7 +104,7 @@ function waiting(
   };
 }
 
-function promoting(current: Release, stands: ReleaseInput['stands']): Release {
+function promoting(current: Release, stands: Readonly<Record<string, MemberStand>>): Release {
   const names = Object.keys(current.members).sort();
   const failed = names.filter((n) => stands[n]?.failed === true);
   if (failed.length > 0)

@@ -26,6 +26,8 @@ import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
 import { strategyDoors } from './previews.js';
 import type { PipelineId } from '../pipeline/id.js';
+import type { TrainGateSource } from '../evaluation/train-gates.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
 export const FRESHNESS_MS = 2_000;
@@ -36,10 +38,16 @@ export const FRESHNESS_MS = 2_000;
  */
 export const HINT_READ_SPACING_MS = 1_000;
 
+/** The cluster access the loop reads and writes through, and the trains' gates if any. */
+export type LoopAccess = ClusterAccess & {
+  trains?: TrainGateSource;
+  trainsCurrent?: (pipeline: Pipeline) => Promise<void>;
+};
+
 /** hints -> verify -> evaluate -> promote -> status: the three queues and the reconciler. */
-export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
+export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: LoopAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
-  const { verified, status } = access;
+  const { verified, status, trains, trainsCurrent } = access;
   const { retry: policy, instanceId, windows } = config.promotion;
   const { breakGlass } = config.authorizations;
   const settings = config.promotion.pullRequest;
@@ -61,7 +69,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   const { floors } = config.authorizations;
   const evaluator = new PipelineEvaluator(
     {
-      ...{ policy, floors, checks, history, windows, breakGlass, previews },
+      ...{ policy, floors, checks, history, windows, breakGlass, previews, trains },
       approvers: config.authorizations.approvers.map((a) => a.name),
     },
     now,
@@ -101,6 +109,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     // A claim this replica resolved counts as its attempt's outcome: Observed or Abandoned.
     onResolved: countOutcome,
     onUnkeptClaim: () => void access.crd.recheck(),
+    ...(trainsCurrent === undefined ? {} : { trainsCurrent }),
   });
   const pipelines = new PipelineQueue({
     ...common,

@@ -32,6 +32,11 @@ describe('the observed list', () => {
   it('puts what was seen first, once, with its newest time, and keeps at most max', () => {
     let list = recordObservation([], c(1), 10, 2);
     list = recordObservation(list, c(2), 20, 2);
+    list = recordObservation(list, c(2), 25, 2);
+    expect(list.map((o) => [o.digest, o.observedAt])).toEqual([
+      ['d2', 20],
+      ['d1', 10],
+    ]);
     list = recordObservation(list, c(1), 30, 2);
     expect(list.map((o) => [o.digest, o.observedAt])).toEqual([
       ['d1', 30],

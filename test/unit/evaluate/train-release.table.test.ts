@@ -21,7 +21,7 @@ const stand = (fields: Partial<MemberStand> = {}): MemberStand => ({
 function input(fields: Partial<ReleaseInput>): ReleaseInput {
   return {
     observed: [A],
-    stands: { api: stand(), web: stand() },
+    standsFor: () => ({ api: stand(), web: stand() }),
     arrivedAll: () => false,
     suspended: false,
     now: 1000,
@@ -47,21 +47,25 @@ describe('the next release', () => {
   });
 
   it('starts Waiting on the newest combination, naming the members whose gates hold it', () => {
-    const next = nextRelease(input({ stands: { api: stand({ gatesMet: true }), web: stand() } }));
+    const next = nextRelease(
+      input({ standsFor: () => ({ api: stand({ gatesMet: true }), web: stand() }) }),
+    );
     expect(next).toMatchObject({ digest: 'sha256:a', state: 'Waiting', waitingFor: ['web'] });
     expect(next?.startedAt).toBe(1000);
   });
 
   it('starts Promoting once every member gates are met', () => {
     const met = { api: stand({ gatesMet: true }), web: stand({ gatesMet: true }) };
-    expect(nextRelease(input({ current: release('Waiting'), stands: met }))?.state).toBe(
+    expect(nextRelease(input({ current: release('Waiting'), standsFor: () => met }))?.state).toBe(
       'Promoting',
     );
   });
 
   it('stays Waiting while suspended, gates met or not', () => {
     const met = { api: stand({ gatesMet: true }), web: stand({ gatesMet: true }) };
-    const next = nextRelease(input({ current: release('Waiting'), stands: met, suspended: true }));
+    const next = nextRelease(
+      input({ current: release('Waiting'), standsFor: () => met, suspended: true }),
+    );
     expect(next).toMatchObject({ state: 'Waiting', reason: 'Suspended' });
   });
 
@@ -73,17 +77,17 @@ describe('the next release', () => {
   it('keeps a Promoting release whatever is seen since, until every member arrived', () => {
     const one = { api: stand({ arrived: true }), web: stand() };
     const next = nextRelease(
-      input({ observed: [B, A], current: release('Promoting'), stands: one }),
+      input({ observed: [B, A], current: release('Promoting'), standsFor: () => one }),
     );
     expect(next).toMatchObject({ digest: 'sha256:a', state: 'Promoting', waitingFor: ['web'] });
     const all = { api: stand({ arrived: true }), web: stand({ arrived: true }) };
-    const done = nextRelease(input({ current: release('Promoting'), stands: all }));
+    const done = nextRelease(input({ current: release('Promoting'), standsFor: () => all }));
     expect(done?.state).toBe('Succeeded');
   });
 
   it('fails when a member failed, naming it', () => {
     const failed = { api: stand({ arrived: true }), web: stand({ failed: true }) };
-    const next = nextRelease(input({ current: release('Promoting'), stands: failed }));
+    const next = nextRelease(input({ current: release('Promoting'), standsFor: () => failed }));
     expect(next).toMatchObject({ state: 'Failed', waitingFor: ['web'], reason: 'MemberFailed' });
   });
 

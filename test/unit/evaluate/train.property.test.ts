@@ -11,6 +11,7 @@ import { evaluate } from '../../../src/evaluate/evaluate.js';
 import {
   recordObservation,
   verifiedTogether,
+  type Combination,
   type ObservedAt,
 } from '../../../src/evaluate/train-combinations.js';
 import {
@@ -52,10 +53,10 @@ interface Model {
   promotions: number;
 }
 
-function stands(s: Step, model: Model): Record<string, MemberStand> {
+function stands(s: Step, model: Model, release: Combination): Record<string, MemberStand> {
   const out: Record<string, MemberStand> = {};
   for (const m of MEMBERS) {
-    const wanted = model.release?.members[m];
+    const wanted = release.members[m];
     out[m] = { gatesMet: s[m].gatesMet, arrived: model.prod[m] === wanted, failed: s[m].fails };
   }
   return out;
@@ -71,7 +72,7 @@ function advance(model: Model, s: Step, now: number): void {
   model.release = nextRelease({
     observed: model.observed,
     ...(model.release === undefined ? {} : { current: model.release }),
-    stands: stands(s, model),
+    standsFor: (release) => stands(s, model, release),
     arrivedAll: (c) => MEMBERS.every((m) => model.prod[m] === c.members[m]),
     suspended: false,
     now,
