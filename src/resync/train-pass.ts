@@ -16,6 +16,7 @@ import type { MemberStand } from '../evaluate/train-release.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineTrigger } from '../hints/sinks.js';
 import type { GatewayLogger } from '../log.js';
+import type { EventRecord } from '../kube/ports.js';
 import { pipelineId } from '../pipeline/id.js';
 import type { TrainBook } from '../trains/train-book.js';
 import { resolveTrain, upstreamOf } from '../trains/train-members.js';
@@ -39,6 +40,8 @@ export interface TrainPassDeps {
   pipelines: PipelineTrigger;
   logger: GatewayLogger;
   now: () => number;
+  /** Records the train's Events (TrainPromoted, TrainFailed); absent = none recorded. */
+  events?: { emitEvent(event: EventRecord): Promise<void> };
 }
 
 /** One train reconciler; run() is one pass over every train. */
@@ -68,6 +71,7 @@ export class TrainPass {
       suspended: train.spec.suspend === true,
       environments: resolved.environments.map((env) => this.snapshotOf(train, names, env)),
     };
+    const before = train.status;
     const written = await this.deps.writer.apply(train, (stored) => {
       const next = nextTrainStatus(stored.status, snapshot, this.deps.now());
       return { write: next, verdict: next };
@@ -81,8 +85,41 @@ export class TrainPass {
       for (const name of names)
         this.deps.pipelines.requestPipeline(pipelineId({ namespace, name }), 'train');
     }
-    if (written.outcome === 'Written')
-      this.deps.logger.debug({ train: trainName(train) }, 'train status written');
+    if (written.outcome === 'Written') await this.tell(train, before, status);
+  }
+
+  /** An Event on the train for each release that ended since `before`: promoted or failed. */
+  private async tell(
+    train: PromotionTrain,
+    before: TrainStatus | undefined,
+    after: TrainStatus | undefined,
+  ): Promise<void> {
+    for (const env of after?.environments ?? []) {
+      const release = env.release;
+      const was = before?.environments?.find((e) => e.name === env.name)?.release;
+      if (release === undefined || was?.state !== 'Promoting' || was.digest !== release.digest)
+        continue;
+      if (release.state !== 'Succeeded' && release.state !== 'Failed') continue;
+      const failed = release.state === 'Failed';
+      const event: EventRecord = {
+        involvedObject: {
+          ...{ apiVersion: train.apiVersion, kind: train.kind },
+          ...{ namespace: train.metadata.namespace, name: train.metadata.name },
+          ...(train.metadata.uid === undefined ? {} : { uid: train.metadata.uid }),
+        },
+        type: failed ? 'Warning' : 'Normal',
+        reason: failed ? 'TrainFailed' : 'TrainPromoted',
+        message: `${env.name}: ${release.message ?? ''} (${release.digest})`,
+        annotations: { environment: env.name, digest: release.digest },
+      };
+      this.deps.logger.info(
+        { train: trainName(train), environment: env.name, digest: release.digest },
+        failed ? 'train release failed' : 'train release promoted',
+      );
+      await this.deps.events?.emitEvent(event).catch((err: unknown) => {
+        this.deps.logger.warn({ err, train: trainName(train) }, 'train event not recorded');
+      });
+    }
   }
 
   private snapshotOf(train: PromotionTrain, names: string[], env: string): EnvironmentSnapshot {

@@ -38,7 +38,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
-  const trainPasses = trainLoop(rt, trains, loop, () => leadership.isLeader());
+  const trainPasses = trainLoop(rt, trains, loop, () => leadership.isLeader(), access.writer);
   const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts, access.status);
   const stops: (() => void)[] = [];
   const readiness = () =>

@@ -16,6 +16,7 @@ import { TrainStatusWriter } from '../trains/train-status-writer.js';
 import type { ClusterAccess } from './cluster-access.js';
 import type { Runtime } from './runtime.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import type { EventRecord } from '../kube/ports.js';
 
 /** How often the Lease holder runs a train pass (it also refreshes its book). */
 export const TRAIN_PASS_MS = 1_000;
@@ -77,6 +78,7 @@ export function trainLoop(
   trains: TrainKnowledge,
   loop: { pipelines: PipelineTrigger; evaluator: PipelineEvaluator },
   isLeader: () => boolean,
+  events: { emitEvent(event: EventRecord): Promise<void> },
 ) {
   const pass = new TrainPass({
     ...{ source: trains.source, book: trains.book, gates: trains.gates },
@@ -85,6 +87,7 @@ export function trainLoop(
       random: rt.random,
     }),
     ...{ evaluator: loop.evaluator, pipelines: loop.pipelines, logger: rt.logger, now: rt.now },
+    events,
   });
   let sinceListing = 0;
   const tick = async (): Promise<void> => {

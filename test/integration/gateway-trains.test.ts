@@ -2,7 +2,8 @@
  * Release trains end to end on kube-sim, with one gateway and with two replicas: a train of
  * three Pipelines (web after api) promotes into prod only the combination its members were seen
  * running healthy together in staging, once every member's gates are met, in dependsOn order,
- * each member promoted once; a staging where one member is not healthy promotes nothing.
+ * each member promoted once; a staging where one member is not healthy promotes nothing; a
+ * member whose promotion fails stops the members not yet started, and the train says so.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinationDigest } from '../../src/trains/combination-digest.js';
@@ -13,6 +14,7 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import { NotifyReceiver } from '../support/notify-receiver.js';
 import {
   applyTrain,
   createTrainApps,
@@ -27,18 +29,26 @@ const WAIT = { timeoutMs: 20_000 };
 describe.each([1, 2])('a release train on kube-sim with %i replica(s)', (count) => {
   let fleet: TestFleet;
   let replicas: RunningGateway[];
+  // Down for the whole file: a webhook promotion to it fails, and one attempt is all it gets.
+  const receiver = new NotifyReceiver();
 
   beforeAll(async () => {
-    fleet = await startTestFleet();
+    [fleet] = await Promise.all([startTestFleet(), receiver.start()]);
+    const promotion = {
+      retry: { maxAttempts: 1 },
+      webhooks: {
+        deployer: { url: receiver.url, secret: { value: 'whsec_dHJhaW5z' }, timeoutMs: 2_000 },
+      },
+    };
     replicas = await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        launchGateway(fleet, { instanceId: `replica-${String(i)}` }),
+        launchGateway(fleet, { instanceId: `replica-${String(i)}`, config: { promotion } }),
       ),
     );
   });
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.close()));
-    await fleet.close();
+    await Promise.all([fleet.close(), receiver.close()]);
   });
 
   /** Every replica reads every target again (as the periodic resync would). */
@@ -118,5 +128,49 @@ describe.each([1, 2])('a release train on kube-sim with %i replica(s)', (count) 
     for (const [, version] of promoted) expect(version).toBe('6.6.0');
     const observed = trainStatus(fleet, ns, 'release')?.environments?.[0]?.observed ?? [];
     expect(observed[0]).toMatchObject({ digest });
+    // The Event follows the status write that ended the release.
+    await eventually(() => {
+      const told = (fleet.management.list('v1', 'Event', ns) as { reason?: string }[]).filter(
+        (e) => e.reason === 'TrainPromoted',
+      );
+      expect(told).toHaveLength(1);
+    }, WAIT);
+  });
+
+  it('stops the members not yet started when one fails, and records TrainFailed', async () => {
+    const ns = `train-fail-${String(count)}`;
+    createTrainApps(fleet, ns, APPS, {}, { api: { webhook: { endpoint: 'deployer' } } });
+    applyTrain(fleet, ns, 'release', {
+      members: [{ name: 'api' }, { name: 'web', dependsOn: ['api'] }, { name: 'worker' }],
+      environments: ['prod'],
+    });
+    await resync();
+    await eventually(() => {
+      expect(release(ns)).toMatchObject({ state: 'Succeeded' });
+    }, WAIT);
+    for (const env of ['dev', 'staging'])
+      for (const app of APPS) rollApp(fleet, ns, env, app, '6.6.0');
+    await resync();
+
+    // api's webhook is refused (its one attempt): the release fails, naming api.
+    await eventually(() => {
+      expect(release(ns)).toMatchObject({
+        state: 'Failed',
+        reason: 'MemberFailed',
+        waitingFor: ['api'],
+      });
+    }, WAIT);
+    expect(receiver.attempts).toHaveLength(1);
+    await resync();
+    await eventually(() => {
+      for (const d of prodDecision(ns, 'web')) expect(d?.reason).toBe('TrainGates');
+    }, WAIT);
+    expect(promotionsInto(fleet, ns, 'prod').map(([app]) => app)).not.toContain('web');
+    await eventually(() => {
+      const told = (fleet.management.list('v1', 'Event', ns) as { reason?: string }[]).filter(
+        (e) => e.reason === 'TrainFailed',
+      );
+      expect(told).toHaveLength(1);
+    }, WAIT);
   });
 });

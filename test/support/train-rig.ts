@@ -4,7 +4,7 @@
  * strategy), a PromotionTrain over them, and what Flux would do when a promotion Event arrives.
  */
 import { installRelease, rollOutRelease } from 'kube-sim/flux';
-import type { PromotionSpec } from '../../src/pipeline/pipeline-resource.js';
+import type { PromotionSpec, StrategySpec } from '../../src/pipeline/pipeline-resource.js';
 import type { TrainSpec, TrainStatus } from '../../src/trains/train-resource.js';
 import { ENVIRONMENTS, FLUX_NAMESPACE, type TestFleet } from './fleet.js';
 import { HR_API, INITIAL_VERSION, PIPELINE_API, type CoreEvent } from './gateway-harness.js';
@@ -12,18 +12,23 @@ import { HR_API, INITIAL_VERSION, PIPELINE_API, type CoreEvent } from './gateway
 /** apiVersion of PromotionTrains. */
 export const TRAIN_API = 'pipelines.promotion-gateway.dev/v1alpha1';
 
-/** One Pipeline per app in `ns`, every release at INITIAL_VERSION; `prod` settings for each. */
+/**
+ * One Pipeline per app in `ns`, every release at INITIAL_VERSION; `prod` settings for each, and
+ * by app the strategy prod is promoted with (the notification strategy otherwise).
+ */
 export function createTrainApps(
   fleet: TestFleet,
   ns: string,
   apps: readonly string[],
   prod: Omit<PromotionSpec, 'strategy'> = {},
+  prodStrategies: Readonly<Record<string, StrategySpec>> = {},
 ): void {
   fleet.management.ensureNamespace(ns);
   for (const app of apps) {
     for (const env of ENVIRONMENTS)
       installRelease(fleet.env(env), { namespace: ns, name: app }, INITIAL_VERSION);
-    const strategy = { notification: {} };
+    const strategy: StrategySpec = { notification: {} };
+    const own = prodStrategies[app];
     fleet.management.apply({
       apiVersion: PIPELINE_API,
       kind: 'Pipeline',
@@ -39,8 +44,8 @@ export function createTrainApps(
               clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
             },
           ],
-          ...(env === 'prod' && Object.keys(prod).length > 0
-            ? { promotion: { strategy, ...prod } }
+          ...(env === 'prod' && (own !== undefined || Object.keys(prod).length > 0)
+            ? { promotion: { strategy: own ?? strategy, ...prod } }
             : {}),
         })),
       },
