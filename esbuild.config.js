@@ -1,10 +1,11 @@
 // @ts-check
 /**
  * The second step of `npm run build`: bundles what the compiler wrote to dist/modules into the
- * two entry files that run, dist/server.js (the bin and the image's entrypoint) and dist/index.js
- * (the package as a library, for the demo and the benchmarks), with the dependencies they use in
- * dist/chunks/: the code both share, and what is loaded only when used (the flux-config command,
- * the pull-request strategy's Git side).
+ * entry files that run, dist/server.js (the bin and the image's entrypoint), dist/index.js (the
+ * package as a library, for the demo and the benchmarks) and dist/kubectl-promotion.js (the
+ * kubectl plugin's bin), with the dependencies they use in dist/chunks/: the code they share,
+ * and what is loaded only when used (the flux-config command, the pull-request strategy's Git
+ * side).
  *
  * Why bundle: V8 keeps every loaded module's source on its heap, and @kubernetes/client-node's
  * package entry loads its whole generated API (30 MB of source) though the gateway takes only
@@ -67,11 +68,15 @@ export const BUNDLE_OPTIONS = {
   minifySyntax: true,
 };
 
-/** Builds dist/server.js, dist/index.js and dist/chunks/ from dist/modules. */
+/** Builds dist/server.js, dist/index.js, dist/kubectl-promotion.js and dist/chunks/ from dist/modules. */
 async function bundle() {
   const { outputFiles } = await build({
     ...BUNDLE_OPTIONS,
-    entryPoints: { server: 'dist/modules/server.js', index: 'dist/modules/index.js' },
+    entryPoints: {
+      server: 'dist/modules/server.js',
+      index: 'dist/modules/index.js',
+      'kubectl-promotion': 'dist/modules/kubectl-promotion.js',
+    },
     outdir: 'dist',
     write: false,
   });
@@ -82,6 +87,7 @@ async function bundle() {
     writeFileSync(file.path, file.path.endsWith('.js') ? asciiOnly(file.text) : file.contents);
   }
   chmodSync('dist/server.js', 0o755);
+  chmodSync('dist/kubectl-promotion.js', 0o755);
 }
 
 // Run as `node esbuild.config.js`; imported (by a test), it only defines.

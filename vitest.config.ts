@@ -47,6 +47,19 @@ export default defineConfig({
         },
       },
       {
+        // The monitoring kit (manifests/monitoring/) against Debian's promtool and a real
+        // Prometheus server scraping a real gateway (test/monitoring/support/prometheus.ts).
+        extends: true,
+        test: {
+          name: 'monitoring',
+          include: ['test/monitoring/**/*.test.ts'],
+          environment: 'node',
+          setupFiles: SETUP,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         // Real Chromium (test/browser/support/chromium.ts) against the demo and the view: one
         // file at a time, after the other projects, so a browser and a demo fleet never share
         // CI's two cores with three other test files.

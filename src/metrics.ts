@@ -47,6 +47,8 @@ export interface GatewayMetrics {
    * the shard it serves ('' when unsharded): alert per shard on its sum being 0.
    */
   readonly resyncLeader: Gauge<'shard'>;
+  /** The configured resync interval in seconds, so an alert can compare a pass's duration to it. */
+  readonly resyncInterval: Gauge;
   /** Changes a resync pass found that no event announced, by cluster, namespace and kind. */
   readonly unannouncedChanges: Counter<'cluster' | 'namespace' | 'kind'>;
   /** Where the scrape-time gauges read their values; until bound they read 0. */
@@ -70,6 +72,10 @@ export interface MetricSources {
   referencedObjects(): number;
   /** Halts in force, each Pipeline's counted: of one environment, or of a whole Pipeline. */
   halts?(): { environment: number; pipeline: number };
+  /** Whether this replica is ready (its /readyz answers 200). */
+  ready?(): boolean;
+  /** Claims in the loaded Pipelines' status still Claimed past their deadline. */
+  claimsPastDeadline?(): number;
 }
 
 /** Options for createMetrics. */
@@ -83,14 +89,13 @@ export interface MetricsOptions {
 /** The scrape-time gauges, reading whatever sources are bound last. */
 function sourceGauges(registers: Registry[]) {
   let sources: MetricSources = { hintQueueDepth: zero, pipelines: zero, referencedObjects: zero };
-  const queueDepth = new Gauge({
-    name: 'promotion_gateway_hint_queue_depth',
-    help: 'Hints currently waiting in the queue.',
+  const depth = () => sources.hintQueueDepth();
+  const queueDepth = scrapeGauge(
     registers,
-    collect() {
-      this.set(sources.hintQueueDepth());
-    },
-  });
+    'hint_queue_depth',
+    'Hints waiting in the queue.',
+    depth,
+  );
   const catalogSize = new Gauge({
     name: 'promotion_gateway_catalog_size',
     help: 'Pipelines loaded (what="pipelines") and distinct objects they reference (what="objects").',
@@ -115,7 +120,27 @@ function sourceGauges(registers: Registry[]) {
   const bindSources = (bound: MetricSources): void => {
     sources = bound;
   };
+  scrapeGauge(registers, 'ready', READY_HELP, () => (sources.ready?.() === true ? 1 : 0));
+  const claims = () => sources.claimsPastDeadline?.() ?? 0;
+  scrapeGauge(registers, 'claims_past_deadline', CLAIMS_HELP, claims);
   return { queueDepth, catalogSize, haltsInForce, bindSources };
+}
+
+const READY_HELP =
+  '1 while this replica is ready (GET /readyz answers 200), else 0: alert on the sum over replicas being 0.';
+const CLAIMS_HELP =
+  'Promotion claims in the loaded Pipelines still Claimed after their deadline: an attempt no replica concluded.';
+
+/** An unlabelled gauge set from `read` at scrape time. */
+function scrapeGauge(registers: Registry[], name: string, help: string, read: () => number): Gauge {
+  return new Gauge({
+    name: `promotion_gateway_${name}`,
+    help,
+    registers,
+    collect() {
+      this.set(read());
+    },
+  });
 }
 
 const SHADOW_HOLDS_HELP =
@@ -182,12 +207,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     refusals: refusalCounter(registers),
     resyncDuration,
     ...sourceGauges(registers),
-    resyncLeader: new Gauge({
-      name: 'promotion_gateway_resync_leader',
-      help: "1 while this replica runs the periodic resync (it holds its shard's resync Lease), else 0.",
-      labelNames: ['shard'],
-      registers,
-    }),
+    ...resyncGauges(registers),
     clusterLabel,
     observeRead: (cluster, result) => {
       clusterReads.inc({ cluster: clusterLabel(cluster), result });
@@ -197,6 +217,23 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       resyncDuration.observe({ result }, report.durationMs / 1000);
     },
     ...unannouncedMetrics(registers, clusterLabel),
+  };
+}
+
+/** resyncLeader and resyncInterval, set by the resync's wiring. */
+function resyncGauges(registers: Registry[]) {
+  return {
+    resyncLeader: new Gauge({
+      name: 'promotion_gateway_resync_leader',
+      help: "1 while this replica runs the periodic resync (it holds its shard's resync Lease), else 0.",
+      labelNames: ['shard'],
+      registers,
+    }),
+    resyncInterval: new Gauge({
+      name: 'promotion_gateway_resync_interval_seconds',
+      help: 'The configured interval between full resync passes, in seconds (resync.intervalMs).',
+      registers,
+    }),
   };
 }
 
@@ -229,10 +266,7 @@ function refusalCounter(registers: Registry[]): Counter<'door' | 'reason'> {
   });
 }
 
-function zero(): number {
-  return 0;
-}
-
+const zero = (): number => 0;
 /** One (method, route, status)'s bound metric children. */
 interface HttpSeries {
   requests: { inc(): void };

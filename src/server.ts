@@ -4,12 +4,8 @@
  * built by functions that take their inputs explicitly; only this file and src/config read the
  * environment.
  */
-import { runApprovals } from './cli/approvals.js';
-import { runHalts } from './cli/halts.js';
-import { runRollback } from './cli/rollback.js';
-import { runStatus } from './cli/status.js';
-import { runWhatIf } from './cli/what-if.js';
-import { runDiff } from './cli/diff.js';
+import { OPERATOR_COMMANDS } from './cli/operator-commands.js';
+import { packageVersion } from './cli/package-version.js';
 import { redactUrls } from './text/redact-url.js';
 import { runServe } from './cli/serve.js';
 
@@ -43,27 +39,13 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const [command, ...rest] = argv;
+  const operator = command === undefined ? undefined : OPERATOR_COMMANDS.get(command);
+  if (operator !== undefined) {
+    return operator.run(rest, { env: process.env, out: process.stdout, err: process.stderr });
+  }
   switch (command) {
     case 'serve':
       return runServe(rest, process.env, process.stdout);
-    case 'approvals':
-      return runApprovals(rest, process.env, process.stdout);
-    case 'halts':
-      return runHalts(rest, process.env, process.stdout);
-    case 'rollback':
-      return runRollback(rest, { env: process.env, out: process.stdout });
-    case 'flux-config':
-      return (await import('./cli/flux-config.js')).runFluxConfig(rest, {
-        env: process.env,
-        out: process.stdout,
-        err: process.stderr,
-      });
-    case 'status':
-      return runStatus(rest, { env: process.env, out: process.stdout });
-    case 'what-if':
-      return runWhatIf(rest, { env: process.env, out: process.stdout });
-    case 'diff':
-      return runDiff(rest, { env: process.env, out: process.stdout });
     case '--version':
     case 'version':
       process.stdout.write(`${await packageVersion()}\n`);
@@ -78,15 +60,6 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`unknown command: ${command}\n\n${usage}`);
       return 2;
   }
-}
-
-async function packageVersion(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  const { packagePath } = await import('./paths.js');
-  const pkg = JSON.parse(await readFile(packagePath('package.json'), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
 }
 
 main(process.argv.slice(2)).then(

@@ -4,6 +4,7 @@
  * the sections and environment cards whose HTML changed are replaced, so the rest of the page
  * (focus, selection, scroll) stays as it is.
  */
+import './copy.js';
 import { applied, follow } from './live.js';
 
 const main = /** @type {HTMLElement} */ (

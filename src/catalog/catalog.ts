@@ -6,7 +6,7 @@
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import { objectKeyId, type ObjectKey } from '../pipeline/object-key.js';
 import { FrozenPool } from '../json/frozen-pool.js';
-import type { HaltRecord, Pipeline } from '../pipeline/pipeline-resource.js';
+import type { HaltRecord, Pipeline, PipelineStatus } from '../pipeline/pipeline-resource.js';
 import type { ClusterNamingConfig } from './cluster-names.js';
 import { observe, type PipelineState, type TargetSharing } from './pipeline-state.js';
 import { ReferrerIndex } from './referrers.js';
@@ -139,6 +139,11 @@ export class PipelineCatalog {
     for (const entry of this.entries.values())
       for (const t of entry.targets) out.add(t.key.cluster);
     return out;
+  }
+
+  /** Each Pipeline's status as last observed, in no order (for scrape-time counts). */
+  *statuses(): Generator<PipelineStatus | undefined, void, undefined> {
+    for (const entry of this.entries.values()) yield entry.state.status;
   }
 
   /** Every Pipeline's state, in id order. */

@@ -7,6 +7,7 @@
  * result is still shown (and holds) until the run that replaces it ends, so status does not flap.
  */
 import { CHECK_REASONS } from '../evaluate/checks-gate.js';
+
 import type { CheckResult } from '../evaluate/decisions.js';
 import type { Evaluation } from '../evaluate/decisions.js';
 import type { GatewayLogger } from '../log.js';
@@ -15,6 +16,9 @@ import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { Limiter } from '../queue/limiter.js';
 import { checkKey, resolveCheck, type CheckOutcome, type ResolvedCheck } from './resolve.js';
 import type { CheckRunner } from './runner.js';
+
+/** The outcomes that hold a revision pending, whose shadow checks are read meanwhile. */
+const PENDING: ReadonlySet<string> = new Set(['Promote', 'Waiting', 'WaitingApproval']);
 
 /** What the book needs; all injected so tests use a fake runner and clock. */
 export interface CheckBookDeps {
@@ -71,9 +75,10 @@ export class CheckBook {
   }
 
   /**
-   * Starts the reads the checks gate waits for in `evaluation` of `pipeline`, and those of a
-   * promoted revision an automatic rollback verifies: every check of such an environment whose
-   * result for that revision is missing or expired and not being read already. Returns how many reads it started; each re-checks the Pipeline when it ends.
+   * Starts the reads the checks gate waits for in `evaluation` of `pipeline`, those of a
+   * promoted revision an automatic rollback verifies, and the shadow checks of a revision
+   * pending otherwise: every such check whose result for that revision is missing or expired
+   * and not being read already. Returns how many reads it started; each re-checks the Pipeline when it ends.
    */
   request(pipeline: Pipeline, evaluation: Evaluation): number {
     const now = this.deps.now();
@@ -85,9 +90,11 @@ export class CheckBook {
       // A promoted revision inside its automatic rollback window is verified by the same checks.
       const revision = decision.verifying?.revision ?? decision.revision;
       const held = CHECK_REASONS.has(decision.reason) || decision.verifying !== undefined;
-      if (revision === undefined || !held) continue;
+      if (revision === undefined || !(held || PENDING.has(decision.outcome))) continue;
       const env = pipeline.spec.environments.find((e) => e.name === decision.environment);
-      for (const check of env?.promotion?.checks ?? []) {
+      // A revision otherwise pending is read by its shadow checks only: what they would hold.
+      const checks = (env?.promotion?.checks ?? []).filter((c) => held || c.mode === 'Shadow');
+      for (const check of checks) {
         const resolved = resolveCheck(pipeline.spec, decision.environment, check);
         const entry = this.entryOf(checkKey(namespace, resolved), revision);
         const current = entry.result !== undefined && entry.result.expiresAt > now;

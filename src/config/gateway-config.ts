@@ -165,6 +165,8 @@ export interface UiConfig {
   anonymous: boolean;
   /** Live-update streams open at once on this replica. */
   maxStreams: number;
+  /** Where people reach the view, without a trailing slash; notifications link to it. */
+  externalUrl?: string;
 }
 
 /** The whole, frozen configuration. */

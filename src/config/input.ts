@@ -93,6 +93,6 @@ export interface CheckedInput {
   ci: { issuers: Required<CiIssuerInput>[]; policies: CiPolicyInput[] };
   checks: { maxConcurrent: number; http: { allowedUrlPrefixes: string[] } };
   notifications: Required<NonNullable<ConfigInput['notifications']>>;
-  ui?: Required<NonNullable<ConfigInput['ui']>>;
+  ui?: With<NonNullable<ConfigInput['ui']>, 'anonymous' | 'maxStreams'>;
   logLevel: NonNullable<ConfigInput['logLevel']>;
 }

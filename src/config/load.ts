@@ -15,7 +15,13 @@ import { checkHmacKeysDistinct, checkInput, checkPublicKey } from './checks.js';
 import type { CheckedInput, ConfigInput } from './input.js';
 import { pointerSegment, problem, validateShape } from './schema.js';
 import { resolveSecret, webhookSigningKey, type SecretContext } from './secret-sources.js';
-import type { ClusterConfig, GatewayConfig, JwtConfig, WebhookEndpoint } from './gateway-config.js';
+import type {
+  ClusterConfig,
+  GatewayConfig,
+  JwtConfig,
+  UiConfig,
+  WebhookEndpoint,
+} from './gateway-config.js';
 
 export type { ConfigInput, SecretSource } from './input.js';
 
@@ -170,8 +176,17 @@ function build(
         : input.notifications.crossNamespace,
       allowedUrlPrefixes: [...input.notifications.allowedUrlPrefixes],
     },
-    ...(input.ui === undefined ? {} : { ui: { ...input.ui } }),
+    ...(input.ui === undefined ? {} : { ui: uiConfig(input.ui) }),
     logLevel: input.logLevel,
+  };
+}
+
+/** The view's settings, its external address without a trailing slash (links append paths). */
+function uiConfig(input: NonNullable<CheckedInput['ui']>): UiConfig {
+  const { externalUrl, ...rest } = input;
+  return {
+    ...rest,
+    ...(externalUrl === undefined ? {} : { externalUrl: externalUrl.replace(/\/+$/, '') }),
   };
 }
 

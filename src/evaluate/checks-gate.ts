@@ -23,19 +23,15 @@ export interface Standing {
 }
 
 /**
- * Holds the environment unless every check has a current Passed result for `args.revision`.
+ * Holds the environment unless every enforced check has a current Passed result for
+ * `args.revision` (a check in `mode: Shadow` holds nothing: shadow-gates.ts).
  * Failed before Unknown before Pending decides the reason; `retryAt` is the earliest expiry
  * still ahead (a result already expired is being read again, and its arrival re-checks).
  */
 export function checksGate(args: GateArgs): EnvironmentDecision | undefined {
-  const specs = args.env.promotion?.checks ?? [];
-  if (specs.length === 0) return undefined;
-  const { now } = args.input;
-  const known = args.input.checks?.[args.env.name] ?? [];
-  const standings = specs.map((spec, index) =>
-    standingOf(spec, latest(known, index, args.revision), now),
-  );
+  const standings = standingsOf(args, 'Enforce');
   if (standings.every((s) => s.state === 'Passed')) return undefined;
+  const { now } = args.input;
   const ahead = standings.flatMap((s) =>
     s.expiresAt !== undefined && s.expiresAt > now ? [s.expiresAt] : [],
   );
@@ -50,6 +46,20 @@ export function checksGate(args: GateArgs): EnvironmentDecision | undefined {
       standings.map((s) => `${s.name} ${s.text}`).join('; '),
     ...(ahead.length === 0 ? {} : { retryAt: Math.min(...ahead) }),
   };
+}
+
+/**
+ * How each check of `args.env` in `mode` (Enforce: the default) stands for `args.revision`, in
+ * spec order; results are matched by the check's place among all the environment's checks.
+ */
+export function standingsOf(args: GateArgs, mode: 'Enforce' | 'Shadow'): Standing[] {
+  const { now } = args.input;
+  const known = args.input.checks?.[args.env.name] ?? [];
+  return (args.env.promotion?.checks ?? []).flatMap((spec, index) =>
+    (spec.mode ?? 'Enforce') === mode
+      ? [standingOf(spec, latest(known, index, args.revision), now)]
+      : [],
+  );
 }
 
 /** The newest result of check `index` for `revision`, if any. */
@@ -92,7 +102,8 @@ export function standingOf(
   }
 }
 
-function reasonOf(standings: readonly Standing[]): string {
+/** The reason not-passed `standings` hold with: Failed before Unknown before Pending. */
+export function reasonOf(standings: readonly Standing[]): string {
   if (standings.some((s) => s.state === 'Failed')) return Reasons.CheckFailed;
   if (standings.some((s) => s.state === 'Unknown')) return Reasons.CheckUnknown;
   return Reasons.CheckPending;

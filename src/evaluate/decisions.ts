@@ -176,8 +176,11 @@ export type EnvironmentOutcome =
 /** What one gate in `mode: Shadow` would have held, and why (evaluate/shadow-gates.ts). */
 export interface ShadowHold {
   /** The gate, as the policy view names it. */
-  gate: 'window' | 'soak';
-  /** The window's name; for a soak, the environment whose healthy time it counts. */
+  gate: 'window' | 'soak' | 'approval' | 'check';
+  /**
+   * The window's or check's name; for a soak, the environment whose healthy time it counts; for
+   * an approval, `approval`.
+   */
   name: string;
   /** The reason the gate would have given: InDenyWindow, OutsidePromotionWindow, Soaking... */
   reason: string;

@@ -47,16 +47,20 @@ function wholeAtLeast(value: number | undefined, min: number): number {
 
 /**
  * The gate of `env`, or undefined when it has none. `manual: true` (here or pipeline-wide)
- * asks for one approval; `promotion.approval` for `minApprovals` (default 1); the floor can
- * raise either count and narrow who may approve, never lower or widen them.
+ * asks for one approval; `promotion.approval` for `minApprovals` (default 1) unless it is in
+ * `mode: Shadow` (then only with `options.shadow`); the floor can raise either count and narrow
+ * who may approve, never lower or widen them.
  */
 export function gateOf(
   spec: PipelineSpec,
   env: PipelineEnvironment,
   floor: GateFloor | undefined,
+  options: { shadow?: boolean } = {},
 ): Gate | undefined {
   const manual = (env.promotion?.manual ?? spec.promotion?.manual) === true;
-  const approval: ApprovalSpec | undefined = env.promotion?.approval;
+  const declared: ApprovalSpec | undefined = env.promotion?.approval;
+  // A shadow approval is a gate being tried out: it counts only where shadow-gates.ts asks.
+  const approval = declared?.mode === 'Shadow' && options.shadow !== true ? undefined : declared;
   const fromSpec =
     approval === undefined ? (manual ? 1 : 0) : wholeAtLeast(approval.minApprovals, 1);
   const minApprovals = Math.max(fromSpec, wholeAtLeast(floor?.minApprovals, 0));

@@ -1,6 +1,6 @@
 /**
- * Shadow gates: a gate in `mode: Shadow` (a promotion window, fleet-wide or in the spec, or a soak)
- * is evaluated as the gate would be, but holds nothing: what it would hold is recorded beside
+ * Shadow gates: a gate in `mode: Shadow` (a promotion window, fleet-wide or in the spec, a soak,
+ * an approval or an external check) is evaluated as the gate would be, but holds nothing: what it would hold is recorded beside
  * the decision (`wouldHold`) and in the policy view, and counted when the promotion it would
  * have held runs (promotion_gateway_shadow_holds_total). Pure, like every gate.
  */
@@ -10,10 +10,14 @@ import { Reasons } from './reasons.js';
 import { soakHold, soakOf } from './soak.js';
 import { names, windowsFor } from './windows-gate.js';
 import { closureAt, WindowError } from '../windows/promotion-window.js';
+import { display } from '../text/text.js';
+import { gateOf, missing, tally } from './gate.js';
+import { reasonOf, standingsOf } from './checks-gate.js';
 
-/** Whether a window or the soak of `args.env` is in `mode: Shadow` (needs no revision). */
+/** Whether a window, the soak, the approval or a check of `args.env` is in `mode: Shadow` (needs no revision). */
 export function hasShadowGates(args: GateArgs): boolean {
-  if (shadowSoak(args)) return true;
+  if (shadowSoak(args) || shadowApproval(args)) return true;
+  if ((args.env.promotion?.checks ?? []).some((c) => c.mode === 'Shadow')) return true;
   const found = windowsFor(args, true);
   return found.ok && found.windows.length > 0;
 }
@@ -22,9 +26,55 @@ function shadowSoak(args: GateArgs): boolean {
   return soakOf(args.input.spec, args.env)?.mode === 'Shadow';
 }
 
-/** What the shadow gates of `args.env` would hold now: its shadow windows, then a shadow soak. */
+/**
+ * What the shadow gates of `args.env` would hold now: its shadow windows, a shadow soak, a
+ * shadow approval, then its shadow checks (the order the enforced gates are asked in).
+ */
 export function shadowHolds(args: GateArgs): ShadowHold[] {
-  return [...shadowWindowHolds(args), ...shadowSoakHolds(args)];
+  return [
+    ...shadowWindowHolds(args),
+    ...shadowSoakHolds(args),
+    ...shadowApprovalHolds(args),
+    ...shadowCheckHolds(args),
+  ];
+}
+
+function shadowApproval(args: GateArgs): boolean {
+  return args.env.promotion?.approval?.mode === 'Shadow';
+}
+
+/** What a shadow approval would hold: the revision without the approvals it asks for. */
+function shadowApprovalHolds(args: GateArgs): ShadowHold[] {
+  if (!shadowApproval(args)) return [];
+  const { input, env, revision } = args;
+  const gate = gateOf(input.spec, env, input.floors?.[env.name], { shadow: true });
+  if (gate === undefined) return [];
+  const counted = tally(gate, input.authorizations?.[env.name] ?? [], revision);
+  if (counted.satisfied) return [];
+  const rejected = counted.rejectedBy !== undefined;
+  const why = rejected
+    ? `${display(counted.rejectedBy ?? '')} rejected ${display(revision)}`
+    : `needs approval of ${display(revision)}: ${missing(gate, counted)}`;
+  return [
+    {
+      gate: 'approval',
+      name: 'approval',
+      reason: rejected ? Reasons.ApprovalRejected : Reasons.ApprovalRequired,
+      message: `${env.name} would wait (shadow approval): ${why}`,
+    },
+  ];
+}
+
+/** What the shadow checks would hold: each one without a current pass for the revision. */
+function shadowCheckHolds(args: GateArgs): ShadowHold[] {
+  return standingsOf(args, 'Shadow')
+    .filter((s) => s.state !== 'Passed')
+    .map((s) => ({
+      gate: 'check' as const,
+      name: s.name,
+      reason: reasonOf([s]),
+      message: `${args.env.name} would wait (shadow check): ${s.name} ${s.text}`,
+    }));
 }
 
 function shadowSoakHolds(args: GateArgs): ShadowHold[] {

@@ -188,16 +188,21 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
 const open = new WeakMap<Socket, Set<ServerResponse>>();
 
 /**
- * Keeps each request's response with its connection until it ends, so that
- * createClientErrorHandler never writes an answer into a response under way (a live stream).
+ * Keeps each request's response with its connection, so that createClientErrorHandler never
+ * writes an answer into a response under way (a live stream). Ended ones are let go when the
+ * connection's next request arrives, or with the connection: no listener per response, since
+ * every request passes here.
  */
 export function trackResponses(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket;
-    const responses = open.get(socket) ?? new Set<ServerResponse>();
-    responses.add(reply.raw);
-    open.set(socket, responses);
-    reply.raw.once('close', () => responses.delete(reply.raw));
+    const responses = open.get(socket);
+    if (responses === undefined) {
+      open.set(socket, new Set([reply.raw]));
+    } else {
+      for (const response of responses) if (ended(response)) responses.delete(response);
+      responses.add(reply.raw);
+    }
     done();
   });
 }
@@ -208,9 +213,14 @@ export function trackResponses(app: FastifyInstance): void {
  */
 function responseStarted(socket: Socket): boolean {
   for (const response of open.get(socket) ?? []) {
-    if (response.headersSent && !response.writableEnded) return true;
+    if (response.headersSent && !ended(response)) return true;
   }
   return false;
+}
+
+/** Whether a response is over: ended by its writer, or destroyed with its connection. */
+function ended(response: ServerResponse): boolean {
+  return response.writableEnded || response.destroyed;
 }
 
 /**

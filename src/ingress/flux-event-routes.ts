@@ -48,10 +48,14 @@ const IGNORED = { outcome: 'ignored' } as const;
 const FULL = { outcome: 'full' } as const;
 const INVALID = { outcome: 'invalid' } as const;
 const UNAUTHENTICATED = { outcome: 'unauthenticated' } as const;
-const IGNORED_BODY: EventAccepted = Object.freeze({ accepted: true, hint: 'ignored' });
-const COALESCED_BODY: EventAccepted = Object.freeze({ accepted: true, hint: 'coalesced' });
+// The 202 bodies as sent, serialized once: every accepted event answers one of them.
+const JSON_TYPE = 'application/json; charset=utf-8';
+const body = (hint: EventAccepted['hint']): string =>
+  JSON.stringify({ accepted: true, hint } satisfies EventAccepted);
+const IGNORED_BODY = body('ignored');
+const COALESCED_BODY = body('coalesced');
 // 'dropped-unreferenced' is reported as 'queued': which objects pipelines reference is private.
-const QUEUED_BODY: EventAccepted = Object.freeze({ accepted: true, hint: 'queued' });
+const QUEUED_BODY = body('queued');
 
 /** The facts about an event worth a log line (never its signature or body). */
 function eventFields(subject: string, cluster: string, event: FluxEvent) {
@@ -117,7 +121,7 @@ export const eventsRoutes: FastifyPluginCallback<EventsRouteOptions> = (app, opt
       if (key === undefined) {
         metrics.eventsReceived.inc(IGNORED);
         logAccepted(request.log, subject, cluster, event, 'ignored');
-        return reply.code(202).send(IGNORED_BODY);
+        return reply.code(202).type(JSON_TYPE).send(IGNORED_BODY);
       }
       const result = hints.offer(key, 'flux-event');
       if (result === 'full') {
@@ -129,7 +133,10 @@ export const eventsRoutes: FastifyPluginCallback<EventsRouteOptions> = (app, opt
       }
       metrics.eventsReceived.inc(ACCEPTED);
       logAccepted(request.log, subject, cluster, event, result);
-      return reply.code(202).send(result === 'coalesced' ? COALESCED_BODY : QUEUED_BODY);
+      return reply
+        .code(202)
+        .type(JSON_TYPE)
+        .send(result === 'coalesced' ? COALESCED_BODY : QUEUED_BODY);
     },
   });
   done();

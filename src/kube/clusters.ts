@@ -78,7 +78,9 @@ export class ClusterRegistry implements ClusterDirectory {
 
   /** Sees every read's result: rejected credentials usually mean a rotated Secret. */
   noteReadResult(result: string): void {
-    if (result === 'Unauthorized' || result === 'Forbidden') this.refreshSoon();
+    // A rotated token, role or CA shows first as a refused read: read the kubeconfigs again.
+    if (result === 'Unauthorized' || result === 'Forbidden' || result === 'CertificateRejected')
+      this.refreshSoon();
   }
 
   /** Resolves every wanted cluster; drops clusters no longer wanted. Never throws. */

@@ -35,15 +35,35 @@ const networkCodes = new Set([
 ]);
 
 /**
+ * TLS verification failures of the API server's certificate (Node's OpenSSL codes): no retry
+ * or wait mends them, only a kubeconfig whose CA, or a server whose certificate, is right.
+ */
+const certificateCodes = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
  * The read failures of a target (ReadFailureReason) that say its cluster could not be reached or
  * could not serve: not a refusal of the gateway's credentials, a missing object or a missing
  * configuration. ServerError is what a GET gets for a 5xx answer (the 409 and odd 4xx it also
- * covers are no answers to a GET).
+ * covers are no answers to a GET). CertificateRejected: no server the gateway could verify was
+ * reached, so nothing is known of the cluster (as when it was counted Unavailable).
  */
 export const UNREACHABLE_READS: ReadonlySet<string> = new Set<ReadFailureReason>([
   'Unavailable',
   'Timeout',
   'ServerError',
+  'CertificateRejected',
 ]);
 
 /**
@@ -90,6 +110,12 @@ export function classifyKubeError(err: unknown): KubeFailure {
   const code = errorCode(err);
   if (code !== undefined && networkCodes.has(code)) {
     return { reason: 'Unavailable', message: `the cluster is unreachable (${code})` };
+  }
+  if (code !== undefined && certificateCodes.has(code)) {
+    return {
+      reason: 'CertificateRejected',
+      message: `the cluster's TLS certificate was not accepted (${code})`,
+    };
   }
   return { reason: 'Unavailable', message: 'the cluster request failed' };
 }

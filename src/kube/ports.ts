@@ -40,7 +40,9 @@ export type ReadFailureReason =
   | 'Unavailable'
   | 'Timeout'
   | 'UnknownCluster'
-  | 'UnsupportedKind';
+  | 'UnsupportedKind'
+  /** The API server's TLS certificate was not accepted (expired, another CA, another name). */
+  | 'CertificateRejected';
 
 /** The outcome of one read: the object, or a classified failure with a secret-free message. */
 export type ReadResult<T = KubeObject> =

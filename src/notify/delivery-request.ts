@@ -7,6 +7,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { allowedExtraHeaders } from '../outbound/extra-headers.js';
+import { cdEventsBody } from './formats/cdevents.js';
 import { cloudEventsBody } from './formats/cloudevents.js';
 import { genericBody, type FormattedBody } from './formats/generic.js';
 import { teamsBody } from './formats/msteams.js';
@@ -16,11 +17,12 @@ import { signs, standardWebhookHeaders } from '../outbound/webhook-signing.js';
 import type { CompiledTemplate } from './template.js';
 
 /** The formats a PromotionAlert's `spec.type` names; generic is the default. */
-export const DELIVERY_FORMATS = ['generic', 'cloudevents', 'slack', 'msteams'] as const;
+export const DELIVERY_FORMATS = ['generic', 'cloudevents', 'cdevents', 'slack', 'msteams'] as const;
 
 /** How the body is written: a template only with generic (compiled at load, see template.ts). */
 export type DeliveryFormat =
-  { type: 'generic'; template?: CompiledTemplate } | { type: 'cloudevents' | 'slack' | 'msteams' };
+  | { type: 'generic'; template?: CompiledTemplate }
+  | { type: 'cloudevents' | 'cdevents' | 'slack' | 'msteams' };
 
 /** What the alert's Secret contributes, already decoded (alert-secret-keys.ts, outbound/extra-headers.ts). */
 export interface DeliveryCredentials {
@@ -49,9 +51,10 @@ export function formatDelivery(
   credentials: DeliveryCredentials,
   nowMs: number,
 ): DeliveryRequest {
-  const { contentType, body } = formatBody(event, format);
+  const { contentType, body, headers: own } = formatBody(event, format);
   const headers = allowedExtraHeaders(credentials.headers);
   // Set after the extra headers, so the gateway's own always win.
+  Object.assign(headers, own);
   headers['content-type'] = contentType;
   if (format.type === 'generic' || signs(credentials)) {
     Object.assign(headers, standardWebhookHeaders(event.id, nowMs, body, credentials));
@@ -66,6 +69,8 @@ export function formatBody(event: NotificationEvent, format: DeliveryFormat): Fo
       return genericBody(event, format.template);
     case 'cloudevents':
       return cloudEventsBody(event);
+    case 'cdevents':
+      return cdEventsBody(event);
     case 'slack':
       return slackBody(event);
     case 'msteams':

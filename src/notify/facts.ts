@@ -87,13 +87,19 @@ function waitingFacts(ctx: EnvContext): NotificationFact[] {
   if (waiting?.since === undefined) return [];
   const fact = base(ctx, 'WaitingForApproval', waiting.revision, waiting.since);
   if (fact === undefined) return [];
+  const preview = waiting.preview;
+  const told =
+    preview === undefined
+      ? `; its preview was not known when the wait began: ${previewPath(ctx)}`
+      : `: ${preview.summary}; an approval may sign ${preview.digest}; the whole change: ${previewPath(ctx)}`;
   return [
     {
       ...fact,
       subject: '',
       reason: 'WaitingForApproval',
       severity: 'info',
-      message: `${ctx.env.name} waits for an approval of ${waiting.revision}; what it changes and the digest an approval signs: ${previewPath(ctx)}`,
+      message: `${ctx.env.name} waits for an approval of ${waiting.revision}${told}`,
+      ...(preview === undefined ? {} : { preview: { ...preview } }),
     },
   ];
 }

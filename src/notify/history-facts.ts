@@ -1,6 +1,8 @@
 /**
- * The facts an environment's history tells: each promotion's start, failure and success, and a
- * rollback's as Rollback* (the entry's rollback mark: from what, by whom, why). Pure.
+ * The facts an environment's history tells: each promotion's start, failure and success (with
+ * the revision the last earlier success delivered, which tells a first deployment from an
+ * upgrade), and a rollback's as Rollback* (the entry's rollback mark: from what, by whom, why).
+ * Pure.
  */
 import type { PromotionHistoryEntry } from '../pipeline/pipeline-resource.js';
 import { base, type EnvContext, type NotificationFact } from './fact-context.js';
@@ -13,10 +15,14 @@ import { base, type EnvContext, type NotificationFact } from './fact-context.js'
  */
 export function promotionFacts(ctx: EnvContext): NotificationFact[] {
   const runs = new Map<string, number>();
+  // The revision the entries before this one last delivered: what a success replaced.
+  let previous: string | undefined;
   return (ctx.status.history ?? []).flatMap((entry) => {
     const run = (runs.get(entry.revision) ?? 0) + 1;
     runs.set(entry.revision, run);
-    return historyFacts(ctx, entry, run === 1 ? '' : `run ${String(run)}`);
+    const facts = historyFacts(ctx, entry, run === 1 ? '' : `run ${String(run)}`, previous);
+    if (entry.succeededTime !== undefined) previous = entry.revision;
+    return facts;
   });
 }
 
@@ -46,6 +52,7 @@ function historyFacts(
   ctx: EnvContext,
   entry: PromotionHistoryEntry,
   subject: string,
+  previous: string | undefined,
 ): NotificationFact[] {
   const where = `${ctx.pipeline.metadata.namespace}/${ctx.pipeline.metadata.name} ${ctx.env.name}`;
   const kind = kindOf(entry);
@@ -61,6 +68,8 @@ function historyFacts(
       message: `${what} started`,
       attempt: 1,
     });
+  const shadow = shadowFact(ctx, entry, subject, what);
+  if (shadow !== undefined) facts.push(shadow);
   const failed =
     entry.failedTime === undefined
       ? undefined
@@ -88,6 +97,34 @@ function historyFacts(
       severity: 'info',
       message: `${what} succeeded (attempt ${String(entry.attempts)})`,
       attempt: entry.attempts,
+      ...(previous === undefined || kind.done !== 'PromotionSucceeded'
+        ? {}
+        : { previousRevision: previous }),
     });
   return facts.filter((f) => f !== undefined);
+}
+
+/**
+ * A promotion that shadow gates would have held, told when it started: which gates, and the
+ * reasons they would have given. None for a rollback (gates never hold one) or without holds.
+ */
+function shadowFact(
+  ctx: EnvContext,
+  entry: PromotionHistoryEntry,
+  subject: string,
+  what: string,
+): NotificationFact | undefined {
+  const holds = entry.wouldHold ?? [];
+  if (holds.length === 0 || entry.rollback !== undefined) return undefined;
+  const fact = base(ctx, 'ShadowHold', entry.revision, entry.startedTime);
+  if (fact === undefined) return undefined;
+  const gates = holds.map((h) => `${h.gate} ${h.name} (${h.reason})`).join(', ');
+  return {
+    ...fact,
+    subject,
+    reason: 'ShadowHold',
+    severity: 'info',
+    message: `${what} went on; in shadow mode it would have been held by: ${gates}`,
+    wouldHold: holds.map((h) => ({ ...h })),
+  };
 }

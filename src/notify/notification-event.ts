@@ -6,6 +6,7 @@
  */
 import type { OutboxTarget } from '../pipeline/outbox-event.js';
 import { NOTIFICATION_TYPES } from '../shapes/promotion-alert.js';
+import type { ShadowHoldRecord } from '../pipeline/pipeline-resource.js';
 
 /** The event types a PromotionAlert may select (declared with its shape). */
 export { NOTIFICATION_TYPES };
@@ -42,4 +43,21 @@ export interface NotificationEvent {
   principal?: string;
   /** approve, reject or break-glass, for AuthorizationRecorded. */
   decision?: string;
+  /** For ShadowHold: the gates in mode Shadow that would have held the promotion. */
+  wouldHold?: ShadowHoldRecord[];
+  /**
+   * For WaitingForApproval: the pending change as previewed when the wait began (its digest an
+   * approval may sign, its summary) and, when the web view's address is configured, its page.
+   */
+  preview?: { digest: string; summary: string; url?: string };
+  /**
+   * For PromotionSucceeded: the revision the environment's history last shows succeeded before
+   * this one; absent for the environment's first promotion (cdevents: deployed, not upgraded).
+   */
+  previousRevision?: string;
+  /**
+   * What tells apart events of one type (facts.ts): `run N` for a revision's later runs, a
+   * principal, a target. Not sent by the generic, cloudevents, slack or msteams formats.
+   */
+  subject?: string;
 }

@@ -248,7 +248,7 @@ export class Notifier {
       return { results, blocked: { reason: prepared.reason, message: prepared.problem } };
     await Promise.all(
       round.due.map(async ({ id, fact }) => {
-        const { subject: _s, at: _a, ...rest } = fact;
+        const { at: _a, ...rest } = fact;
         // Leadership may have gone while the Secret was read: a former leader starts nothing.
         if (!this.deps.isLeader()) return;
         const request = prepared.request({ id, ...rest }, this.deps.clock());

@@ -35,6 +35,8 @@ export interface OutboxPolicy {
   horizonMs: number;
   /** Whether some PromotionAlert selects `pipeline` and wants events of `type`. */
   wants(pipeline: Pipeline, type: NotificationType): boolean;
+  /** The web view's external address (config ui.externalUrl): events link to its pages. */
+  viewUrl?: string | undefined;
 }
 
 /**
@@ -67,7 +69,7 @@ export function owedEvents(pipeline: Pipeline, now: number, policy: OutboxPolicy
     .filter((f) => f.at >= now - policy.horizonMs && !known.has(eventKey(f)))
     .filter((f) => policy.wants(pipeline, f.type))
     .sort(compareFacts)
-    .map(recordOf);
+    .map((fact) => recordOf(fact, policy.viewUrl));
 }
 
 /** The recorded events of `pipeline` as facts, in the order they happened. */
@@ -87,10 +89,19 @@ function eventKey(e: Pick<OutboxEvent, 'type' | 'environment' | 'revision' | 'su
   return JSON.stringify([e.type, e.environment, e.revision, e.subject]);
 }
 
-/** A fact as the outbox records it: its body whole, without what the Pipeline itself names. */
-function recordOf(fact: NotificationFact): OutboxEvent {
-  const { at: _at, pipeline: _pipeline, type, targets, ...body } = fact;
-  return { type, ...body, targets: targets.map((t) => ({ ...t })) };
+/**
+ * A fact as the outbox records it: its body whole, without what the Pipeline itself names; a
+ * preview linked to its page in the web view when the view's address is known.
+ */
+function recordOf(fact: NotificationFact, viewUrl: string | undefined): OutboxEvent {
+  const { at: _at, pipeline, type, targets, preview, ...body } = fact;
+  const record: OutboxEvent = { type, ...body, targets: targets.map((t) => ({ ...t })) };
+  if (preview === undefined) return record;
+  const path = [pipeline.namespace, pipeline.name, 'environments', fact.environment, 'preview']
+    .map(encodeURIComponent)
+    .join('/');
+  const url = viewUrl === undefined ? undefined : `${viewUrl}/pipelines/${path}`;
+  return { ...record, preview: { ...preview, ...(url === undefined ? {} : { url }) } };
 }
 
 /** Each stream's newest MAX_OUTBOX_STREAM events, at most MAX_OUTBOX, the outbox's order kept. */

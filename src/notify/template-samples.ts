@@ -43,6 +43,11 @@ function fullSample(type: NotificationType): NotificationEvent {
     attempt: 2,
     principal: `alice ${AWKWARD}`,
     decision: 'approve',
+    preview: {
+      digest: `sha256:${'0'.repeat(64)}`,
+      summary: `staging: 1.2.2 -> 1.2.3 by pull request on main (2 files) ${AWKWARD}`,
+      url: `https://promotions.example.com/pipelines/team-a/podinfo/environments/staging/preview?${AWKWARD}`,
+    },
   };
 }
 

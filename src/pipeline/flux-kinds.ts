@@ -45,6 +45,9 @@ const KINDS: readonly FluxAppKind[] = [
   ]),
 ];
 
+/** The kinds' names, e.g. for metric labels known in advance. */
+export const FLUX_APP_KIND_NAMES: readonly FluxAppKind['kind'][] = KINDS.map((k) => k.kind);
+
 // A Map, not an object literal: kinds like `toString` must not hit Object.prototype.
 const BY_KIND: ReadonlyMap<string, FluxAppKind> = new Map(KINDS.map((k) => [k.kind, k]));
 

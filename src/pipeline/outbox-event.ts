@@ -6,7 +6,7 @@
  * (docs/notifications.md, "Events").
  */
 import type { Static } from 'typebox';
-import type { OutboxEventSchema, OutboxTargetSchema } from '../shapes/pipeline-records.js';
+import type { OutboxEventSchema, OutboxTargetSchema } from '../shapes/pipeline-outbox.js';
 
 /** A target as an event tells it: where, what, and as the gateway verified it then. */
 export type OutboxTarget = Static<typeof OutboxTargetSchema>;

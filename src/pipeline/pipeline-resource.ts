@@ -97,7 +97,7 @@ export type {
 } from './promotion-record.js';
 
 /** ours: status.environments[env].holds[i] and the rollback mark (src/pipeline/promotion-record.ts). */
-export type { RevisionHold, RollbackMark } from './promotion-record.js';
+export type { RevisionHold, RollbackMark, ShadowHoldRecord } from './promotion-record.js';
 
 /** ours: status.environments[env].approvals[i] (src/pipeline/authorization-record.ts). */
 export type { AuthorizationKind, AuthorizationRecord } from './authorization-record.js';

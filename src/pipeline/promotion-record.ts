@@ -10,6 +10,7 @@ import type {
   PromotionRecordSchema,
   RevisionHoldSchema,
   RollbackMarkSchema,
+  ShadowHoldRecordSchema,
 } from '../shapes/pipeline-records.js';
 
 /** status.environments[env].promotion: the claim and outcome of the latest promotion attempt. */
@@ -33,3 +34,6 @@ export type RollbackMark = Static<typeof RollbackMarkSchema>;
 
 /** ours: status.environments[env].holds[i], a revision the environment does not take. */
 export type RevisionHold = Static<typeof RevisionHoldSchema>;
+
+/** ours: a shadow gate that would have held a claimed promotion (record and history entry). */
+export type ShadowHoldRecord = Static<typeof ShadowHoldRecordSchema>;

@@ -6,13 +6,18 @@
  * revision older than one the record shows succeeded or in flight, and carries its attempt's
  * deadline, after which any replica may resolve it (docs/architecture.md, "The claim protocol").
  */
-import type { EnvironmentDecision } from '../evaluate/decisions.js';
+import type { EnvironmentDecision, ShadowHold } from '../evaluate/decisions.js';
 import { committedPromotion, isOlderThan } from '../evaluate/promotion-order.js';
 import { recordState } from '../evaluate/retry.js';
 import type { StatusChange } from '../kube/status-writer.js';
 import { jsonEqual } from '../json/json-equal.js';
 import { rfc3339, rfc3339Millis } from '../time/kube-time.js';
-import type { Pipeline, PipelineStatus, PromotionRecord } from '../pipeline/pipeline-resource.js';
+import type {
+  Pipeline,
+  PipelineStatus,
+  PromotionRecord,
+  ShadowHoldRecord,
+} from '../pipeline/pipeline-resource.js';
 import { withRecorded } from './history.js';
 import { rollbackMark, withRollbackHold } from './rollback-hold.js';
 
@@ -114,12 +119,18 @@ export function claimRecord(args: ClaimArgs): PromotionRecord {
     claimedBy: args.instanceId,
     deadlineTime: rfc3339Millis(claimDeadline(args)),
     ...(decision.redelivery === undefined ? {} : { redelivery: decision.redelivery }),
+    ...(decision.wouldHold === undefined ? {} : { wouldHold: shadowRecords(decision.wouldHold) }),
     ...(decision.rollback === undefined
       ? upstream === undefined
         ? {}
         : { upstreamVerifiedTime: rfc3339Millis(upstream) }
       : { rollback: rollbackMark(decision.rollback) }),
   };
+}
+
+/** What a claim records of the shadow gates that would have held it (their messages are the view's). */
+function shadowRecords(holds: readonly ShadowHold[]): ShadowHoldRecord[] {
+  return holds.slice(0, 16).map(({ gate, name, reason }) => ({ gate, name, reason }));
 }
 
 /** When the claimed attempt must have ended (ms): its strategy's bound and the margin. */

@@ -76,6 +76,10 @@ function stamped(
   if (next.upstreamVerifiedTime === undefined && record.upstreamVerifiedTime !== undefined) {
     next.upstreamVerifiedTime = record.upstreamVerifiedTime;
   }
+  // What shadow gates would have held, as the claim found it: told by a ShadowHold event.
+  if (next.wouldHold === undefined && record.wouldHold !== undefined) {
+    next.wouldHold = record.wouldHold.map((h) => ({ ...h }));
+  }
   if (record.phase === 'Failed' && next.failedTime === undefined) {
     next.failedTime = rfc3339Millis(at);
     if (record.message !== undefined) next.failure = truncate(record.message, MAX_FAILURE);

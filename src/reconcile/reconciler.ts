@@ -9,7 +9,7 @@ import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { CatalogTarget } from '../catalog/targets.js';
 import type { CheckBook } from '../checks/check-book.js';
 import { nextWakeup } from '../evaluate/evaluate.js';
-import type { Evaluation, TargetStatus } from '../evaluate/decisions.js';
+import type { EnvironmentDecision, Evaluation, TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline, PromotionResolution } from '../pipeline/pipeline-resource.js';
 import { FrozenPool } from '../json/frozen-pool.js';
@@ -108,6 +108,11 @@ export class Reconciler implements PipelineReconciler {
     if (this.views.delete(id)) this.viewChanged(id);
     this.deps.pullRequests?.forget(id);
     this.deps.unrecorded?.forget(id);
+  }
+
+  /** Every loaded Pipeline's current decisions, in no order: for scrape-time counts. */
+  *decisions(): Generator<readonly EnvironmentDecision[], void, undefined> {
+    for (const kept of this.views.values()) yield kept.decisions;
   }
 
   /** How many Pipelines have been evaluated at least once (and are still loaded). */

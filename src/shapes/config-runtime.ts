@@ -160,6 +160,15 @@ export const UiInputSchema = Type.Object(
         default: false,
       }),
     ),
+    externalUrl: Type.Optional(
+      Type.String({
+        description:
+          "The address people reach the view at (its Ingress or Gateway route), e.g. https://promotions.example.com. Notifications link to its pages (a WaitingForApproval event to the pending change's preview); absent, they name the API path only.",
+        format: 'uri',
+        pattern: '^https?://[^?#]*$',
+        maxLength: 1024,
+      }),
+    ),
     maxStreams: Type.Optional(
       Type.Integer({
         description:

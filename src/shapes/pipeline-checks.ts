@@ -150,6 +150,12 @@ export const CheckSpecSchema = Type.Object(
   {
     commitStatus: Type.Optional(CommitStatusCheckSpecSchema),
     http: Type.Optional(HttpCheckSpecSchema),
+    mode: Type.Optional(
+      StringEnum(['Enforce', 'Shadow'], {
+        description:
+          'Mode is Enforce (the default: a revision waits until the check passes) or Shadow (the check is read while the revision is pending and what it would have held is recorded when the promotion goes on: wouldHold, the history entry, promotion_gateway_shadow_holds_total, a ShadowHold notification).',
+      }),
+    ),
     name: Type.String({
       description: 'Name identifies the check in decisions and status.',
       maxLength: 63,

@@ -25,6 +25,12 @@ export const ApprovalSpecSchema = Type.Object(
         minimum: 1,
       }),
     ),
+    mode: Type.Optional(
+      StringEnum(['Enforce', 'Shadow'], {
+        description:
+          "Mode is Enforce (the default: promotions wait for the approvals) or Shadow (a promotion that lacks them goes on, and what the gate would have held is recorded: wouldHold, the history entry, promotion_gateway_shadow_holds_total, a ShadowHold notification). `manual: true` and the gateway's floors are enforced whatever the mode.",
+      }),
+    ),
   },
   {
     description:

@@ -1,6 +1,6 @@
 /**
- * The records the gateway keeps in a Pipeline's status: promotions, authorizations, halts, owed
- * notifications.
+ * The records the gateway keeps in a Pipeline's status: promotions, authorizations, halts (owed
+ * notifications: pipeline-outbox.ts).
  */
 import { Type } from 'typebox';
 import { StringEnum } from './kit.js';
@@ -67,6 +67,22 @@ export const RollbackMarkSchema = Type.Object(
   },
 );
 
+/** Pipeline `status.environments.*.promotion.wouldHold[]` and `history[].wouldHold[]`. */
+export const ShadowHoldRecordSchema = Type.Object(
+  {
+    gate: StringEnum(['window', 'soak', 'approval', 'check']),
+    name: Type.String({ maxLength: 253 }),
+    reason: Type.String({ maxLength: 63 }),
+  },
+  {
+    description:
+      'A gate in mode Shadow that would have held this promotion when it was claimed: the gate, its name and the reason it would have given (a promotion-gateway addition).',
+  },
+);
+
+/** What shadow gates would have held: a record's, a history entry's, an outbox event's. */
+export const WouldHoldSchema = Type.Array(ShadowHoldRecordSchema, { maxItems: 16 });
+
 /** Pipeline `status.environments.*.history[]`. */
 export const PromotionHistoryEntrySchema = Type.Object({
   revision: Type.String({ maxLength: 256 }),
@@ -83,6 +99,7 @@ export const PromotionHistoryEntrySchema = Type.Object({
       format: 'date-time',
     }),
   ),
+  wouldHold: Type.Optional(WouldHoldSchema),
 });
 
 /** Pipeline `status.environments.*.promotion.pullRequest`. */
@@ -165,6 +182,7 @@ export const PromotionRecordSchema = Type.Object(
         format: 'date-time',
       }),
     ),
+    wouldHold: Type.Optional(WouldHoldSchema),
   },
   {
     description:
@@ -266,29 +284,3 @@ export const HaltRecordSchema = Type.Object(
     ],
   },
 );
-
-/** Pipeline `status.outbox[].targets[]`. */
-export const OutboxTargetSchema = Type.Object({
-  cluster: Type.String({ maxLength: 253 }),
-  namespace: Type.String({ maxLength: 63 }),
-  name: Type.String({ maxLength: 253 }),
-  kind: Type.String({ maxLength: 63 }),
-  ready: Type.Optional(Type.Boolean()),
-  revision: Type.Optional(Type.String({ maxLength: 256 })),
-});
-
-/** Pipeline `status.outbox[]`. */
-export const OutboxEventSchema = Type.Object({
-  type: Type.String({ maxLength: 63 }),
-  environment: Type.String({ maxLength: 253 }),
-  revision: Type.String({ maxLength: 256 }),
-  subject: Type.String({ maxLength: 512 }),
-  time: Type.String({ format: 'date-time' }),
-  reason: Type.String({ maxLength: 1024 }),
-  message: Type.String({ maxLength: 2048 }),
-  severity: StringEnum(['info', 'error']),
-  targets: Type.Array(OutboxTargetSchema, { maxItems: 64 }),
-  attempt: Type.Optional(Type.Integer({ format: 'int64', minimum: 1 })),
-  principal: Type.Optional(Type.String({ maxLength: 512 })),
-  decision: Type.Optional(Type.String({ maxLength: 63 })),
-});

@@ -7,11 +7,11 @@ import { MapOf, StringEnum } from './kit.js';
 import {
   AuthorizationRecordSchema,
   HaltRecordSchema,
-  OutboxEventSchema,
   PromotionHistoryEntrySchema,
   PromotionRecordSchema,
   RevisionHoldSchema,
 } from './pipeline-records.js';
+import { OutboxEventSchema, WaitPreviewSchema } from './pipeline-outbox.js';
 
 /** Pipeline `status.conditions[]`. */
 export const ConditionSchema = Type.Object(
@@ -165,6 +165,12 @@ export const WaitingApprovalSchema = Type.Object(
         description:
           'Since is when the gateway first found the environment waiting for this revision (a promotion-gateway addition).',
         format: 'date-time',
+      }),
+    ),
+    preview: Type.Optional(
+      Type.Object(WaitPreviewSchema.properties, {
+        description:
+          'Preview is the change the promotion would make, as previewed when the wait began (a promotion-gateway addition): what the WaitingForApproval event tells. Absent when it could not be known then.',
       }),
     ),
   },

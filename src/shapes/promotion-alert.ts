@@ -9,6 +9,7 @@ export const NOTIFICATION_TYPES = [
   'WaitingForApproval',
   'AuthorizationRecorded',
   'PromotionStarted',
+  'ShadowHold',
   'PromotionSucceeded',
   'PromotionFailed',
   'RollbackStarted',
@@ -64,9 +65,9 @@ export const PipelineSelectorSchema = Type.Object({
 export const AlertSpecSchema = Type.Object(
   {
     type: Type.Optional(
-      StringEnum(['generic', 'cloudevents', 'slack', 'msteams'], {
+      StringEnum(['generic', 'cloudevents', 'cdevents', 'slack', 'msteams'], {
         description:
-          'The body sent: generic (Standard Webhooks JSON), cloudevents (CloudEvents 1.0 structured JSON), slack or msteams (a chat message).',
+          'The body sent: generic (Standard Webhooks JSON), cloudevents (CloudEvents 1.0 structured JSON), cdevents (a CDEvent, CloudEvents binary mode), slack or msteams (a chat message).',
         default: 'generic',
       }),
     ),

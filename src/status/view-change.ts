@@ -29,6 +29,7 @@ import type {
 import { computeStatus, eventsMissingCondition } from './compute-status.js';
 import { verifiedAfter, type VerifiedRecord } from './verified-history.js';
 import { driftedCondition } from './drift-condition.js';
+import type { WaitPreview } from './wait-previews.js';
 
 /** What one view is computed from: the Pipeline as checked, its reads and their evaluation. */
 export interface ViewInputs {
@@ -64,6 +65,8 @@ export interface ViewChangeOptions {
   now: number;
   /** The evaluation on the stored records, when they differ from the ones checked (pure). */
   reevaluate: (stored: Pipeline, targets: Record<string, TargetStatus[]>) => Evaluation;
+  /** Previews of the pending changes waits begin with, by environment (wait-previews.ts). */
+  previews?: Readonly<Record<string, WaitPreview & { revision: string }>>;
 }
 
 /** The view of `inputs` as a change of the stored status; see the module comment. */
@@ -102,7 +105,12 @@ export function viewChange(
         return merged === 'stale' ? record : merged;
       });
       const since = soaked.has(name) ? healthySince(inputs, name, kept, options.now) : undefined;
-      const waiting = waitingSince(env.waitingApproval, kept?.waitingApproval, options.now);
+      const waiting = waitingSince(
+        env.waitingApproval,
+        kept?.waitingApproval,
+        options.now,
+        options.previews?.[name],
+      );
       const verified = verifiedAfter(kept?.verified, targets);
       const drift = driftSince(env.drift, kept?.drift, options.now);
       environments[name] = withView(kept, targets, { waiting, since, verified, drift });
@@ -190,18 +198,24 @@ function healthySince(
 /**
  * The view's waitingApproval, with `since` kept from the stored one while it waits for the same
  * revision (so a view that finds the same wait writes nothing) and stamped `now` when it begins.
+ * Its preview is the one first recorded for the revision (what the wait's event told), else
+ * the one this view was given for it, else none.
  */
 function waitingSince(
   computed: EnvironmentStatus['waitingApproval'],
   stored: EnvironmentStatus['waitingApproval'],
   now: number,
+  given: (WaitPreview & { revision: string }) | undefined,
 ): EnvironmentStatus['waitingApproval'] {
   if (computed === undefined) return undefined;
-  const since =
-    stored?.revision === computed.revision && stored.since !== undefined
-      ? stored.since
-      : rfc3339Millis(now);
-  return { revision: computed.revision, since };
+  const same = stored?.revision === computed.revision;
+  const since = same && stored.since !== undefined ? stored.since : rfc3339Millis(now);
+  const preview =
+    (same ? stored.preview : undefined) ??
+    (given?.revision === computed.revision
+      ? { digest: given.digest, summary: given.summary }
+      : undefined);
+  return { revision: computed.revision, since, ...(preview === undefined ? {} : { preview }) };
 }
 
 /**

@@ -11,6 +11,7 @@ import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { StatusViewWriter } from './status-queue.js';
 import { viewChange, type TargetPlace, type ViewInputs } from './view-change.js';
+import type { PendingWait, WaitPreviews } from './wait-previews.js';
 
 /** What a view is computed from when its write starts (evaluation/view-inputs.ts). */
 export interface ViewInputsSource {
@@ -42,6 +43,8 @@ export interface ViewSyncDeps {
   evaluator: ViewEvaluator;
   /** Targets whose stored record is newer than our read are read again through these. */
   rereads: StaleReads;
+  /** The previews waits for an approval are recorded with; absent, waits are recorded without. */
+  previews?: Pick<WaitPreviews, 'previewsOf'>;
 }
 
 /** The status queue's writer (StatusViewWriter): the view of a Pipeline, computed and written. */
@@ -65,7 +68,8 @@ async function syncView(deps: ViewSyncDeps, inputs: ViewInputs | undefined): Pro
   if (inputs === undefined) return;
   const reevaluate = (pipeline: Pipeline, targets: Record<string, TargetStatus[]>) =>
     deps.evaluator.evaluate(pipeline, targets);
-  const change = viewChange(inputs, { now: deps.now(), reevaluate });
+  const previews = await previewsFor(deps, inputs);
+  const change = viewChange(inputs, { now: deps.now(), reevaluate, previews });
   const result = await deps.status.apply(inputs.pipeline, change);
   const id = pipelineIdOf(inputs.pipeline);
   if (result.outcome === 'Kept' && result.verdict.kind === 'Stale') {
@@ -77,4 +81,24 @@ async function syncView(deps: ViewSyncDeps, inputs: ViewInputs | undefined): Pro
   } else if (result.outcome === 'Contended') {
     deps.logger.debug({ pipeline: id }, 'status write stayed contended; the next check writes it');
   }
+}
+
+/**
+ * The previews of the waits for an approval this view finds that the stored status does not
+ * hold a preview of yet (a wait beginning, or one recorded without); none asked otherwise.
+ */
+async function previewsFor(
+  deps: ViewSyncDeps,
+  inputs: ViewInputs,
+): Promise<Awaited<ReturnType<WaitPreviews['previewsOf']>> | undefined> {
+  if (deps.previews === undefined) return undefined;
+  const stored = inputs.pipeline.status?.environments;
+  const waits: PendingWait[] = [];
+  for (const d of inputs.evaluation.decisions) {
+    if (d.outcome !== 'WaitingApproval' || d.revision === undefined) continue;
+    const recorded = stored?.[d.environment]?.waitingApproval;
+    if (recorded?.revision === d.revision && recorded.preview !== undefined) continue;
+    waits.push({ environment: d.environment, revision: d.revision, attempt: d.attempt ?? 1 });
+  }
+  return waits.length === 0 ? undefined : deps.previews.previewsOf(inputs.pipeline, waits);
 }

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { packagePath } from '../paths.js';
 
 /** The files the view serves. */
-export const UI_ASSETS = ['ui.css', 'live.js', 'fleet.js', 'pipeline.js'] as const;
+export const UI_ASSETS = ['ui.css', 'live.js', 'fleet.js', 'pipeline.js', 'copy.js'] as const;
 /** One of them. */
 export type UiAsset = (typeof UI_ASSETS)[number];
 

@@ -25,7 +25,7 @@ export function columnPlan(orders: Iterable<readonly string[]>): ColumnPlan {
   const distinct = new Set([...shapes.values()].flat());
   if (distinct.size <= MAX_NAMED_COLUMNS) {
     const names = mergedOrder([...shapes.values()]);
-    return { headers: names, positional: false, key: `n:${names.join('\n')}` };
+    return { headers: names, positional: false, key: `n:${JSON.stringify(names)}` };
   }
   const width = Math.max(0, ...[...shapes.values()].map((o) => o.length));
   const headers = Array.from({ length: width }, (_, i) => ordinal(i));

@@ -66,7 +66,7 @@ export function fleetPage(input: FleetPageInput): SafeHtml {
         </tr>
       </thead>
       <tbody id="rows">
-        ${join(input.rows, '\n')}
+        ${join(input.rows)}
       </tbody>
     </table>
     ${counts.total === 0 ? html`<p class="empty">No Pipelines to show.</p>` : ''}

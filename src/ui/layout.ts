@@ -23,6 +23,7 @@ export function page(parts: PageParts): SafeHtml {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
         <title>${parts.title} · promotion-gateway</title>
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="${parts.assetUrl('ui.css')}" />

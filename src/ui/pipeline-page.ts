@@ -1,6 +1,7 @@
 /**
- * The Pipeline page: its environments left to right, each with its targets (cluster,
- * namespace, kind, verified revision, health, when last verified), the decision and its reason
+ * The Pipeline page: the picture of its path (pipeline-picture.ts), then its environments left
+ * to right, each with its targets (cluster, namespace, verified revision, health, when last
+ * verified; the app's kind and name in the table's caption), the decision and its reason
  * as a sentence, its policy gates, approval gate and pull request; then the promotions as a
  * timeline, and lead time and frequency. The body is re-rendered whole on a change and the page
  * script swaps the sections that differ. Pure.
@@ -18,14 +19,16 @@ import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 import { policyWords } from './policy-words.js';
 import { healthOf, summarize, type EnvSummary } from './model.js';
+import { gateSection } from './approval-gate.js';
+import { pipelinePicture } from './pipeline-picture.js';
 import {
-  gateSection,
   historySection,
   holdsLine,
   leadTimeSection,
   pullRequestLine,
   timeText,
 } from './pipeline-sections.js';
+import { idHtml } from './short-ids.js';
 
 /** What the page is rendered from. */
 export interface PipelinePageInput {
@@ -77,6 +80,7 @@ export function pipelineBody(
     }),
   );
   return html`<div id="pipeline-body">
+    ${pipelinePicture(pipeline, summary.environments, decisions)}
     <section id="environments" aria-labelledby="environments-h">
       <h2 id="environments-h">Environments</h2>
       <ol class="envs">
@@ -105,8 +109,9 @@ function environmentCard(args: CardArgs): SafeHtml {
   const { health, text } = healthOf(env.targets.length, records, view?.targets[env.name]);
   const line = policyWords(view?.policy?.[env.name]);
   const rows = env.targets.map((target, i) =>
-    targetRow(pipeline, target, records[i], view?.targets[env.name]?.[i]?.location.cluster),
+    targetRow(target, records[i], view?.targets[env.name]?.[i]?.location.cluster),
   );
+  const { appRef } = pipeline.spec;
   return html`<li
     class="env t-${args.summary?.tone ?? 'muted'}"
     data-testid="environment"
@@ -119,13 +124,12 @@ function environmentCard(args: CardArgs): SafeHtml {
     <div class="scroll" tabindex="0" role="region" aria-label="Targets of ${env.name}">
       <table class="targets">
         <caption>
-          Targets of ${env.name}
+          Targets of ${env.name}: ${appRef.kind} ${appRef.name}
         </caption>
         <thead>
           <tr>
             <th scope="col">Cluster</th>
             <th scope="col">Namespace</th>
-            <th scope="col">Kind</th>
             <th scope="col">Revision</th>
             <th scope="col">Health</th>
             <th scope="col">Last verified</th>
@@ -172,12 +176,10 @@ function decisionLine(decision: EnvironmentDecision | undefined): SafeHtml {
 }
 
 function targetRow(
-  pipeline: Pipeline,
   target: PipelineTarget,
   record: TargetStatusRecord | undefined,
   cluster: string | undefined,
 ): SafeHtml {
-  const { appRef } = pipeline.spec;
   const health =
     record === undefined
       ? 'not verified yet'
@@ -188,8 +190,7 @@ function targetRow(
   return html`<tr>
     <td>${cluster ?? target.clusterRef?.name ?? 'management'}</td>
     <td>${target.namespace}</td>
-    <td>${appRef.kind} ${appRef.name}</td>
-    <td class="rev">${record?.revision ?? '—'}</td>
+    <td class="rev">${idHtml(record?.revision, 'revision')}</td>
     <td class="${record?.ready === true ? 'ok' : 'bad'}">${health}</td>
     <td>${observed === undefined ? '—' : timeText(observed)}</td>
   </tr>`;

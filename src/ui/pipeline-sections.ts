@@ -1,12 +1,9 @@
 /**
- * The parts of the Pipeline page built from the stored records: the approval gate (who, when,
- * the statement id and how to verify it offline), the pull request and its link, the promotions
- * as a timeline, and lead time and frequency. Raw signed statements are never shown (the API
- * does not serve them either): their id and the offline check are. Pure.
+ * The parts of the Pipeline page built from the stored records: the pull request and its link,
+ * the holds, the promotions as a timeline, and lead time and frequency. The approval gate is
+ * approval-gate.ts. Pure.
  */
-import type { EnvironmentDecision } from '../evaluate/decisions.js';
 import type {
-  AuthorizationRecord,
   EnvironmentStatus,
   Pipeline,
   PromotionHistoryEntry,
@@ -19,15 +16,20 @@ import { leadTimeChart, weeklyChart } from './charts.js';
 import { html, type SafeHtml } from './html.js';
 import { humanDuration, leadMs, leadTimes, promotionsPerWeek, totalsOf } from './lead-time.js';
 
-/** Most approval records and revisions a page lists (the status keeps up to 256 and 20). */
-const MAX_LISTED = 20;
+/** Most revisions a page lists (the status keeps up to 20). */
+export const MAX_LISTED = 20;
 
-/** A time as `<time>`: UTC text for people, RFC 3339 for machines and the page script. */
+/**
+ * A time as `<time>`: UTC text for people, RFC 3339 for machines and the page script. In a
+ * narrow column it wraps between the date and the time of day, never inside either.
+ */
 export function timeText(at: string | number): SafeHtml {
   const ms = typeof at === 'number' ? at : parseTimestamp(at);
   if (ms === undefined || !Number.isFinite(ms)) return html`<span>${String(at)}</span>`;
   const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${iso}"
+    ><span>${iso.slice(0, 10)}</span> <span>${iso.slice(11, 19)} UTC</span></time
+  >`;
 }
 
 /**
@@ -68,104 +70,6 @@ export function pullRequestLine(record: PromotionRecord | undefined): SafeHtml {
   return html`<p class="pr">
     <b>Pull request</b> for ${clip(record?.revision, 64)} (${request.state}): ${link}
   </p>`;
-}
-
-/** The approval gate of the environment at `index`: where it stands and who authorized what. */
-export function gateSection(
-  pipeline: Pipeline,
-  index: number,
-  decision: EnvironmentDecision | undefined,
-): SafeHtml {
-  const env = pipeline.spec.environments[index];
-  if (env === undefined) return html``;
-  const records = pipeline.status?.environments?.[env.name]?.approvals ?? [];
-  const spec = env.promotion?.approval;
-  if (spec === undefined && decision?.gate === undefined && records.length === 0) return html``;
-  const standing =
-    decision?.gate === undefined
-      ? neededText(spec?.minApprovals ?? 1)
-      : `${decision.gate.summary}${decision.revision === undefined ? '' : ` for ${clip(decision.revision, 64)}`}`;
-  const { namespace, name } = pipeline.metadata;
-  const shown = [...records].reverse().slice(0, MAX_LISTED);
-  const signed = records.some((r) => r.statement !== undefined);
-  return html`<div data-testid="gate" class="gate">
-    <h4>Approval gate</h4>
-    <p>${standing}</p>
-    ${previewLink(pipeline, env.name, decision)}
-    ${
-      shown.length === 0
-        ? html`<p class="muted">No approvals recorded.</p>`
-        : html`<div
-            class="scroll"
-            tabindex="0"
-            role="region"
-            aria-label="Authorizations of ${env.name}"
-          >
-            <table class="approvals">
-              <caption>
-                Authorizations of ${env.name}, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Who</th>
-                  <th scope="col">Decision</th>
-                  <th scope="col">Revision</th>
-                  <th scope="col">When</th>
-                  <th scope="col">Statement id</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${shown.map(approvalRow)}
-              </tbody>
-            </table>
-          </div>`
-    }
-    ${
-      signed
-        ? html`<p class="verify">
-            Signed statements are kept in the Pipeline’s status. Check them offline, without
-            trusting the gateway:
-            <code
-              >promotion-gateway approvals verify --config CONFIG --pipeline
-              ${namespace}/${name}</code
-            >
-            (docs/approvals.md).
-          </p>`
-        : ''
-    }
-  </div>`;
-}
-
-/** The outcomes of a decision with a promotion pending, which a preview shows. */
-const PENDING = new Set(['Promote', 'Waiting', 'WaitingApproval']);
-
-/** A link to the change the pending promotion would make (preview-page.ts), when one is. */
-function previewLink(
-  pipeline: Pipeline,
-  environment: string,
-  decision: EnvironmentDecision | undefined,
-): SafeHtml | '' {
-  if (decision?.revision === undefined || !PENDING.has(decision.outcome)) return '';
-  const { namespace, name } = pipeline.metadata;
-  const href = `/pipelines/${namespace}/${name}/environments/${encodeURIComponent(environment)}/preview`;
-  return html`<p>
-    <a data-testid="preview-link" href="${href}"
-      >What promoting ${clip(decision.revision, 64)} changes, and its digest</a
-    >
-  </p>`;
-}
-
-function approvalRow(record: AuthorizationRecord): SafeHtml {
-  const comment =
-    record.comment === undefined ? '' : html`<br /><small>${clip(record.comment, 200)}</small>`;
-  const how = record.statement === undefined ? record.kind : `${record.kind}, signed`;
-  return html`<tr>
-    <td>${clip(record.principal, 128)} <small>(${how})</small>${comment}</td>
-    <td>${record.decision}</td>
-    <td class="rev">${clip(record.revision, 64)}</td>
-    <td>${timeText(record.time)}</td>
-    <td><code>${record.jti === undefined ? '—' : clip(record.jti, 128)}</code></td>
-  </tr>`;
 }
 
 /** The revisions an environment holds (rolled back, failed verification), not lifted. */
@@ -293,8 +197,4 @@ export function leadTimeSection(pipeline: Pipeline, now: number): SafeHtml {
       </figcaption>
     </figure>
   </section>`;
-}
-
-function neededText(count: number): string {
-  return `${String(count)} ${count === 1 ? 'approval' : 'approvals'} needed`;
 }

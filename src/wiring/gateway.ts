@@ -9,6 +9,7 @@ import { haltsByScope } from '../halts/halt-record.js';
 import { PipelineCatalog } from '../catalog/catalog.js';
 import { readinessOf } from '../ingress/ops.js';
 import { pipelineId } from '../pipeline/id.js';
+import { claimsPastDeadline } from '../promote/stuck-claims.js';
 import { clusterAccess } from './cluster-access.js';
 import { httpApp, listeners } from './http.js';
 import { promotionLoop } from './loop.js';
@@ -32,9 +33,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const alerts = alertKnowledge(rt);
   const access = clusterAccess(rt, catalog, crd, outboxCompletion(rt, alerts));
   const trains = trainKnowledge(rt, catalog, access);
-  const loop = promotionLoop(rt, catalog, {
-    ...{ ...access, trains: trains.gates, trainsCurrent: trains.current },
-  });
+  const loop = promotionLoop(rt, catalog, { ...access, ...trains.loopAccess });
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
@@ -49,7 +48,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       statusWritesHeld: crd.held()?.message,
     });
   const { hints, pipelines, reconciler, statusWrites } = loop;
-  bindMetrics(rt, catalog, hints);
+  bindMetricSources(rt, catalog, hints, readiness);
   const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
   const ui = uiListener(rt, catalog, reconciler, loop.previews);
   return {
@@ -108,17 +107,21 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
-/** The gauges read at scrape time: the hint queue's depth, the Pipelines, the halts. */
-function bindMetrics(
+/** Binds the scrape-time gauges to the catalog, the hint queue and the readiness check. */
+function bindMetricSources(
   rt: Runtime,
   catalog: PipelineCatalog,
   hints: { stats(): { depth: number } },
+  readiness: () => { ready: boolean },
 ): void {
   rt.metrics.bindSources({
     hintQueueDepth: () => hints.stats().depth,
+    ready: () => readiness().ready,
     pipelines: () => catalog.size,
     referencedObjects: () => catalog.referencedObjects,
     halts: () => haltsByScope(catalog.haltLists(), rt.now()),
+    claimsPastDeadline: () =>
+      claimsPastDeadline(catalog.statuses(), rt.config.promotion.retry, rt.now()),
   });
 }
 

@@ -12,8 +12,10 @@ import { announces } from '../verify/announcements.js';
 import { HintedReader } from '../verify/hinted-read.js';
 import { PullRequestRefresher } from '../promote/strategies/pull-request/state-refresher.js';
 import { Reconciler } from '../reconcile/reconciler.js';
+import { reconcileMetrics } from '../reconcile/reconcile-metrics.js';
 import { ConfirmationRounds } from '../reconcile/confirmation-round.js';
 import { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
+import type { EvaluationSettings } from '../evaluation/evaluation-input.js';
 import { readHistories } from '../evaluation/soak-input.js';
 import { StatusQueue } from '../status/status-queue.js';
 import { StaleTargetHints } from '../status/stale-reads.js';
@@ -24,7 +26,7 @@ import type { ClusterAccess } from './cluster-access.js';
 import { checkBook } from './check-runs.js';
 import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
-import { strategyDoors } from './previews.js';
+import { strategyDoors, waitPreviews } from './previews.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { TrainGateSource } from '../evaluation/train-gates.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
@@ -48,8 +50,7 @@ export type LoopAccess = ClusterAccess & {
 export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: LoopAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
   const { verified, status, trains, trainsCurrent } = access;
-  const { retry: policy, instanceId, windows } = config.promotion;
-  const { breakGlass } = config.authorizations;
+  const { retry: policy, instanceId } = config.promotion;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
   const pullRequest = pullRequestPorts({ settings, readSecret, now, fetch: rt.fetch });
@@ -65,18 +66,16 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Loo
   const countOutcome = (outcome: string): void => {
     metrics.promotions.inc({ outcome });
   };
+  // Decisions are counted at scrape time, by when the reconciler is built.
+  const reconcileCounts = reconcileMetrics(metrics.registry, () => reconciler.decisions());
   // One evaluation for the checks, the confirmation rounds, the status view and the approvals.
-  const { floors } = config.authorizations;
-  const evaluator = new PipelineEvaluator(
-    {
-      ...{ policy, floors, checks, history, windows, breakGlass, previews, trains },
-      approvers: config.authorizations.approvers.map((a) => a.name),
-    },
-    now,
-  );
+  const evaluator = loopEvaluator(rt, { checks, history, previews, trains });
   const staleHints: HintSink = { offer: (key, source) => hints.offer(key, source) };
   const views = new ViewSync(
-    { status, logger, now, evaluator, rereads: new StaleTargetHints(catalog, staleHints) },
+    {
+      ...{ status, logger, now, evaluator, rereads: new StaleTargetHints(catalog, staleHints) },
+      previews: waitPreviews(rt, previews),
+    },
     new ViewInputsReader({ catalog, verified, evaluator }),
   );
   const statusWrites = new StatusQueue({
@@ -103,6 +102,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Loo
     unrecorded: new UnrecordedOutcomes(status, countOutcome),
     confirmations,
     onOutcome: countOutcome,
+    onLeadTime: reconcileCounts.observeLeadTime,
     onShadowHolds: (holds) => {
       for (const { gate, name } of holds) metrics.shadowHolds.inc({ gate, name });
     },
@@ -134,3 +134,17 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Loo
 
 /** What promotionLoop builds. */
 export type PromotionLoop = ReturnType<typeof promotionLoop>;
+
+/** The loop's one evaluator: the configuration's policy, with this replica's reads and results. */
+function loopEvaluator(
+  rt: Runtime,
+  reads: Pick<EvaluationSettings, 'checks' | 'history' | 'previews' | 'trains'>,
+): PipelineEvaluator {
+  const { retry: policy, windows } = rt.config.promotion;
+  const { floors, breakGlass, approvers } = rt.config.authorizations;
+  const names = approvers.map((a) => a.name);
+  return new PipelineEvaluator(
+    { policy, floors, windows, breakGlass, approvers: names, ...reads },
+    rt.now,
+  );
+}

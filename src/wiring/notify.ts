@@ -94,6 +94,7 @@ function outboxPolicy(rt: Runtime, alerts: Pick<AlertKnowledge, 'directory'>): O
   return {
     horizonMs: rt.config.notifications.horizonMs,
     wants: (pipeline: Pipeline, type: NotificationType) => alerts.directory.wants(pipeline, type),
+    viewUrl: rt.config.ui?.externalUrl,
   };
 }
 

@@ -10,6 +10,7 @@ import type { ClusterAccess } from './cluster-access.js';
 import type { Runtime } from './runtime.js';
 import { strategyFor } from '../promote/strategies/select.js';
 import type { PullRequestPorts } from '../promote/strategies/pull-request/pull-request-strategy.js';
+import { WaitPreviews } from '../status/wait-previews.js';
 
 /**
  * The previews: `strategies` as the reconciler gets them (so a preview is made by the code that
@@ -63,4 +64,28 @@ export function strategyDoors(
 ) {
   const strategies = strategiesOf(rt, access.writer, pullRequest);
   return { strategies, previews: pipelinePreviews(catalog, access, strategies, decisions) };
+}
+
+/** The longest summary a wait records (the status's bound). */
+const MAX_WAIT_SUMMARY = 512;
+
+/**
+ * The previews waits for an approval are recorded with: the pending change as the previews
+ * make it; none when it cannot be known now (a forge down).
+ */
+export function waitPreviews(rt: Runtime, previews: Pick<PipelinePreviews, 'at'>): WaitPreviews {
+  return new WaitPreviews(
+    {
+      previewOf: async (pipeline, { environment, revision, attempt }) => {
+        const preview = await previews.at(pipeline, environment, { revision, attempt });
+        if (preview.change.kind === 'unavailable') return undefined;
+        const summary = preview.summary;
+        return {
+          digest: preview.digest,
+          summary: summary.length <= MAX_WAIT_SUMMARY ? summary : `${summary.slice(0, 511)}…`,
+        };
+      },
+    },
+    rt.scheduler,
+  );
 }

@@ -38,6 +38,7 @@ export function resyncLoop(
       }
     },
   });
+  metrics.resyncInterval.set(config.resync.intervalMs / 1000);
   // One series per replica, labelled with its shard, from the start (0 until it leads).
   const shard = { shard: config.sharding?.name ?? '' };
   metrics.resyncLeader.set(shard, 0);

@@ -11,6 +11,7 @@ import { KubeCalls } from '../kube/request-options.js';
 import type { GatewayLogger } from '../log.js';
 import { createMetrics, type GatewayMetrics } from '../metrics.js';
 import type { FetchLike } from '../outbound/fetch-like.js';
+import { zeroAlertSeries } from './alert-series.js';
 
 /** Inputs of a gateway; the seams (clock, randomness, fetch, connection pool) are for tests. */
 export interface GatewayOptions {
@@ -59,11 +60,16 @@ export function runtimeOf(options: GatewayOptions): Runtime {
     random: options.random ?? Math.random,
     now: () => scheduler.now(),
     calls: new KubeCalls(options.kubeTimeoutMs ?? 10_000, pool),
-    metrics: createMetrics({
-      clusters: [config.management.name, ...config.clusters.map((c) => c.name)],
-    }),
+    metrics: metricsOf([config.management.name, ...config.clusters.map((c) => c.name)]),
     fetch: options.fetch,
     maxPipelinesPerHalt: options.maxPipelinesPerHalt,
     apiServers: new ApiServerBook({ resolve: systemResolver, now: () => scheduler.now() }),
   };
+}
+
+/** The gateway's metrics, its alerted series created at 0 for `clusters` (alert-series.ts). */
+function metricsOf(clusters: readonly string[]): GatewayMetrics {
+  const metrics = createMetrics({ clusters });
+  zeroAlertSeries(metrics, clusters);
+  return metrics;
 }

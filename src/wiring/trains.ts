@@ -63,7 +63,9 @@ export function trainKnowledge(rt: Runtime, catalog: PipelineCatalog, access: Cl
     const member = book.membershipOf(namespace, name, () => gates.candidates(namespace));
     if (member !== undefined || rt.now() - listedAt >= TRAIN_FRESHNESS_MS) await refresh();
   };
-  return { book, source, gates, refresh, current };
+  // What the promotion loop reads: the gates, and the listing renewed before a promotion.
+  const loopAccess = { trains: gates, trainsCurrent: current };
+  return { book, source, gates, refresh, current, loopAccess };
 }
 
 /** What trainKnowledge builds. */

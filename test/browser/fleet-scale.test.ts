@@ -5,7 +5,8 @@
  * figures are measured in the browser (navigation and paint timings, the wall clock shared with
  * this process for "changed here, shown there", the page's own time applying each update
  * (its `ui:applied` events), long tasks and the longest gap between two animation frames) and printed, and
- * written to test-results/ui/fleet-1000.json. The test asserts what the page does; how fast it
+ * written to test-results/ui/fleet-1000.json; its first screenshot is also docs/images/ui-fleet.png
+ * (the README's). The test asserts what the page does; how fast it
  * does it is `npm run bench`'s part (g), measured side by side with a reference.
  */
 import { writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { createLogger } from '../../src/log.js';
 import { buildUi, type UiApp } from '../../src/ui/app.js';
 import { FakeFleetSource, syntheticFleet } from '../support/ui-fleet.js';
 import {
+  docsImagePath,
   launchChromium,
   screenshotPath,
   skipBrowserTests,
@@ -145,7 +147,19 @@ describe.skipIf(skipBrowserTests())('the fleet page at 1,000 Pipelines, in Chrom
     figures.htmlTransferBytes = timing.htmlBytes ?? -1;
     figures.htmlBytes = timing.htmlBodyBytes ?? -1;
     expect(figures.firstContentfulPaintMs).toBeGreaterThan(0);
+    // It fits the 1,280 px window: nothing makes the page scroll sideways.
+    expect(
+      await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBe(0);
     await page.screenshot({ path: screenshotPath('fleet-1000') });
+    // The README's and docs/ui.md's picture of the fleet: the same synthetic fleet every run.
+    await page.screenshot({
+      path: docsImagePath('ui-fleet'),
+      animations: 'disabled',
+      clip: { x: 0, y: 0, width: 1280, height: 720 },
+    });
   });
 
   it('applies a change to one row', async () => {

@@ -73,8 +73,10 @@ describe('the real gateway on kube-sim: two replicas', () => {
     const counted = await Promise.all(replicas.map(outcomes));
     const promoted = counted.reduce((sum, c) => sum + (c.Promoted ?? 0), 0);
     expect(promoted).toBe(versions.length);
+    // Outcomes the gateway exports from the start (at 0) count only once they happened.
     for (const c of counted) {
-      expect(Object.keys(c).filter((k) => k !== 'Promoted' && k !== 'Conflict')).toEqual([]);
+      const happened = Object.keys(c).filter((k) => (c[k] ?? 0) > 0);
+      expect(happened.filter((k) => k !== 'Promoted' && k !== 'Conflict')).toEqual([]);
     }
   });
 });

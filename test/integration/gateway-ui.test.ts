@@ -156,6 +156,10 @@ describe.each([2, 1])('the web view with %i replica(s)', (count) => {
     const [page] = pages;
     expect(page?.fleet).toContain('data-testid="count-waiting">1<');
     expect(page?.pipeline).toContain('data-testid="gate"');
+    // The picture says it too, alike on every replica: the arrow into prod waits with 6.6.0.
+    expect(page?.pipeline).toMatch(
+      /data-testid="picture-edge" data-state="waiting" data-revision="6\.6\.0"/,
+    );
     // The first environment's verified record, and staging's after it: a lead time.
     const verified = pipelineOf(fleet, ns).status?.environments;
     expect(verified?.dev?.verified?.map((v) => v.revision)).toContain('6.6.0');

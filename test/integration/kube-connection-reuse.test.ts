@@ -178,7 +178,13 @@ describe('keep-alive connection reuse', () => {
     isolated.requests.reset();
     management.requests.reset();
     for (const impostor of impostors)
-      expect(await impostor.get(ref('p1'))).toMatchObject({ ok: false, reason: 'Unavailable' });
+      expect(await impostor.get(ref('p1'))).toMatchObject({
+        ok: false,
+        reason: 'CertificateRejected',
+        message: expect.stringMatching(
+          /^the cluster's TLS certificate was not accepted \([A-Z_]+\)$/,
+        ),
+      });
     expect(isolated.requests.snapshot()).toMatchObject({ total: 0, connections: 0 });
     expect(management.requests.snapshot()).toMatchObject({ total: 0, connections: 0 });
     expect((await isolatedReader.get(ref('p1'))).ok).toBe(true);

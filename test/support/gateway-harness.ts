@@ -1,25 +1,17 @@
 /**
  * End-to-end harness: the real gateway (createGateway) against the tests' kube-sim fleet
- * (support/fleet.ts), with one isolated app per test (its own namespace on every cluster and
- * its own Pipeline), Flux's moves and events reproduced exactly, and a bounded poll helper
- * instead of timed assertions.
+ * (support/fleet.ts), with one isolated app per test (test-app.ts: its own namespace on every
+ * cluster and its own Pipeline, Flux's moves and events reproduced exactly), what the tests read
+ * back (gateway-observations.ts), and a bounded poll helper instead of timed assertions. Tests
+ * import all of it from here.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import type { SimCluster } from 'kube-sim';
-import { installRelease, rollOutRelease, upgradeEvent, newestRelease } from 'kube-sim/flux';
 import { afterAll, beforeAll } from 'vitest';
-import { signBody } from '../../src/auth/hmac.js';
 import { realScheduler, type Scheduler } from '../../src/clock.js';
 import { defaultConfig, type ConfigInput } from '../../src/config/load.js';
 import { createGateway, type Gateway } from '../../src/wiring/gateway.js';
-import type { KubeObject } from '../../src/kube/ports.js';
 import { createLogger } from '../../src/log.js';
-import type {
-  Pipeline,
-  PromotionRecord,
-  PromotionSpec,
-  StrategySpec,
-} from '../../src/pipeline/pipeline-resource.js';
+import type { PromotionRecord } from '../../src/pipeline/pipeline-resource.js';
 import {
   ENVIRONMENTS,
   FLUX_NAMESPACE,
@@ -28,125 +20,30 @@ import {
   type TestFleet,
 } from './fleet.js';
 import { eventually } from './poll.js';
+import { APP_NAME, pipelineOf, recordOf } from './gateway-observations.js';
+import { INITIAL_VERSION, postSigned } from './test-app.js';
 
 export { ENVIRONMENTS, GATEWAY_USER, eventually, startTestFleet };
+export {
+  APP_NAME,
+  PIPELINE_API,
+  metricSum,
+  pipelineOf,
+  promoteEvents,
+  recordOf,
+  scrapeMetric,
+} from './gateway-observations.js';
+export type { CoreEvent, MetricSeries } from './gateway-observations.js';
+export {
+  HR_API,
+  HR_RESOURCE,
+  INITIAL_VERSION,
+  createApp,
+  postSigned,
+  rollOut,
+  upgradeBody,
+} from './test-app.js';
 export type { TestFleet };
-/** The app every test pipeline moves (HelmRelease and Pipeline name). */
-export const APP_NAME = 'podinfo';
-/** The revision every environment starts at. */
-export const INITIAL_VERSION = '6.5.0';
-export const HR_API = 'helm.toolkit.fluxcd.io/v2';
-export const PIPELINE_API = 'pipelines.weave.works/v1alpha1';
-/** `resource` filter for kube-sim request counters. */
-export const HR_RESOURCE = 'helmreleases.helm.toolkit.fluxcd.io';
-
-/**
- * One isolated app: namespace `ns` on every cluster, a podinfo HelmRelease released at 6.5.0
- * in dev/staging/prod, and Pipeline ns/podinfo (dev -> staging -> prod, notification strategy)
- * in management. `legacyKey`: Secret `legacy-hmac` with that `hmac-key`, named in secretRef.
- * `prodPromotion`: prod's own promotion settings (manual, approval gate); `prodStrategy`: its
- * own strategy.
- */
-export function createApp(
-  fleet: TestFleet,
-  ns: string,
-  options: {
-    legacyKey?: Buffer;
-    prodPromotion?: Omit<PromotionSpec, 'strategy'>;
-    /** staging's own promotion settings (e.g. an automatic rollback). */
-    stagingPromotion?: Omit<PromotionSpec, 'strategy'>;
-    /** prod's own strategy (e.g. pull-request); the others keep the notification strategy. */
-    prodStrategy?: StrategySpec;
-    /** The Pipeline's labels (e.g. the shard that serves it). */
-    labels?: Record<string, string>;
-  } = {},
-): void {
-  for (const name of ENVIRONMENTS) {
-    installRelease(fleet.env(name), { namespace: ns, name: APP_NAME }, INITIAL_VERSION);
-  }
-  fleet.management.ensureNamespace(ns);
-  const strategy: StrategySpec = { notification: {} };
-  if (options.legacyKey !== undefined) {
-    fleet.management.apply({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'legacy-hmac', namespace: ns },
-      type: 'Opaque',
-      data: { 'hmac-key': options.legacyKey.toString('base64') },
-    });
-    strategy.secretRef = { name: 'legacy-hmac' };
-  }
-  fleet.management.apply({
-    apiVersion: PIPELINE_API,
-    kind: 'Pipeline',
-    metadata: {
-      name: APP_NAME,
-      namespace: ns,
-      ...(options.labels === undefined ? {} : { labels: options.labels }),
-    },
-    spec: {
-      appRef: { apiVersion: HR_API, kind: 'HelmRelease', name: APP_NAME },
-      promotion: { strategy },
-      environments: ENVIRONMENTS.map((env) => ({
-        name: env,
-        targets: [
-          {
-            namespace: ns,
-            clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
-          },
-        ],
-        // weave requires a strategy beside any environment-level promotion setting.
-        ...(env === 'prod' &&
-        (options.prodPromotion !== undefined || options.prodStrategy !== undefined)
-          ? { promotion: { strategy: options.prodStrategy ?? strategy, ...options.prodPromotion } }
-          : {}),
-        ...(env === 'staging' && options.stagingPromotion !== undefined
-          ? { promotion: { strategy, ...options.stagingPromotion } }
-          : {}),
-      })),
-    },
-  });
-}
-
-/**
- * What Flux's helm-controller does on a release, through kube-sim's code API (not counted as
- * API requests): the spec moves (generation bump), then the status reports `version` deployed.
- */
-export function rollOut(cluster: SimCluster, ns: string, version: string): KubeObject {
-  return rollOutRelease(cluster, ns, APP_NAME, version) as unknown as KubeObject;
-}
-
-/**
- * The exact bytes helm-controller's UpgradeSucceeded event reaches a generic-hmac Provider
- * with, for `object`; `claimed` is the revision its message and metadata state (default the
- * object's real one), so tests can forge a claim while keeping the wire format.
- */
-export function upgradeBody(object: KubeObject, claimed?: string): Buffer {
-  const newest = newestRelease(object);
-  const version = claimed ?? newest?.chartVersion ?? INITIAL_VERSION;
-  return Buffer.from(upgradeEvent(object, version, newest?.version ?? 1, new Date()), 'utf8');
-}
-
-/** POSTs `body` exactly as notification-controller does for a generic-hmac Provider. */
-export function postSigned(
-  url: string,
-  path: string,
-  body: Buffer,
-  key: Buffer | undefined,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'Gotk-Component': 'helm-controller',
-      ...(key === undefined ? {} : { 'X-Signature': signBody(body, key) }),
-      ...headers,
-    },
-    body,
-  });
-}
-
 /** A gateway under test, listening on 127.0.0.1:<ephemeral>. */
 export interface RunningGateway {
   gateway: Gateway;
@@ -275,18 +172,6 @@ export function useFleetAndGateway(
   return env;
 }
 
-/** The stored Pipeline ns/podinfo, read from management with the code API. */
-export function pipelineOf(fleet: TestFleet, ns: string): Pipeline {
-  const object = fleet.management.get(PIPELINE_API, 'Pipeline', ns, APP_NAME);
-  if (object === undefined) throw new Error(`no Pipeline ${ns}/${APP_NAME}`);
-  return object as unknown as Pipeline;
-}
-
-/** The stored promotion record of one environment, if any. */
-export function recordOf(fleet: TestFleet, ns: string, env: string): PromotionRecord | undefined {
-  return pipelineOf(fleet, ns).status?.environments?.[env]?.promotion;
-}
-
 /**
  * Sends one event body, signed with dev's key, to every replica at once; resolves with their
  * HTTP statuses and staging's record once it shows `version` Succeeded and every replica is idle.
@@ -309,20 +194,6 @@ export async function deliverToEveryReplica(
   });
   for (const r of replicas) await r.gateway.idle();
   return { statuses: answers.map((a) => a.status), record };
-}
-
-/** A core Event as far as these tests read it. */
-export interface CoreEvent {
-  reason?: string;
-  metadata: { annotations?: Record<string, string> };
-  involvedObject?: { kind?: string; name?: string; namespace?: string };
-}
-
-/** Every core Event with reason Promote in namespace `ns` of management. */
-export function promoteEvents(fleet: TestFleet, ns: string): CoreEvent[] {
-  return (fleet.management.list('v1', 'Event', ns) as unknown as CoreEvent[]).filter(
-    (e) => e.reason === 'Promote',
-  );
 }
 
 /**
@@ -358,38 +229,4 @@ export async function hintsDrained(g: RunningGateway): Promise<void> {
     return stats.scheduled === 0 && stats.depth === 0 && stats.inFlight === 0;
   });
   await g.gateway.idle();
-}
-
-/** One series of a metric as the gateway's /metrics page shows it. */
-export interface MetricSeries {
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** Every series of metric `name` on the gateway's /metrics page, read over HTTP as Prometheus does. */
-export async function scrapeMetric(url: string, name: string): Promise<MetricSeries[]> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const out: MetricSeries[] = [];
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (match?.[1] !== name) continue;
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) {
-      labels[pair[1] ?? ''] = pair[2] ?? '';
-    }
-    out.push({ labels, value: Number(match[3]) });
-  }
-  return out;
-}
-
-/** The sum of the series of metric `name` whose labels include `labels`. */
-export async function metricSum(
-  url: string,
-  name: string,
-  labels: Record<string, string> = {},
-): Promise<number> {
-  const series = await scrapeMetric(url, name);
-  return series
-    .filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
 }

@@ -50,6 +50,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
   catalog.upsert(stored);
   const verified = new VerifiedTargets(new Verifier(clusters), now);
   const outcomes: string[] = [];
+  const leadTimes: number[] = [];
   const status = statusWriterOver(writer);
   const policy = {
     maxAttempts: 3,
@@ -89,6 +90,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
         callTimeoutMs: 10_000,
       }),
     onOutcome: (outcome) => outcomes.push(outcome),
+    onLeadTime: (seconds) => leadTimes.push(seconds),
   });
   const id: PipelineId = pipelineIdOf(stored);
   return {
@@ -101,6 +103,8 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     reconciler,
     viewInputs,
     outcomes,
+    /** The lead times (seconds) the reconciler reported, one per successful promotion. */
+    leadTimes,
     rereads,
     /** The stored promotion record of `env`. */
     record: (env: string): PromotionRecord | undefined =>

@@ -80,3 +80,33 @@ describe('createMetrics', () => {
     );
   });
 });
+
+describe('the gauges the alerts read', () => {
+  it('reads readiness and claims past deadline at scrape time, 0 until a source is bound', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const before = await metrics.registry.metrics();
+    expect(before).toContain('promotion_gateway_ready 0');
+    expect(before).toContain('promotion_gateway_claims_past_deadline 0');
+    let ready = true;
+    metrics.bindSources({
+      hintQueueDepth: () => 0,
+      pipelines: () => 0,
+      referencedObjects: () => 0,
+      ready: () => ready,
+      claimsPastDeadline: () => 3,
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('promotion_gateway_ready 1');
+    expect(text).toContain('promotion_gateway_claims_past_deadline 3');
+    ready = false;
+    expect(await metrics.registry.metrics()).toContain('promotion_gateway_ready 0');
+  });
+
+  it('exports the resync interval it is given, in seconds', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.resyncInterval.set(300);
+    expect(await metrics.registry.metrics()).toContain(
+      'promotion_gateway_resync_interval_seconds 300',
+    );
+  });
+});

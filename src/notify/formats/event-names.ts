@@ -17,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES: Readonly<Record<NotificationType, string>> = {
   WaitingForApproval: 'promotion.waiting_for_approval',
   AuthorizationRecorded: 'promotion.authorization_recorded',
   PromotionStarted: 'promotion.started',
+  ShadowHold: 'promotion.shadow_hold',
   PromotionSucceeded: 'promotion.succeeded',
   PromotionFailed: 'promotion.failed',
   RollbackStarted: 'rollback.started',
@@ -35,6 +36,7 @@ const TITLES: Readonly<Record<NotificationType, string>> = {
   WaitingForApproval: 'Waiting for approval',
   AuthorizationRecorded: 'Authorization recorded',
   PromotionStarted: 'Promotion started',
+  ShadowHold: 'A shadow gate would have held it',
   PromotionSucceeded: 'Promotion succeeded',
   PromotionFailed: 'Promotion failed',
   RollbackStarted: 'Rollback started',
@@ -85,7 +87,15 @@ export function eventData(event: NotificationEvent): Omit<NotificationEvent, 'id
   if (event.attempt !== undefined) data.attempt = event.attempt;
   if (event.principal !== undefined) data.principal = event.principal;
   if (event.decision !== undefined) data.decision = event.decision;
+  if (event.wouldHold !== undefined)
+    data.wouldHold = event.wouldHold.map(({ gate, name, reason }) => ({ gate, name, reason }));
+  if (event.preview !== undefined) data.preview = previewData(event.preview);
   return data;
+}
+
+function previewData(preview: NonNullable<NotificationEvent['preview']>) {
+  const { digest, summary, url } = preview;
+  return { digest, summary, ...(url === undefined ? {} : { url }) };
 }
 
 function targetData(target: NotificationTarget): NotificationTarget {

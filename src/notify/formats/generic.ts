@@ -13,6 +13,8 @@ import { eventData, webhookEventType } from './event-names.js';
 export interface FormattedBody {
   contentType: string;
   body: string;
+  /** Headers the format itself sets (cdevents' `ce-*`), lower-case; they win over the Secret's. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The generic body of `event`: the Standard Webhooks payload, or the template's rendering. */

@@ -14,7 +14,7 @@ export interface Fact {
 /**
  * The facts of `event`: pipeline, environment and revision (when there are: an event about the
  * whole Pipeline has neither), reason, the targets' count (with how many are ready, when
- * known), and who decided, for authorizations.
+ * known), who decided, for authorizations, and the pending change, for a wait's preview.
  */
 export function eventFacts(event: NotificationEvent): Fact[] {
   const { namespace, name } = event.pipeline;
@@ -26,6 +26,11 @@ export function eventFacts(event: NotificationEvent): Fact[] {
   if (event.principal !== undefined) {
     const decision = event.decision === undefined ? '' : ` (${event.decision})`;
     facts.push({ label: 'By', value: `${event.principal}${decision}` });
+  }
+  if (event.preview !== undefined) {
+    facts.push({ label: 'Change', value: event.preview.summary });
+    facts.push({ label: 'Preview digest', value: event.preview.digest });
+    if (event.preview.url !== undefined) facts.push({ label: 'Preview', value: event.preview.url });
   }
   return facts;
 }

@@ -23,8 +23,13 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
 /** Where screenshots go (CI keeps the folder as an artifact; .gitignore leaves it out). */
-export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', '..', 'test-results', 'ui');
+export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'ui');
+
+/** The screenshots the README and docs/ui.md show, which the tests that take them refresh. */
+export const DOCS_IMAGES_DIR = join(ROOT, 'docs', 'images');
 
 const MISSING = `Chromium is not installed at ${CHROMIUM_PATH}: the browser tests drive Debian's chromium package (apt-get install chromium; .ci/run installs it)`;
 
@@ -55,6 +60,16 @@ export function skipBrowserTests(): boolean {
 export async function launchChromium(): Promise<Browser> {
   if (!chromiumInstalled()) throw new Error(MISSING);
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
+}
+
+/**
+ * Where the docs' screenshot `name` (.png) is taken to: docs/images with UPDATE_SCREENSHOTS=1
+ * (the run that refreshes the README's pictures), else beside the other screenshots, so that a
+ * test run leaves the tracked images alone (the page shows times and ports that differ each run).
+ */
+export function docsImagePath(name: string): string {
+  if (process.env.UPDATE_SCREENSHOTS === '1') return join(DOCS_IMAGES_DIR, `${name}.png`);
+  return screenshotPath(`docs-${name}`);
 }
 
 /** The path of screenshot `name` (.png), its folder created. */

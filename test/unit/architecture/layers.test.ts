@@ -22,7 +22,7 @@ import {
  * shares.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['server.ts', 'index.ts'],
+  ['server.ts', 'index.ts', 'kubectl-promotion.ts'],
   ['cli'],
   ['wiring'],
   ['ui'],

@@ -120,6 +120,29 @@ describe('CheckBook', () => {
     await b.settled();
   });
 
+  it('reads only the shadow checks of a revision pending for another reason, while it is pending', async () => {
+    const { runs, run } = manualRunner();
+    const { b } = book(run);
+    const checks = [E2E, { ...HEALTH, mode: 'Shadow' as const }];
+    expect(b.request(pipeline('a', checks), held('1.2.3', 'ApprovalRequired'))).toBe(1);
+    expect(runs.map((r) => [r.check.kind, r.revision])).toEqual([['http', '1.2.3']]);
+    const settled: Evaluation = {
+      decisions: [
+        { environment: 'dev', outcome: 'Source', reason: 'Ready', message: '' },
+        {
+          environment: 'prod',
+          outcome: 'UpToDate',
+          revision: '1.2.4',
+          reason: 'Deployed',
+          message: '',
+        },
+      ],
+    };
+    expect(b.request(pipeline('a', checks), settled)).toBe(0);
+    for (const r of runs) r.end({ state: 'Failed', message: 'budget spent' });
+    await b.settled();
+  });
+
   it('runs one read per (check, revision) however many Pipelines and checks ask, then re-checks each once', async () => {
     const { runs, run } = manualRunner();
     const { b, rechecked } = book(run);

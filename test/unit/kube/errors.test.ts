@@ -54,4 +54,22 @@ describe('Kubernetes call failures', () => {
     });
     expect(isUnavailable(refused)).toBe(true);
   });
+
+  it('reads a TLS certificate the gateway does not accept as CertificateRejected, by its code only', () => {
+    for (const code of [
+      'CERT_HAS_EXPIRED',
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+    ]) {
+      const failed = Object.assign(new Error(`certificate problem for 10.0.0.1 (${code})`), {
+        code,
+      });
+      expect(classifyKubeError(new Error('fetch failed', { cause: failed }))).toEqual({
+        reason: 'CertificateRejected',
+        message: `the cluster's TLS certificate was not accepted (${code})`,
+      });
+      // Not a transient failure: waiting does not mend a certificate.
+      expect(isUnavailable(failed)).toBe(false);
+    }
+  });
 });

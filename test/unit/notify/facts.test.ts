@@ -83,7 +83,59 @@ describe('factsOf', () => {
     expect(facts[5]).toMatchObject({ principal: 'alice', decision: 'approve', reason: 'Approved' });
     // Where to see what the approval would let through, and the digest it may sign.
     expect(facts[4]?.message).toBe(
-      'prod waits for an approval of 1.1.0; what it changes and the digest an approval signs: GET /v1/pipelines/apps/podinfo/environments/prod/preview',
+      'prod waits for an approval of 1.1.0; its preview was not known when the wait began: GET /v1/pipelines/apps/podinfo/environments/prod/preview',
+    );
+    expect(facts[4]?.preview).toBeUndefined();
+  });
+
+  it('tells a promotion that shadow gates would have held, when it started, and not a rollback', () => {
+    const wouldHold = [
+      { gate: 'window' as const, name: 'freeze', reason: 'InDenyWindow' },
+      { gate: 'check' as const, name: 'slo', reason: 'CheckFailed' },
+    ];
+    const facts = factsOf(
+      pipeline({
+        environments: {
+          prod: {
+            history: [
+              {
+                revision: '1.1.0',
+                startedTime: '2026-11-25T11:00:05.000Z',
+                attempts: 1,
+                wouldHold,
+              },
+            ],
+          },
+        },
+      }),
+    );
+    expect(facts.map((f) => f.type)).toEqual(['PromotionStarted', 'ShadowHold']);
+    expect(facts[1]).toMatchObject({ revision: '1.1.0', wouldHold, severity: 'info' });
+    expect(facts[1]?.message).toBe(
+      'Promotion of apps/podinfo prod to 1.1.0 went on; in shadow mode it would have been held by: window freeze (InDenyWindow), check slo (CheckFailed)',
+    );
+  });
+
+  it("tells a wait's recorded preview: its summary, the digest an approval may sign, where to read it", () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const summary = 'prod: 1.0.0 -> 1.1.0 by pull request on main (1 file)';
+    const facts = factsOf(
+      pipeline({
+        environments: {
+          prod: {
+            waitingApproval: {
+              revision: '1.1.0',
+              since: '2026-11-25T11:00:00.000Z',
+              preview: { digest, summary },
+            },
+          },
+        },
+      }),
+    );
+    const waiting = facts.find((f) => f.type === 'WaitingForApproval');
+    expect(waiting?.preview).toEqual({ digest, summary });
+    expect(waiting?.message).toBe(
+      `prod waits for an approval of 1.1.0: ${summary}; an approval may sign ${digest}; the whole change: GET /v1/pipelines/apps/podinfo/environments/prod/preview`,
     );
   });
 
@@ -106,6 +158,32 @@ describe('factsOf', () => {
       }),
     );
     expect(facts.map((f) => f.type)).toEqual(['PromotionStarted', 'PromotionSucceeded']);
+  });
+
+  it('names the revision a success replaced, none for the environment’s first one', () => {
+    const entry = (revision: string, minute: number, succeeded: boolean) => ({
+      revision,
+      startedTime: `2026-11-25T10:${String(minute).padStart(2, '0')}:00.000Z`,
+      attempts: 1,
+      ...(succeeded
+        ? { succeededTime: `2026-11-25T10:${String(minute).padStart(2, '0')}:30.000Z` }
+        : { failedTime: `2026-11-25T10:${String(minute).padStart(2, '0')}:30.000Z` }),
+    });
+    const history = [
+      entry('1.0.0', 1, true),
+      entry('1.1.0', 2, false),
+      entry('1.2.0', 3, true),
+      { ...entry('1.0.0', 4, true), rollback: { from: '1.2.0', by: ['alice'], reason: 'bad' } },
+      entry('1.3.0', 5, true),
+    ];
+    const facts = factsOf(pipeline({ environments: { prod: { history } } }));
+    const done = facts.filter((f) => f.type.endsWith('Succeeded'));
+    expect(done.map((f) => [f.type, f.revision, f.previousRevision])).toEqual([
+      ['PromotionSucceeded', '1.0.0', undefined],
+      ['PromotionSucceeded', '1.2.0', '1.0.0'],
+      ['RollbackSucceeded', '1.0.0', undefined],
+      ['PromotionSucceeded', '1.3.0', '1.0.0'],
+    ]);
   });
 
   it('tells the EventsMissing condition once per episode, Pipeline-wide', () => {

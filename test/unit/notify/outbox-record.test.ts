@@ -8,13 +8,14 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_OUTBOX_STREAM,
   outboxFacts,
+  type OutboxPolicy,
   withOwedEvents,
 } from '../../../src/notify/outbox-record.js';
 import type { Pipeline, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
 import { samplePipeline, T0 } from '../../support/pipeline-fixtures.js';
 
 const HORIZON = 86_400_000;
-const ALL = { horizonMs: HORIZON, wants: () => true };
+const ALL: OutboxPolicy = { horizonMs: HORIZON, wants: () => true };
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The stored Pipeline after `status` was written at `at` with the owed events recorded. */
@@ -34,6 +35,28 @@ describe('withOwedEvents', () => {
     ]);
     const approved = write(first, { ...first.status, environments: { prod: {} } }, T0 + 5_000);
     expect(outboxFacts(approved).map((f) => f.type)).toEqual(['WaitingForApproval']);
+  });
+
+  it("records a wait's preview as the wait began, linked to the view's page when its address is known", () => {
+    const digest = `sha256:${'cd'.repeat(32)}`;
+    const preview = { digest, summary: 'prod: 1.1.0 -> 1.2.0 by a Promote event' };
+    const status: PipelineStatus = {
+      environments: { prod: { waitingApproval: { revision: '1.2.0', since: iso(T0), preview } } },
+    };
+    const viewUrl = 'https://promotions.example.com';
+    const linked = write(samplePipeline(), status, T0, { ...ALL, viewUrl });
+    const { namespace, name } = linked.metadata;
+    expect(outboxFacts(linked)[0]?.preview).toEqual({
+      ...preview,
+      url: `${viewUrl}/pipelines/${namespace}/${name}/environments/prod/preview`,
+    });
+    const plain = write(samplePipeline(), status, T0);
+    expect(outboxFacts(plain)[0]?.preview).toEqual(preview);
+    // A preview added to the status after the wait's event was recorded changes nothing sent.
+    const without = write(samplePipeline(), waiting('1.2.0', T0), T0);
+    const added = write(without, { ...status, outbox: without.status?.outbox }, T0 + 10_000);
+    expect(outboxFacts(added)[0]?.preview).toBeUndefined();
+    expect(outboxFacts(added)[0]?.message).toContain('its preview was not known');
   });
 
   it('never changes a recorded body: the targets are those of the write that recorded it', () => {

@@ -140,6 +140,28 @@ describe('claimPromotion', () => {
     expect(writer.writes).toBe(1);
   });
 
+  it('records what shadow gates would have held, without their messages, in the record and the history', async () => {
+    const writer = new FakePipelineWriter();
+    const read = writer.put(samplePipeline());
+    const message = 'staging would wait: inside shadow deny window "freeze"';
+    const decision = {
+      ...promoteDecision('staging', '1.1.0'),
+      wouldHold: [{ gate: 'window' as const, name: 'freeze', reason: 'InDenyWindow', message }],
+    };
+    const claim = await claimPromotion({
+      writer,
+      pipeline: read,
+      decision,
+      now: T0,
+      instanceId: 'a',
+    });
+    if (claim.outcome !== 'Claimed') throw new Error(claim.outcome);
+    const recorded = [{ gate: 'window', name: 'freeze', reason: 'InDenyWindow' }];
+    expect(claim.record?.wouldHold).toStrictEqual(recorded);
+    const staging = writer.peek('flux-system', 'podinfo')?.status?.environments?.staging;
+    expect(staging?.history?.[0]?.wouldHold).toStrictEqual(recorded);
+  });
+
   it('creates the status when the Pipeline has none', async () => {
     const writer = new FakePipelineWriter();
     const read = writer.put(samplePipeline());

@@ -39,6 +39,16 @@ describe('historyAfter', () => {
     expect(history.map((e) => e.revision)).toEqual(['1.0.0', '1.1.0']);
   });
 
+  it('keeps what shadow gates would have held, as the claim recorded it, past the outcome', () => {
+    const wouldHold = [{ gate: 'window' as const, name: 'freeze', reason: 'InDenyWindow' }];
+    let history = historyAfter(undefined, { ...claimed('1.0.0'), wouldHold }, T);
+    const succeeded = { ...claimed('1.0.0'), phase: 'Succeeded' as const, succeeded: true };
+    history = historyAfter(history, succeeded, T + 1_000);
+    expect(history[0]?.wouldHold).toEqual(wouldHold);
+    history = historyAfter(history, claimed('1.1.0', 1, T + 9_000), T + 9_000);
+    expect(history[1]?.wouldHold).toBeUndefined();
+  });
+
   it('writes nothing new when the same record is stored again, and stamps times once', () => {
     const once = historyAfter(undefined, { ...claimed('1.0.0'), phase: 'Failed' }, T);
     const twice = historyAfter(once, { ...claimed('1.0.0'), phase: 'Failed' }, T + 60_000);

@@ -743,6 +743,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete record.resolution;
   delete record.redelivery;
   delete record.rollback;
+  delete record.wouldHold;
   const environment = dig(
     openApiOf(copy),
     'properties',
@@ -759,6 +760,7 @@ function withoutOurAdditions(crd: Json): Json {
   delete environment.verified;
   delete environment.drift;
   delete dig(environment, 'waitingApproval', 'properties').since;
+  delete dig(environment, 'waitingApproval', 'properties').preview;
   delete dig(openApiOf(copy), 'properties', 'status', 'properties').halts;
   delete dig(openApiOf(copy), 'properties', 'status', 'properties').outbox;
   const targetRecord = dig(environment, 'targets', 'items', 'properties');

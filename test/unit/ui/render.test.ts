@@ -75,6 +75,11 @@ describe('the fleet row and page', () => {
     expect(page).toContain('waiting for approval of 1.0.0 (0 of 1 approvals)');
     expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/);
     expect(page).not.toMatch(/\sstyle=/);
+    // Its own markup (the rows' separators, the column plan's key) never turns into U+FFFD.
+    expect(page).not.toContain('\uFFFD');
+    expect(page).toContain(
+      'data-columns="n:[&quot;dev&quot;,&quot;staging&quot;,&quot;prod&quot;]"',
+    );
     // A shard's gateway says whose fleet this is; an unsharded one says nothing.
     expect(page).not.toContain('data-testid="shard"');
     const shardPage = fleetPage({ ...fleet, since: 'abcd0123.1', assetUrl, shard: 'eu' }).text;
@@ -97,7 +102,7 @@ describe('the fleet row and page', () => {
     );
     expect(gzipped).toBeLessThanOrEqual(150 * 1024);
     expect(js).toBeLessThanOrEqual(20 * 1024);
-    expect(size('pipeline.js') + size('live.js')).toBeLessThanOrEqual(20 * 1024);
+    expect(size('pipeline.js') + size('live.js') + size('copy.js')).toBeLessThanOrEqual(20 * 1024);
     expect(size('ui.css')).toBeLessThanOrEqual(10 * 1024);
   });
 });
@@ -149,6 +154,36 @@ describe('the Pipeline page', () => {
     expect(page).not.toContain('token@');
     for (const id of ['environment', 'decision', 'gate', 'pull-request', 'history', 'lead-time'])
       expect(page).toContain(`data-testid="${id}"`);
+  });
+
+  it('shows in the approval gate the change as previewed when the wait began, as inert text', () => {
+    const options = { namespace: 'ns', name: 'app', waiting: true };
+    const pipeline = syntheticPipeline(options);
+    const prod = pipeline.status?.environments?.prod;
+    if (prod === undefined) throw new Error('no prod');
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    prod.waitingApproval = {
+      revision: '1.2.0',
+      since: new Date(UI_T0).toISOString(),
+      preview: { digest, summary: `prod: 1.1.0 -> 1.2.0 by a Promote event ${EVIL}` },
+    };
+    prod.approvals = [
+      {
+        principal: 'alice',
+        kind: 'human',
+        decision: 'approve',
+        revision: '1.2.0',
+        time: new Date(UI_T0).toISOString(),
+      },
+    ];
+    const view = syntheticView(pipeline, options);
+    const page = pipelinePage({ pipeline, view, now: UI_T0, since: 'abcd0123.1', assetUrl }).text;
+    expectInert(page);
+    const gate = /data-testid="wait-preview">([\s\S]*?)<\/p>/.exec(page)?.[1] ?? '';
+    expect(gate.replace(/\s+/g, ' ')).toContain(
+      'When the wait began: prod: 1.1.0 -&gt; 1.2.0 by a Promote event',
+    );
+    expect(gate).toContain(`title="${digest}"`);
   });
 
   it('shows a rollback in the history and the holds in force, as inert text', () => {
