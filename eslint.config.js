@@ -202,6 +202,7 @@ const boundaries = [
       'src/status/**',
       'src/notify/**',
       'src/egress/**',
+      'src/trains/**',
       'src/outbound/**',
       'src/forge/**',
       'src/pipeline/**',

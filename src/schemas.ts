@@ -18,6 +18,7 @@ export type SchemaFile =
   | 'flux-event.schema.json'
   | 'pipeline.schema.json'
   | 'promotion-alert.schema.json'
+  | 'promotion-train.schema.json'
   | 'routes.schema.json'
   | 'what-if-policy.schema.json';
 

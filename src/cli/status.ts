@@ -2,7 +2,8 @@
  * `promotion-gateway status`: the operator's view of the fleet, as `flux get` gives one of Flux
  * objects. It reads the Pipelines through a kubeconfig (the operator's own credentials, no
  * gateway token needed) and prints per environment what runs, what waits and for whom, and the
- * open pull request, from the records the gateway keeps in each Pipeline's status.
+ * open pull request, from the records the gateway keeps in each Pipeline's status, and each
+ * release train's combination per environment from the PromotionTrains' status.
  */
 import { parseArgs } from 'node:util';
 import { realScheduler, type Scheduler } from '../clock.js';
@@ -16,6 +17,7 @@ import {
   readPipelines,
 } from './stored-pipelines.js';
 import { environmentRows, renderDetail, renderJson, renderTable } from './status-view.js';
+import { readTrains, renderTrains } from './train-view.js';
 
 /** `status --help`. */
 export const STATUS_USAGE = `Usage: promotion-gateway status [NAMESPACE/PIPELINE] [-n NAMESPACE | -A] [--watch] [--json]
@@ -24,7 +26,8 @@ export const STATUS_USAGE = `Usage: promotion-gateway status [NAMESPACE/PIPELINE
 Reads the Pipelines through a kubeconfig (--kubeconfig, else $KUBECONFIG's files, else ~/.kube/config)
 and prints one row per environment: the revision its targets run, how many are ready, what it
 waits for (an approval, a rollout, a retry), its policy gates (halts, windows, soak, checks) and
-the open pull request. NAMESPACE/PIPELINE prints that Pipeline in detail: conditions, every
+the open pull request; then one row per release train and environment: the combination its
+release takes, its state and the members it waits for. NAMESPACE/PIPELINE prints that Pipeline in detail: conditions, every
 target, the policy gates, the approvals recorded and the last promotion.
 --watch prints again whenever something changes (every --interval seconds, default 2) until
 interrupted; --json prints the Pipelines' rows and records as JSON.
@@ -92,7 +95,12 @@ export function runStatus(
     return withKubeRest(config, READ_TIMEOUT_MS, async (rest) => {
       let last = '';
       for (;;) {
-        const text = render(await readPipelines(rest, request), request, scheduler.now());
+        const pipelines = await readPipelines(rest, request);
+        const trains =
+          request.json || request.name !== undefined
+            ? []
+            : await readTrains(rest, request.namespace);
+        const text = render(pipelines, request, scheduler.now()) + renderTrains(trains);
         if (text !== last) io.out.write(request.watch && last !== '' ? `\n${text}` : text);
         last = text;
         if (!request.watch || stopped(stop)) return 0;

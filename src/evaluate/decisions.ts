@@ -13,6 +13,7 @@ import type {
 import type { GateFloor } from './gate.js';
 import type { WindowsInput } from '../windows/promotion-window.js';
 import type { HealthySince } from '../pipeline/pipeline-resource.js';
+import type { TrainGateInput } from './train-input.js';
 
 /** What a check said: Passed, Failed (with why), Pending (still running), Unknown (unreadable). */
 export type CheckState = 'Passed' | 'Failed' | 'Pending' | 'Unknown';
@@ -127,6 +128,11 @@ export interface EvaluationInput {
   approvers?: readonly string[];
   /** Per environment, status.environments[env].holds as stored (rollback.ts); absent = none. */
   holds?: Readonly<Record<string, readonly RevisionHold[] | undefined>>;
+  /**
+   * Per environment, the gate of the release train this Pipeline belongs to there
+   * (train-gate.ts); absent = no train gates the environment.
+   */
+  trains?: Readonly<Record<string, TrainGateInput | undefined>>;
 }
 
 /** What the evaluator concluded for one environment. */

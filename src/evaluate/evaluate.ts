@@ -16,6 +16,7 @@ import { withVerification } from './automatic-rollback.js';
 import { waitForUpstream } from './upstream-waits.js';
 import { heldRevision } from './revision-holds.js';
 import { withShadowHolds } from './shadow-gates.js';
+import { withTrainGate } from './train-gate.js';
 import { alignTargets, count, describeTargets, hasUnknown, summarise } from './target-states.js';
 import type {
   EnvironmentDecision,
@@ -51,7 +52,7 @@ export function evaluate(input: EvaluationInput): Evaluation {
     decisions: envs.map((env, i) =>
       i === 0
         ? decideSource(env, targets[0] ?? [])
-        : withVerification(input, i, decideStage(ctx, i)),
+        : withTrainGate(input.trains?.[env.name], withVerification(input, i, decideStage(ctx, i))),
     ),
   };
 }

@@ -99,6 +99,12 @@ export const Reasons = {
   FailedVerification: 'FailedVerification',
   /** Rollback: a failed verification found no earlier revision this environment ran healthy. */
   NoRollbackTarget: 'NoRollbackTarget',
+  /** Train: the upstream revision is not this member's in the train's current release. */
+  TrainCombination: 'TrainCombination',
+  /** Train: the release waits for every member's own gates, or failed. */
+  TrainGates: 'TrainGates',
+  /** Train: members this one dependsOn do not yet run their release revisions healthy here. */
+  TrainOrder: 'TrainOrder',
 } as const;
 
 /** One of the evaluator's reasons. */

@@ -86,6 +86,8 @@ export interface EvaluationSettings {
   approvers?: readonly string[] | undefined;
   /** The latest preview digests this replica computed (src/preview); absent = none known. */
   previews?: PreviewDigests | undefined;
+  /** The release-train gates of a Pipeline (train-gates.ts); absent = no trains. */
+  trains?: { gatesFor(pipeline: Pipeline): EvaluationInput['trains'] } | undefined;
 }
 
 /** The digest of the change promoting `revision` to an environment would make, when known. */
@@ -135,7 +137,17 @@ export function evaluationInputOf(
     ...(settings.breakGlass === undefined ? {} : { breakGlass: settings.breakGlass }),
     ...(settings.approvers === undefined ? {} : { approvers: settings.approvers }),
     ...previewDigestsOf(pipeline, settings.previews),
+    ...trainsOf(pipeline, settings.trains),
   };
+}
+
+/** The train gates of the Pipeline's environments, when it belongs to a train. */
+function trainsOf(
+  pipeline: Pipeline,
+  trains: EvaluationSettings['trains'],
+): Pick<EvaluationInput, 'trains'> {
+  const gates = trains?.gatesFor(pipeline);
+  return gates === undefined ? {} : { trains: gates };
 }
 
 /**

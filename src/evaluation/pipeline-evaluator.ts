@@ -4,7 +4,9 @@
  * they decide on one input (evaluation-input.ts) built from one set of settings, at one clock.
  * The `status` command evaluates stored Pipelines through one of its own (cli/status-policy.ts).
  */
-import type { TargetStatus } from '../evaluate/decisions.js';
+import type { EnvironmentDecision, TargetStatus } from '../evaluate/decisions.js';
+import { evaluate } from '../evaluate/evaluate.js';
+import type { TrainGateInput } from '../evaluate/train-input.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { FleetWindow } from '../windows/promotion-window.js';
 import {
@@ -23,6 +25,21 @@ export class PipelineEvaluator {
   /** The evaluation of `pipeline` on `targets` (its statuses, aligned as statusesFor does). */
   evaluate(pipeline: Pipeline, targets: Record<string, TargetStatus[]>): PipelineEvaluation {
     return evaluatePipeline(pipeline, targets, this.settings, this.now());
+  }
+
+  /**
+   * The decision for `env` with its train gate replaced by `gate` (a probe: are the member's own
+   * gates met for its release revision?); undefined when the spec has no such environment.
+   */
+  probe(
+    pipeline: Pipeline,
+    targets: Record<string, TargetStatus[]>,
+    env: string,
+    gate: TrainGateInput,
+  ): EnvironmentDecision | undefined {
+    const { input } = this.evaluate(pipeline, targets);
+    const probed = evaluate({ ...input, trains: { ...input.trains, [env]: gate } });
+    return probed.decisions.find((d) => d.environment === env);
   }
 
   /**

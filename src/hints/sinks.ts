@@ -14,7 +14,7 @@ export type HintSource = 'flux-event' | 'legacy-webhook' | 'stale-status';
 
 /** Why a whole Pipeline is re-checked, for logs and metrics only. */
 export type RecheckSource =
-  'legacy-webhook' | 'resync' | 'hint' | 'spec-change' | 'authorization' | 'check-result';
+  'legacy-webhook' | 'resync' | 'hint' | 'spec-change' | 'authorization' | 'check-result' | 'train';
 
 /** Result of offering a hint to the queue. */
 export type EnqueueResult = 'queued' | 'coalesced' | 'dropped-unreferenced' | 'full';

@@ -20,6 +20,7 @@ const APP_OBJECTS = [
 ];
 
 const ALERTS = 'promotionalerts.notifications.promotion-gateway.dev';
+const TRAINS = 'promotiontrains.pipelines.promotion-gateway.dev';
 
 /** In each target cluster: read Flux's application objects, nothing else. */
 export const TARGET_ACCESS: readonly AccessRule[] = [
@@ -28,7 +29,7 @@ export const TARGET_ACCESS: readonly AccessRule[] = [
 
 /**
  * In the management cluster: watch Pipelines and write their status, read the Pipeline CRD,
- * list PromotionAlerts and write theirs, read GitopsClusters and the Secrets they, legacy
+ * list PromotionAlerts and PromotionTrains and write theirs, read GitopsClusters and the Secrets they, legacy
  * webhooks and alerts name, record Events, hold the resync Lease in `leaseNamespace`, and read
  * app objects of targets that have no clusterRef.
  */
@@ -38,6 +39,8 @@ export function managementAccess(leaseNamespace: string): readonly AccessRule[] 
     { verbs: ['get', 'update', 'patch'], resources: ['pipelines.pipelines.weave.works/status'] },
     { verbs: ['get', 'list', 'watch'], resources: [ALERTS] },
     { verbs: ['get', 'update', 'patch'], resources: [`${ALERTS}/status`] },
+    { verbs: ['get', 'list', 'watch'], resources: [TRAINS] },
+    { verbs: ['get', 'update', 'patch'], resources: [`${TRAINS}/status`] },
     { verbs: ['get', 'list'], resources: ['gitopsclusters.gitops.weave.works'] },
     { verbs: ['get'], resources: ['secrets'] },
     { verbs: ['create', 'patch'], resources: ['events'] },

@@ -131,6 +131,19 @@ export interface AlertWriter {
   getAlert(namespace: string, name: string): Promise<KubeObject | undefined>;
 }
 
+/** Conflict-aware status writes to PromotionTrains in the management cluster. */
+export interface TrainWriter {
+  /**
+   * Replace the status subresource; `resourceVersion` in metadata is the precondition.
+   * Resolves to the stored object, or `{ conflict: true }` on a 409 (or a 404: it is gone).
+   */
+  replaceTrainStatus(
+    train: KubeObject,
+  ): Promise<{ conflict: false; value: KubeObject } | { conflict: true }>;
+  /** Fresh GET of a PromotionTrain (never a cache), or undefined when it no longer exists. */
+  getTrain(namespace: string, name: string): Promise<KubeObject | undefined>;
+}
+
 /** A Secret as read: its resourceVersion (what a cache keys on) and its keys' decoded bytes. */
 export interface SecretObject {
   resourceVersion: string;

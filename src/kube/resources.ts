@@ -16,6 +16,7 @@ const plurals: ReadonlyMap<string, string> = new Map([
   ['Pipeline', 'pipelines'],
   ['GitopsCluster', 'gitopsclusters'],
   ['PromotionAlert', 'promotionalerts'],
+  ['PromotionTrain', 'promotiontrains'],
 ]);
 
 /** Coordinates for apiVersion/kind, or undefined for a kind the gateway does not read. */
@@ -44,6 +45,13 @@ export const PROMOTION_ALERT: ResourceCoordinates = {
   group: 'notifications.promotion-gateway.dev',
   version: 'v1alpha1',
   plural: 'promotionalerts',
+};
+
+/** The PromotionTrain custom resource (ours: docs/policy.md, "Release trains"). */
+export const PROMOTION_TRAIN: ResourceCoordinates = {
+  group: 'pipelines.promotion-gateway.dev',
+  version: 'v1alpha1',
+  plural: 'promotiontrains',
 };
 
 /** Core and built-in kinds the gateway calls, in the same coordinates (group '' is core). */

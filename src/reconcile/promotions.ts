@@ -51,6 +51,11 @@ export interface PromotionDeps {
   confirmations?: ConfirmationMarks;
   /** The change a promotion would make now: approvals bound to a preview are checked on it. */
   previews?: PreviewsAt;
+  /**
+   * Makes what this replica knows of release trains current before a promotion is confirmed
+   * (wiring/trains.ts): a member must meet its train's gate as the train stands now.
+   */
+  trainsCurrent?: (pipeline: Pipeline) => Promise<void>;
 }
 
 /** What a promotion pass ended with. */
@@ -82,6 +87,7 @@ export async function promoteAll(
   const wanted = promotions(evaluation);
   if (wanted.length === 0) return { evaluation, conflicts: 0, retry: false };
   await confirmInputs(deps, pipeline, targets, wanted, confirmedSince);
+  await deps.trainsCurrent?.(pipeline);
   const fetched = await deps.status.read(pipeline.metadata);
   if (fetched === undefined) return { evaluation, conflicts: 0, retry: false };
   let current = fetched;

@@ -38,6 +38,7 @@ import { ConfigInputSchema } from './config.js';
 import { FluxEventSchema } from './flux-event.js';
 import { PipelineSchema } from './pipeline.js';
 import { PromotionAlertSchema } from './promotion-alert.js';
+import { PromotionTrainSchema } from './promotion-train.js';
 import {
   WhatIfFleetWindowSchema,
   WhatIfPipelineRuleSchema,
@@ -92,6 +93,17 @@ export const schemaDocuments: readonly SchemaDocument[] = [
     },
     schema: PromotionAlertSchema,
     crd: 'notifications.promotion-gateway.dev_promotionalerts.yaml',
+  },
+  {
+    file: 'promotion-train.schema.json',
+    header: {
+      $schema: DRAFT_07,
+      title: 'PromotionTrain (pipelines.promotion-gateway.dev/v1alpha1)',
+      $comment:
+        'Generated from src/shapes/promotion-train.ts (npm run gen:schemas) with the openAPIV3Schema of manifests/crd/pipelines.promotion-gateway.dev_promotiontrains.yaml, which is the same schema plus API server hints. The gateway checks every PromotionTrain it reads against it (src/trains/train-check.ts).',
+    },
+    schema: PromotionTrainSchema,
+    crd: 'pipelines.promotion-gateway.dev_promotiontrains.yaml',
   },
   {
     file: 'flux-event.schema.json',

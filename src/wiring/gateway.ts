@@ -20,6 +20,7 @@ import { alertKnowledge, notifier, outboxCompletion } from './notify.js';
 import { pipelineWatch } from './watch.js';
 import { CrdGuard } from './crd-check.js';
 import { uiListener } from './ui.js';
+import { trainKnowledge, trainLoop } from './trains.js';
 
 export type { Gateway, GatewayStatus } from './gateway-api.js';
 export type { GatewayOptions } from './runtime.js';
@@ -31,12 +32,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const crd = new CrdGuard(rt, undefined, options.crdFreshMs);
   const alerts = alertKnowledge(rt);
   const access = clusterAccess(rt, catalog, crd, outboxCompletion(rt, alerts));
-  const loop = promotionLoop(rt, catalog, access);
+  const trains = trainKnowledge(rt, catalog, access);
+  const loop = promotionLoop(rt, catalog, { ...access, ...trains.loopAccess });
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
+  const trainPasses = trainLoop(rt, trains, loop, () => leadership.isLeader(), access.writer);
   const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts, access.status);
-  let stopListing: (() => void) | undefined;
+  const stops: (() => void)[] = [];
   const readiness = () =>
     readinessOf({
       pipelinesLoaded: watcher.synced(),
@@ -45,23 +48,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       statusWritesHeld: crd.held()?.message,
     });
   const { hints, pipelines, reconciler, statusWrites } = loop;
-  bindMetricSources(
-    rt,
-    catalog,
-    () => hints.stats().depth,
-    () => readiness().ready,
-  );
+  bindMetricSources(rt, catalog, hints, readiness);
   const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
   const ui = uiListener(rt, catalog, reconciler, loop.previews);
   return {
     start: async () => {
       logShard(rt);
       await crd.start();
+      // A member of a train must meet its gate from its first check on.
+      await trains.refresh();
       await watcher.start();
       await access.clusters.sync();
       lifecycle.started = true;
       leadership.start();
-      stopListing = alerts.start();
+      stops.push(alerts.start(), trainPasses.start());
       notifications.start();
     },
     listen: async (at) => {
@@ -79,7 +79,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close: async () => {
       // Deliveries in flight end (and are recorded) before the Lease is released.
       crd.stop();
-      stopListing?.();
+      for (const stop of stops.splice(0)) stop();
       await notifications.stop();
       await leadership.stop();
       await watcher.stop();
@@ -111,15 +111,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 function bindMetricSources(
   rt: Runtime,
   catalog: PipelineCatalog,
-  hintQueueDepth: () => number,
-  ready: () => boolean,
+  hints: { stats(): { depth: number } },
+  readiness: () => { ready: boolean },
 ): void {
   rt.metrics.bindSources({
-    hintQueueDepth,
+    hintQueueDepth: () => hints.stats().depth,
+    ready: () => readiness().ready,
     pipelines: () => catalog.size,
     referencedObjects: () => catalog.referencedObjects,
     halts: () => haltsByScope(catalog.haltLists(), rt.now()),
-    ready,
     claimsPastDeadline: () =>
       claimsPastDeadline(catalog.statuses(), rt.config.promotion.retry, rt.now()),
   });

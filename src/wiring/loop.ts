@@ -28,6 +28,8 @@ import { queueFailures } from './queue-failures.js';
 import type { Runtime } from './runtime.js';
 import { strategyDoors, waitPreviews } from './previews.js';
 import type { PipelineId } from '../pipeline/id.js';
+import type { TrainGateSource } from '../evaluation/train-gates.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
 
 /** A read younger than this is current enough to confirm a promotion without re-reading. */
 export const FRESHNESS_MS = 2_000;
@@ -38,10 +40,16 @@ export const FRESHNESS_MS = 2_000;
  */
 export const HINT_READ_SPACING_MS = 1_000;
 
+/** The cluster access the loop reads and writes through, and the trains' gates if any. */
+export type LoopAccess = ClusterAccess & {
+  trains?: TrainGateSource;
+  trainsCurrent?: (pipeline: Pipeline) => Promise<void>;
+};
+
 /** hints -> verify -> evaluate -> promote -> status: the three queues and the reconciler. */
-export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
+export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: LoopAccess) {
   const { config, logger, now, metrics, scheduler, random } = rt;
-  const { verified, status } = access;
+  const { verified, status, trains, trainsCurrent } = access;
   const { retry: policy, instanceId } = config.promotion;
   const settings = config.promotion.pullRequest;
   const readSecret = secretKeyReader(rt.management, rt.calls);
@@ -61,7 +69,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
   // Decisions are counted at scrape time, by when the reconciler is built.
   const reconcileCounts = reconcileMetrics(metrics.registry, () => reconciler.decisions());
   // One evaluation for the checks, the confirmation rounds, the status view and the approvals.
-  const evaluator = loopEvaluator(rt, { checks, history, previews });
+  const evaluator = loopEvaluator(rt, { checks, history, previews, trains });
   const staleHints: HintSink = { offer: (key, source) => hints.offer(key, source) };
   const views = new ViewSync(
     {
@@ -101,6 +109,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Clu
     // A claim this replica resolved counts as its attempt's outcome: Observed or Abandoned.
     onResolved: countOutcome,
     onUnkeptClaim: () => void access.crd.recheck(),
+    ...(trainsCurrent === undefined ? {} : { trainsCurrent }),
   });
   const pipelines = new PipelineQueue({
     ...common,
@@ -129,7 +138,7 @@ export type PromotionLoop = ReturnType<typeof promotionLoop>;
 /** The loop's one evaluator: the configuration's policy, with this replica's reads and results. */
 function loopEvaluator(
   rt: Runtime,
-  reads: Pick<EvaluationSettings, 'checks' | 'history' | 'previews'>,
+  reads: Pick<EvaluationSettings, 'checks' | 'history' | 'previews' | 'trains'>,
 ): PipelineEvaluator {
   const { retry: policy, windows } = rt.config.promotion;
   const { floors, breakGlass, approvers } = rt.config.authorizations;

@@ -22,6 +22,7 @@ import {
 } from '../support/gateway-harness.js';
 import { FakeScheduler } from '../support/fake-scheduler.js';
 import { tempDir } from '../support/temp-dirs.js';
+import { applyTrain, createTrainApps } from '../support/train-rig.js';
 
 const NS = 'cli-status';
 let fleet: TestFleet;
@@ -64,6 +65,31 @@ describe('promotion-gateway status', () => {
       expect(rows[0]).toMatch(/podinfo +dev +6\.6\.0 +1\/1 +up to date/);
       expect(rows[2]).toMatch(/podinfo +prod +6\.5\.0 +1\/1 +waiting for approval of 6\.6\.0/);
     });
+  });
+
+  it('prints each release train with its combination per environment', async () => {
+    const ns = 'cli-status-train';
+    createTrainApps(fleet, ns, ['api', 'web']);
+    applyTrain(fleet, ns, 'shop', {
+      members: [{ name: 'api' }, { name: 'web', dependsOn: ['api'] }],
+    });
+    await gw.gateway.resync();
+    await eventually(
+      async () => {
+        const [code, text] = await status(['-n', ns]);
+        expect(code).toBe(0);
+        expect(text).toMatch(/\nTRAIN +ENVIRONMENT +STATE +COMBINATION +WAITING\n/);
+        expect(text).toMatch(
+          new RegExp(
+            `${ns}/shop +staging +Succeeded +api=6\\.5\\.0 web=6\\.5\\.0 \\(sha256:[0-9a-f]{12}…\\)`,
+          ),
+        );
+        expect(text).toMatch(
+          new RegExp(`${ns}/shop +prod +Succeeded +api=6\\.5\\.0 web=6\\.5\\.0`),
+        );
+      },
+      { timeoutMs: 20_000 },
+    );
   });
 
   it('prints one Pipeline in detail, and JSON that a script can read', async () => {

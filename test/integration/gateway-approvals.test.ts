@@ -81,13 +81,17 @@ function prodPromotions(ns: string) {
   return promoteEvents(fleet, ns).filter((e) => e.metadata.annotations?.environment === 'prod');
 }
 
-/** Requests to the fleet, but for the Lease's renewals and the notifier's look at the alerts. */
+/**
+ * Requests to the fleet, but for the Lease's renewals and the looks at the alerts and the
+ * trains, each on its own clock.
+ */
 function totalRequests(): number {
   return ['management', ...ENVIRONMENTS].reduce((sum, name) => {
     const { total, byResource } = fleet.env(name).requests.snapshot();
     const background =
       (byResource['leases.coordination.k8s.io'] ?? 0) +
-      (byResource['promotionalerts.notifications.promotion-gateway.dev'] ?? 0);
+      (byResource['promotionalerts.notifications.promotion-gateway.dev'] ?? 0) +
+      (byResource['promotiontrains.pipelines.promotion-gateway.dev'] ?? 0);
     return sum + total - background;
   }, 0);
 }

@@ -142,10 +142,12 @@ afterAll(async () => {
 function fleetRequests(): number {
   return ['management', ...ENVIRONMENTS].reduce((sum, name) => {
     const { total, byResource } = fleet.env(name).requests.snapshot();
-    // The Lease's renewals and the notifier's look at the PromotionAlerts run on their own clock.
+    // The Lease's renewals and the looks at the PromotionAlerts and PromotionTrains run on their
+    // own clock.
     const background =
       (byResource['leases.coordination.k8s.io'] ?? 0) +
-      (byResource['promotionalerts.notifications.promotion-gateway.dev'] ?? 0);
+      (byResource['promotionalerts.notifications.promotion-gateway.dev'] ?? 0) +
+      (byResource['promotiontrains.pipelines.promotion-gateway.dev'] ?? 0);
     return sum + total - background;
   }, 0);
 }

@@ -45,13 +45,15 @@ afterAll(async () => {
 /**
  * Requests to every cluster, management included, of any kind, less the gateway's own
  * background traffic, which runs on its own clock whatever anyone sends: the leader's Lease
- * renewals and the Pipeline watch re-establishing itself.
+ * renewals, the Pipeline watch re-establishing itself, and the listings of PromotionAlerts and
+ * PromotionTrains.
  */
 function allRequests(): number {
   const management = fleet.management.requests;
   const background =
     management.count({ resource: 'leases.coordination.k8s.io' }) +
     management.count({ resource: 'promotionalerts.notifications.promotion-gateway.dev' }) +
+    management.count({ resource: 'promotiontrains.pipelines.promotion-gateway.dev' }) +
     management.count({ resource: PIPELINE_RESOURCE, verb: 'watch' }) +
     management.count({ resource: PIPELINE_RESOURCE, verb: 'list' });
   const total = ['management', ...ENVIRONMENTS].reduce(

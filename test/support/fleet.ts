@@ -23,6 +23,7 @@ const MANAGEMENT_CRDS = [
   file('manifests/crd/pipelines.weave.works_pipelines.yaml'),
   file('manifests/third-party/gitopsclusters.gitops.weave.works.yaml'),
   file('manifests/crd/notifications.promotion-gateway.dev_promotionalerts.yaml'),
+  file('manifests/crd/pipelines.promotion-gateway.dev_promotiontrains.yaml'),
 ];
 const HELM_RELEASE_CRD = file('test/fixtures/flux/crds/helm.toolkit.fluxcd.io_helmreleases.yaml');
 

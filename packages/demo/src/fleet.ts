@@ -54,6 +54,7 @@ export async function startDemoFleet(basePort = 0): Promise<DemoFleet> {
       gatewayFile('manifests', 'crd', 'pipelines.weave.works_pipelines.yaml'),
       gatewayFile('manifests', 'third-party', 'gitopsclusters.gitops.weave.works.yaml'),
       gatewayFile('manifests', 'crd', 'notifications.promotion-gateway.dev_promotionalerts.yaml'),
+      gatewayFile('manifests', 'crd', 'pipelines.promotion-gateway.dev_promotiontrains.yaml'),
     ]);
     management.ensureNamespace(FLUX_NAMESPACE);
     management.ensureNamespace(APP_NAMESPACE);

@@ -100,13 +100,14 @@ export interface GatewayDoors {
   close(): Promise<void>;
 }
 
-/** Every request the clusters served, less the gateway's own background (Lease, watch). */
+/** Every request the clusters served, less the gateway's own background (Lease, watch, alerts, trains). */
 function clusterRequests(fleet: TestFleet): number {
   const management = fleet.management.requests;
   const pipelines = 'pipelines.pipelines.weave.works';
   const background =
     management.count({ resource: 'leases.coordination.k8s.io' }) +
     management.count({ resource: 'promotionalerts.notifications.promotion-gateway.dev' }) +
+    management.count({ resource: 'promotiontrains.pipelines.promotion-gateway.dev' }) +
     management.count({ resource: pipelines, verb: 'watch' }) +
     management.count({ resource: pipelines, verb: 'list' });
   const total = ['management', ...ENVIRONMENTS].reduce(

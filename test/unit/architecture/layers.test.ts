@@ -34,7 +34,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['status', 'checks', 'preview'],
   ['promote', 'notify'],
   ['verify'],
-  ['catalog', 'forge', 'egress'],
+  ['catalog', 'forge', 'egress', 'trains'],
   ['outbound', 'kube'],
   ['hints'],
   ['auth'],

@@ -1,0 +1,63 @@
+/**
+ * The release trains in `promotion-gateway status`: one row per train and gated environment,
+ * the combination its release takes (each member's revision and the digest), the release's
+ * state and what it waits for, read from the PromotionTrains' stored statuses.
+ */
+import { failureSummary } from '../kube/errors.js';
+import { listAllPages } from '../kube/pipeline-watch.js';
+import { resourcePath, type KubeRest } from '../kube/rest.js';
+import { PROMOTION_TRAIN } from '../kube/resources.js';
+import { neutralize } from '../text/text.js';
+import { checkTrains } from '../trains/train-source.js';
+import { trainName, type PromotionTrain } from '../trains/train-resource.js';
+
+/**
+ * The usable PromotionTrains of `namespace` (undefined: every namespace); none where the CRD is
+ * not installed. Another failed read is an Error naming why, without credentials.
+ */
+export async function readTrains(
+  rest: KubeRest,
+  namespace: string | undefined,
+): Promise<PromotionTrain[]> {
+  try {
+    const path = resourcePath(PROMOTION_TRAIN, namespace);
+    const page = (token: string | undefined) => rest.get(path, { limit: 500, continue: token });
+    return checkTrains((await listAllPages(page)).items).trains;
+  } catch (error) {
+    const { message, reason } = failureSummary(error);
+    if (reason === 'NotFound') return [];
+    throw new Error(`cannot read PromotionTrains: ${message}`);
+  }
+}
+
+const HEADERS = ['TRAIN', 'ENVIRONMENT', 'STATE', 'COMBINATION', 'WAITING'];
+
+/** The trains' table, or nothing when there is no train. */
+export function renderTrains(trains: readonly PromotionTrain[]): string {
+  const rows = trains.flatMap((train) =>
+    (train.status?.environments ?? []).map((env) => {
+      const release = env.release;
+      const members = Object.entries(release?.members ?? {})
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([name, revision]) => `${name}=${revision}`)
+        .join(' ');
+      return [
+        trainName(train),
+        env.name,
+        release?.state ?? '-',
+        release === undefined ? '-' : `${members} (${release.digest.slice(0, 19)}…)`,
+        release?.waitingFor?.join(', ') ?? '',
+      ].map((cell) => neutralize(cell));
+    }),
+  );
+  if (rows.length === 0) return '';
+  const cells = [HEADERS, ...rows];
+  const widths = HEADERS.map((_, i) => Math.max(...cells.map((line) => (line[i] ?? '').length)));
+  const lines = cells.map((line) =>
+    line
+      .map((cell, i) => (i === line.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+  return `\n${lines.join('\n')}\n`;
+}

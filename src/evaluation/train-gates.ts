@@ -1,0 +1,95 @@
+/**
+ * The release-train gate inputs of a Pipeline, for every evaluation on this replica: the train
+ * it belongs to (TrainBook), the train's current release per gated environment (as the train's
+ * status records it), and whether the members it dependsOn run their release revisions healthy
+ * there (this replica's reads). Also what the train reconciler asks of the members.
+ */
+import type { PipelineCatalog } from '../catalog/catalog.js';
+import type { TargetStatus } from '../evaluate/decisions.js';
+import type { TrainGateInput } from '../evaluate/train-input.js';
+import { summarise } from '../evaluate/target-states.js';
+import type { Pipeline } from '../pipeline/pipeline-resource.js';
+import { pipelineId, type PipelineId } from '../pipeline/id.js';
+import type { TrainBook } from '../trains/train-book.js';
+import type { MemberCandidate } from '../trains/train-members.js';
+import { trainName } from '../trains/train-resource.js';
+import type { VerifiedTargets } from '../verify/verified-targets.js';
+import { statusesFor } from './evaluation-input.js';
+
+/** What the evaluation input asks: the train gates of a Pipeline, by environment. */
+export interface TrainGateSource {
+  gatesFor(pipeline: Pipeline): Record<string, TrainGateInput> | undefined;
+}
+
+/** What the gates are read from. */
+export interface TrainGatesDeps {
+  book: TrainBook;
+  catalog: Pick<PipelineCatalog, 'all' | 'get' | 'targetsOf'>;
+  verified: Pick<VerifiedTargets, 'status'>;
+}
+
+/** The gates and the members' verified state, from the book, the catalog and the reads. */
+export class TrainGates implements TrainGateSource {
+  constructor(private readonly deps: TrainGatesDeps) {}
+
+  /** The gate per environment the Pipeline's train gates; undefined when it is in no train. */
+  gatesFor(pipeline: Pipeline): Record<string, TrainGateInput> | undefined {
+    const { namespace, name } = pipeline.metadata;
+    const found = this.deps.book.membershipOf(namespace, name, () => this.candidates(namespace));
+    if (found === undefined) return undefined;
+    const out: Record<string, TrainGateInput> = {};
+    for (const env of found.environments) {
+      const stored = found.train.status?.environments?.find((e) => e.name === env)?.release;
+      out[env] = {
+        train: trainName(found.train),
+        member: name,
+        ...(stored === undefined
+          ? {}
+          : { release: { digest: stored.digest, members: stored.members, state: stored.state } }),
+        dependsOn: (found.member.dependsOn ?? []).map((d) => {
+          const running = this.runningIn(namespace, d, env);
+          return running === undefined ? { name: d } : { name: d, running };
+        }),
+      };
+    }
+    return out;
+  }
+
+  /** The Pipelines of `namespace` as a train resolves its members against them. */
+  candidates(namespace: string): MemberCandidate[] {
+    return this.deps.catalog
+      .all()
+      .filter((p) => p.metadata.namespace === namespace)
+      .map((p) => ({
+        name: p.metadata.name,
+        ...(p.metadata.labels === undefined ? {} : { labels: p.metadata.labels }),
+        environments: p.spec.environments.map((e) => e.name),
+      }));
+  }
+
+  /** This replica's reads of a member's targets in `env`; undefined when it is not loaded. */
+  targetsIn(namespace: string, name: string, env: string): TargetStatus[] | undefined {
+    return this.statusesOf(namespace, name)?.[env];
+  }
+
+  /** This replica's reads of every target of a member, by environment (statusesFor). */
+  statusesOf(namespace: string, name: string): Record<string, TargetStatus[]> | undefined {
+    const id = pipelineId({ namespace, name });
+    const pipeline = this.deps.catalog.get(id);
+    if (pipeline === undefined) return undefined;
+    return statusesFor(this.deps.verified, pipeline, this.deps.catalog.targetsOf(id));
+  }
+
+  /** The revision every target of the member in `env` runs healthy, if one. */
+  runningIn(namespace: string, name: string, env: string): string | undefined {
+    const summary = summarise(this.targetsIn(namespace, name, env) ?? []);
+    return summary.kind === 'Ready' ? summary.revision : undefined;
+  }
+
+  /** The loaded Pipeline of a member. */
+  pipeline(namespace: string, name: string): { id: PipelineId; pipeline: Pipeline } | undefined {
+    const id = pipelineId({ namespace, name });
+    const pipeline = this.deps.catalog.get(id);
+    return pipeline === undefined ? undefined : { id, pipeline };
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The train reconciler: on the replica holding the resync Lease, each pass lists the
+ * PromotionTrains and, for each, reads where its members stand (this replica's verified reads and
+ * one evaluation per member, the train gate opened as a probe), records in the train's status
+ * the combination seen verified together upstream and the next release per gated environment
+ * (trains/train-status.ts), then re-checks the members so that they act on it. Level-triggered:
+ * everything it decides comes from the stored status and current reads, so a restart or a new
+ * leader replays from the recorded release; each member's promotion is still claimed once in its
+ * own Pipeline status.
+ */
+import type { TrainGates } from '../evaluation/train-gates.js';
+import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
+import type { Combination } from '../evaluate/train-combinations.js';
+import { verifiedTogether } from '../evaluate/train-combinations.js';
+import type { MemberStand } from '../evaluate/train-release.js';
+import type { TargetStatus } from '../evaluate/decisions.js';
+import type { PipelineTrigger } from '../hints/sinks.js';
+import type { GatewayLogger } from '../log.js';
+import type { EventRecord } from '../kube/ports.js';
+import { pipelineId } from '../pipeline/id.js';
+import type { TrainBook } from '../trains/train-book.js';
+import { resolveTrain, upstreamOf } from '../trains/train-members.js';
+import type { TrainSource } from '../trains/train-source.js';
+import { nextTrainStatus, type EnvironmentSnapshot } from '../trains/train-status.js';
+import type { TrainStatusWriter } from '../trains/train-status-writer.js';
+import {
+  asUncheckedTrain,
+  trainName,
+  type PromotionTrain,
+  type TrainStatus,
+} from '../trains/train-resource.js';
+
+/** What a pass reads, asks and writes through. */
+export interface TrainPassDeps {
+  source: Pick<TrainSource, 'list'>;
+  writer: Pick<TrainStatusWriter, 'apply'>;
+  book: TrainBook;
+  gates: Pick<TrainGates, 'candidates' | 'targetsIn' | 'statusesOf' | 'runningIn' | 'pipeline'>;
+  evaluator: Pick<PipelineEvaluator, 'probe'>;
+  pipelines: PipelineTrigger;
+  logger: GatewayLogger;
+  now: () => number;
+  /** Records the train's Events (TrainPromoted, TrainFailed); absent = none recorded. */
+  events?: { emitEvent(event: EventRecord): Promise<void> };
+}
+
+/** One train reconciler; run() is one pass over every train. */
+export class TrainPass {
+  constructor(private readonly deps: TrainPassDeps) {}
+
+  /** Lists the trains, refreshes the book, and reconciles each; a failed listing changes nothing. */
+  async run(): Promise<void> {
+    const listed = await this.deps.source.list();
+    if (!listed.ok) {
+      this.deps.logger.debug({ reason: listed.reason }, listed.message);
+      return;
+    }
+    this.deps.book.update(listed.trains);
+    for (const train of listed.trains) await this.reconcile(train);
+  }
+
+  /** Reconciles one train: records what was seen and the next release, re-checks its members. */
+  async reconcile(train: PromotionTrain): Promise<void> {
+    const { namespace } = train.metadata;
+    const resolved = resolveTrain(train, this.deps.gates.candidates(namespace));
+    const names = resolved.members.map((m) => m.name);
+    const snapshot = {
+      ...(train.metadata.generation === undefined ? {} : { generation: train.metadata.generation }),
+      members: names,
+      missing: resolved.missing,
+      suspended: train.spec.suspend === true,
+      environments: resolved.environments.map((env) => this.snapshotOf(train, names, env)),
+    };
+    const before = train.status;
+    const written = await this.deps.writer.apply(train, (stored) => {
+      const next = nextTrainStatus(stored.status, snapshot, this.deps.now());
+      return { write: next, verdict: next };
+    });
+    if (written.outcome !== 'Written' && written.outcome !== 'Kept') return;
+    const status = written.object.status;
+    const stored = asUncheckedTrain(written.object);
+    if (stored !== undefined && written.outcome === 'Written')
+      this.deps.book.replace({ ...train, ...stored, spec: train.spec });
+    if (written.outcome === 'Written' || promoting(status)) {
+      for (const name of names)
+        this.deps.pipelines.requestPipeline(pipelineId({ namespace, name }), 'train');
+    }
+    if (written.outcome === 'Written') await this.tell(train, before, status);
+  }
+
+  /** An Event on the train for each release that ended since `before`: promoted or failed. */
+  private async tell(
+    train: PromotionTrain,
+    before: TrainStatus | undefined,
+    after: TrainStatus | undefined,
+  ): Promise<void> {
+    for (const env of after?.environments ?? []) {
+      const release = env.release;
+      const was = before?.environments?.find((e) => e.name === env.name)?.release;
+      if (release === undefined || was?.state !== 'Promoting' || was.digest !== release.digest)
+        continue;
+      if (release.state !== 'Succeeded' && release.state !== 'Failed') continue;
+      const failed = release.state === 'Failed';
+      const event: EventRecord = {
+        involvedObject: {
+          ...{ apiVersion: train.apiVersion, kind: train.kind },
+          ...{ namespace: train.metadata.namespace, name: train.metadata.name },
+          ...(train.metadata.uid === undefined ? {} : { uid: train.metadata.uid }),
+        },
+        type: failed ? 'Warning' : 'Normal',
+        reason: failed ? 'TrainFailed' : 'TrainPromoted',
+        message: `${env.name}: ${release.message ?? ''} (${release.digest})`,
+        annotations: { environment: env.name, digest: release.digest },
+      };
+      this.deps.logger.info(
+        { train: trainName(train), environment: env.name, digest: release.digest },
+        failed ? 'train release failed' : 'train release promoted',
+      );
+      await this.deps.events?.emitEvent(event).catch((err: unknown) => {
+        this.deps.logger.warn({ err, train: trainName(train) }, 'train event not recorded');
+      });
+    }
+  }
+
+  private snapshotOf(train: PromotionTrain, names: string[], env: string): EnvironmentSnapshot {
+    const { namespace } = train.metadata;
+    const upstream: Record<string, TargetStatus[]> = {};
+    for (const name of names) {
+      const environments = this.deps.gates.pipeline(namespace, name)?.pipeline.spec.environments;
+      const before = upstreamOf(environments?.map((e) => e.name) ?? [], env);
+      upstream[name] =
+        before === undefined ? [] : (this.deps.gates.targetsIn(namespace, name, before) ?? []);
+    }
+    const together = verifiedTogether(upstream);
+    return {
+      name: env,
+      ...(together === undefined ? {} : { together }),
+      standsFor: (release) => this.standsFor(train, names, env, release),
+      arrivedAll: (release) =>
+        names.every((n) => this.deps.gates.runningIn(namespace, n, env) === release.members[n]),
+    };
+  }
+
+  /** Where each member stands for its revision in `release`: a probe of its own gates. */
+  private standsFor(
+    train: PromotionTrain,
+    names: string[],
+    env: string,
+    release: Combination,
+  ): Record<string, MemberStand> {
+    const { namespace } = train.metadata;
+    const out: Record<string, MemberStand> = {};
+    for (const name of names) {
+      const revision = release.members[name];
+      const arrived = this.deps.gates.runningIn(namespace, name, env) === revision;
+      const found = this.deps.gates.pipeline(namespace, name);
+      if (found === undefined || revision === undefined) {
+        out[name] = { gatesMet: false, arrived, failed: false };
+        continue;
+      }
+      const targets = this.deps.gates.statusesOf(namespace, name) ?? {};
+      const decision = this.deps.evaluator.probe(found.pipeline, targets, env, {
+        train: trainName(train),
+        member: name,
+        release: { ...release, state: 'Waiting' },
+        dependsOn: [],
+        probe: true,
+      });
+      const own = decision?.revision === revision;
+      const gatesMet =
+        arrived || (own && ['Promote', 'AlreadyPromoted', 'UpToDate'].includes(decision.outcome));
+      const failed = own && ['Failed', 'Rejected'].includes(decision.outcome);
+      out[name] = { gatesMet, arrived, failed };
+    }
+    return out;
+  }
+}
+
+function promoting(status: TrainStatus | undefined): boolean {
+  return (status?.environments ?? []).some((e) => e.release?.state === 'Promoting');
+}

@@ -1,0 +1,182 @@
+/**
+ * The PromotionTrain custom resource (pipelines.promotion-gateway.dev/v1alpha1), as its CRD in
+ * manifests/crd declares it: Pipelines of one namespace promoted together, one combination of
+ * their revisions at a time (docs/policy.md, "Release trains").
+ */
+import { Type } from 'typebox';
+import { MapOf, OpenObject, StringEnum } from './kit.js';
+import { AlertConditionSchema } from './promotion-alert.js';
+
+const NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+/** The longest train: every member is evaluated together on each of the train's passes. */
+export const MAX_TRAIN_MEMBERS = 32;
+
+/** How many combinations verified together each environment's status keeps, newest first. */
+export const MAX_OBSERVED_COMBINATIONS = 10;
+
+/** The states of a train's release into one environment, in the order they happen. */
+export const RELEASE_STATES = ['Waiting', 'Promoting', 'Succeeded', 'Failed'] as const;
+
+const PipelineName = Type.String({ minLength: 1, maxLength: 253, pattern: NAME_PATTERN });
+
+/** PromotionTrain `spec.members[]`. */
+export const TrainMemberSchema = Type.Object({
+  name: Type.String({
+    description: "A Pipeline of the train's namespace.",
+    minLength: 1,
+    maxLength: 253,
+    pattern: NAME_PATTERN,
+  }),
+  dependsOn: Type.Optional(
+    Type.Array(PipelineName, {
+      description:
+        'Members promoted into an environment before this one: it is promoted only once each of them is verified healthy there at its release revision.',
+      maxItems: MAX_TRAIN_MEMBERS,
+      'x-kubernetes-list-type': 'set',
+    }),
+  ),
+});
+
+/** PromotionTrain `spec.selector`. */
+export const TrainSelectorSchema = Type.Object(
+  {
+    matchLabels: MapOf(
+      Type.String({ maxLength: 63, pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$' }),
+      {
+        description: 'Labels a Pipeline must all carry, with these values.',
+        minProperties: 1,
+        maxProperties: 32,
+      },
+    ),
+  },
+  { description: "The members: every Pipeline of the train's namespace with these labels." },
+);
+
+/** PromotionTrain `spec`. */
+export const TrainSpecSchema = Type.Object(
+  {
+    members: Type.Optional(
+      Type.Array(TrainMemberSchema, {
+        description: 'The member Pipelines by name, with the order among them (dependsOn).',
+        minItems: 1,
+        maxItems: MAX_TRAIN_MEMBERS,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+      }),
+    ),
+    selector: Type.Optional(TrainSelectorSchema),
+    environments: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+        description:
+          "The environments the train gates; absent means every environment all members share, except any member's first (its source).",
+        maxItems: 32,
+        'x-kubernetes-list-type': 'set',
+      }),
+    ),
+    suspend: Type.Optional(
+      Type.Boolean({
+        description:
+          'When true, the train starts no release; its members stay held where it gates them.',
+      }),
+    ),
+  },
+  {
+    description: 'Which Pipelines travel together, and where.',
+    oneOf: [{ required: ['members'] }, { required: ['selector'] }],
+  },
+);
+
+/** A member -> revision map: one combination of the members' revisions. */
+export const CombinationMembersSchema = MapOf(Type.String({ maxLength: 256 }), {
+  description: "Each member's revision, by member name.",
+  maxProperties: MAX_TRAIN_MEMBERS,
+});
+
+/** PromotionTrain `status.environments[].observed[]`. */
+export const ObservedCombinationSchema = Type.Object({
+  digest: Type.String({
+    description: "sha256: and 64 hex digits, over the members' revisions as canonical JSON.",
+    maxLength: 71,
+  }),
+  members: CombinationMembersSchema,
+  observedAt: Type.String({
+    description:
+      "When the gateway saw every member healthy at its revision in the environment's upstream.",
+    format: 'date-time',
+  }),
+});
+
+/** PromotionTrain `status.environments[].release`. */
+export const TrainReleaseSchema = Type.Object(
+  {
+    digest: Type.String({ maxLength: 71 }),
+    members: CombinationMembersSchema,
+    state: StringEnum(RELEASE_STATES),
+    startedAt: Type.String({ format: 'date-time' }),
+    waitingFor: Type.Optional(
+      Type.Array(Type.String({ maxLength: 253 }), {
+        description: 'The members whose own gates or order hold the release.',
+        maxItems: MAX_TRAIN_MEMBERS,
+      }),
+    ),
+    reason: Type.Optional(Type.String({ maxLength: 64 })),
+    message: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { description: 'The combination being (or last) promoted into the environment.' },
+);
+
+/** PromotionTrain `status.environments[]`. */
+export const TrainEnvironmentSchema = Type.Object({
+  name: Type.String({ maxLength: 253 }),
+  observed: Type.Optional(
+    Type.Array(ObservedCombinationSchema, {
+      description: 'Combinations verified together upstream, newest first.',
+      maxItems: MAX_OBSERVED_COMBINATIONS,
+    }),
+  ),
+  release: Type.Optional(TrainReleaseSchema),
+});
+
+/** PromotionTrain `status`. */
+export const TrainStatusSchema = Type.Object(
+  {
+    observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
+    conditions: Type.Optional(
+      Type.Array(AlertConditionSchema, {
+        description: 'Ready says whether the train is valid and its members found.',
+        maxItems: 8,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['type'],
+      }),
+    ),
+    members: Type.Optional(
+      Type.Array(PipelineName, {
+        description: 'The member Pipelines found, by name.',
+        maxItems: MAX_TRAIN_MEMBERS,
+      }),
+    ),
+    environments: Type.Optional(
+      Type.Array(TrainEnvironmentSchema, {
+        description: 'Per gated environment: what was verified together upstream, the release.',
+        maxItems: 32,
+      }),
+    ),
+  },
+  { description: 'What the gateway records (only the replica holding the Lease writes it).' },
+);
+
+/** PromotionTrain `(the document)`. */
+export const PromotionTrainSchema = Type.Object(
+  {
+    apiVersion: Type.Optional(Type.String()),
+    kind: Type.Optional(Type.String()),
+    metadata: Type.Optional(OpenObject()),
+    spec: Type.Optional(TrainSpecSchema),
+    status: Type.Optional(TrainStatusSchema),
+  },
+  {
+    description:
+      'PromotionTrain promotes several Pipelines as one: only a combination of their revisions verified together upstream.',
+  },
+);
