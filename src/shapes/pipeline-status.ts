@@ -175,7 +175,7 @@ export const WaitingApprovalSchema = Type.Object(
         }),
         {
           description:
-            "PreviewChanged lists the approvers of this revision whose approval stopped counting while it waited, because the change it was bound to (its preview digest) is no longer the change the promotion would make, and since when the gateway knew (a promotion-gateway addition). Kept until the wait ends: what the PreviewChanged event tells.",
+            'PreviewChanged lists the approvers of this revision whose approval stopped counting while it waited, because the change it was bound to (its preview digest) is no longer the change the promotion would make, and since when the gateway knew (a promotion-gateway addition). Kept until the wait ends: what the PreviewChanged event tells.',
           maxItems: 32,
         },
       ),

@@ -103,7 +103,12 @@ async function previewsFor(
     if (recorded?.revision === d.revision && recorded.preview !== undefined) continue;
     // Only the write that begins the wait waits for the preview; later ones take it if known.
     const known = recorded?.revision === d.revision;
-    waits.push({ environment: d.environment, revision: d.revision, attempt: d.attempt ?? 1, known });
+    waits.push({
+      environment: d.environment,
+      revision: d.revision,
+      attempt: d.attempt ?? 1,
+      known,
+    });
   }
   return waits.length === 0 ? undefined : deps.previews.previewsOf(inputs.pipeline, waits);
 }
