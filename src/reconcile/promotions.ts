@@ -43,6 +43,8 @@ export interface PromotionDeps {
   onOutcome?: (outcome: PromotionOutcome['outcome']) => void;
   /** Reports a successful promotion's lead time from its upstream's verification (metrics). */
   onLeadTime?: (seconds: number) => void;
+  /** Told the environment of each promotion that succeeded (its per-environment count). */
+  onPromoted?: (environment: string) => void;
   /** Reports what shadow gates would have held of a promotion whose strategy ran (metrics). */
   onShadowHolds?: (holds: readonly ShadowHold[]) => void;
   /** Told when a claim was written but not kept (the installed CRD pruned it): check the CRD. */
@@ -148,6 +150,7 @@ function noteOutcome(
   outcome: PromotionOutcome,
 ): void {
   deps.onOutcome?.(outcome.outcome);
+  if (outcome.outcome === 'Promoted') deps.onPromoted?.(decision.environment);
   if (outcome.outcome === 'Promoted' && decision.upstreamVerifiedAt !== undefined)
     deps.onLeadTime?.(Math.max(0, deps.now() - decision.upstreamVerifiedAt) / 1000);
   // Counted once per promotion that ran: a shadow gate's record of what it would have held.

@@ -3,18 +3,28 @@
  * stand (their current decisions, by outcome and reason: the evaluator's fixed words, so the
  * labels stay bounded) and the promotion lead time (from the upstream first verified running a
  * revision to the promotion of that revision succeeding: soak, windows, approvals and the
- * strategy's own run included).
+ * strategy's own run included) and the promotions that succeeded per environment name.
  */
-import { Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { EnvironmentDecision } from '../evaluate/decisions.js';
 
 /** Lead-time buckets in seconds: a minute to a week (soaks and approvals take hours or days). */
 const LEAD_TIME_BUCKETS = [60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400, 259200, 604800];
 
+/**
+ * The most environment names the per-environment count keeps apart; later names are counted as
+ * `other`. Names come from the Pipelines people write: the cap keeps the series bounded.
+ */
+export const MAX_ENVIRONMENT_LABELS = 32;
+/** The label of every environment name past the cap. */
+export const OTHER_ENVIRONMENTS = 'other';
+
 /** What the reconciler reports through. */
 export interface ReconcileMetrics {
   /** Records one successful promotion's lead time in seconds. */
   readonly observeLeadTime: (seconds: number) => void;
+  /** Counts one promotion that succeeded into an environment of this name. */
+  readonly countPromoted: (environment: string) => void;
 }
 
 /**
@@ -45,9 +55,20 @@ export function reconcileMetrics(
     buckets: LEAD_TIME_BUCKETS,
     registers,
   });
+  const promoted = new Counter({
+    name: 'promotion_gateway_environment_promotions_total',
+    help: `Promotions that succeeded, by environment name (the first ${String(MAX_ENVIRONMENT_LABELS)} names seen; later ones as "${OTHER_ENVIRONMENTS}").`,
+    labelNames: ['environment'] as const,
+    registers,
+  });
+  const names = new Set<string>();
   return {
     observeLeadTime: (seconds) => {
       leadTime.observe(seconds);
+    },
+    countPromoted: (environment) => {
+      if (!names.has(environment) && names.size < MAX_ENVIRONMENT_LABELS) names.add(environment);
+      promoted.inc({ environment: names.has(environment) ? environment : OTHER_ENVIRONMENTS });
     },
   };
 }

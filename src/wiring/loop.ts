@@ -103,6 +103,7 @@ export function promotionLoop(rt: Runtime, catalog: PipelineCatalog, access: Loo
     confirmations,
     onOutcome: countOutcome,
     onLeadTime: reconcileCounts.observeLeadTime,
+    onPromoted: reconcileCounts.countPromoted,
     onShadowHolds: (holds) => {
       for (const { gate, name } of holds) metrics.shadowHolds.inc({ gate, name });
     },

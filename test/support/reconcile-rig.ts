@@ -51,6 +51,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
   const verified = new VerifiedTargets(new Verifier(clusters), now);
   const outcomes: string[] = [];
   const leadTimes: number[] = [];
+  const promotedIn: string[] = [];
   const status = statusWriterOver(writer);
   const policy = {
     maxAttempts: 3,
@@ -91,6 +92,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
       }),
     onOutcome: (outcome) => outcomes.push(outcome),
     onLeadTime: (seconds) => leadTimes.push(seconds),
+    onPromoted: (environment) => promotedIn.push(environment),
   });
   const id: PipelineId = pipelineIdOf(stored);
   return {
@@ -105,6 +107,7 @@ export function reconcileRig(versions: Record<(typeof ENVS)[number], string>) {
     outcomes,
     /** The lead times (seconds) the reconciler reported, one per successful promotion. */
     leadTimes,
+    promotedIn,
     rereads,
     /** The stored promotion record of `env`. */
     record: (env: string): PromotionRecord | undefined =>

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import type { EnvironmentDecision } from '../../../src/evaluate/decisions.js';
-import { countDecisions, reconcileMetrics } from '../../../src/reconcile/reconcile-metrics.js';
+import {
+  countDecisions,
+  MAX_ENVIRONMENT_LABELS,
+  OTHER_ENVIRONMENTS,
+  reconcileMetrics,
+} from '../../../src/reconcile/reconcile-metrics.js';
 import { reconcileRig } from '../../support/reconcile-rig.js';
 
 function decision(outcome: string, reason: string): EnvironmentDecision {
@@ -34,6 +39,24 @@ describe('reconcileMetrics', () => {
     expect(text).toContain('promotion_gateway_promotion_lead_time_seconds_bucket{le="300"} 1');
   });
 
+  it('counts promotions per environment name, the names past the cap as other', async () => {
+    const registry = new Registry();
+    const metrics = reconcileMetrics(registry, () => []);
+    metrics.countPromoted('prod');
+    metrics.countPromoted('prod');
+    for (let i = 0; i < MAX_ENVIRONMENT_LABELS; i++) metrics.countPromoted(`env-${String(i)}`);
+    const text = await registry.metrics();
+    expect(text).toContain('promotion_gateway_environment_promotions_total{environment="prod"} 2');
+    // prod took one of the places: the last name seen is counted as other.
+    const last = `env-${String(MAX_ENVIRONMENT_LABELS - 1)}`;
+    expect(text).not.toContain(`environment="${last}"`);
+    expect(text).toContain(
+      `promotion_gateway_environment_promotions_total{environment="${OTHER_ENVIRONMENTS}"} 1`,
+    );
+    const series = text.split('\n').filter((l) => l.startsWith('promotion_gateway_environment_'));
+    expect(series).toHaveLength(MAX_ENVIRONMENT_LABELS + 1);
+  });
+
   it('counts nothing for no Pipelines', () => {
     expect(countDecisions([])).toEqual(new Map());
   });
@@ -50,6 +73,7 @@ describe('the reconciler reports', () => {
     expect(rig.record('staging')).toMatchObject({ revision: '1.9.0', phase: 'Succeeded' });
     expect(rig.outcomes).toContain('Promoted');
     expect(rig.leadTimes).toEqual([90]);
+    expect(rig.promotedIn).toEqual(['staging']);
   });
 
   it('the decisions of every Pipeline it evaluated', async () => {
