@@ -22,11 +22,8 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
-import { NotifyReceiver } from '../support/notify-receiver.js';
+import { NotifyReceiver, subscribeAlert } from '../support/notify-receiver.js';
 import { announceRollout, promotionsTo } from '../support/policy-harness.js';
-
-const SECRET = `whsec_${Buffer.from('a notification key of 32 bytes!!').toString('base64')}`;
-const ALERT_API = 'notifications.promotion-gateway.dev/v1alpha1';
 
 let fleet: TestFleet;
 let service: Server;
@@ -72,24 +69,7 @@ function setStaging(ns: string, mode: 'Shadow' | 'Enforce'): void {
 }
 
 function alertTo(ns: string): void {
-  fleet.management.apply({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'hooks', namespace: ns },
-    type: 'Opaque',
-    data: { signingSecret: Buffer.from(SECRET).toString('base64') },
-  });
-  fleet.management.apply({
-    apiVersion: ALERT_API,
-    kind: 'PromotionAlert',
-    metadata: { name: 'hooks', namespace: ns },
-    spec: {
-      address: receiver.url,
-      secretRef: { name: 'hooks' },
-      eventTypes: ['ShadowHold'],
-      timeout: '1s',
-    },
-  });
+  subscribeAlert(fleet.management, ns, receiver.url, ['ShadowHold']);
 }
 
 interface ShadowEvent {

@@ -29,12 +29,10 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
-import { NotifyReceiver } from '../support/notify-receiver.js';
+import { NotifyReceiver, subscribeAlert } from '../support/notify-receiver.js';
 import { previewOf, readTokens, type ReadTokens } from '../support/preview.js';
 import { prepareRepository, repoName } from '../support/pull-request.js';
 
-const SECRET = `whsec_${Buffer.from('a notification key of 32 bytes!!').toString('base64')}`;
-const ALERT_API = 'notifications.promotion-gateway.dev/v1alpha1';
 const VIEW_URL = 'https://promotions.example.com';
 
 interface WaitEvent {
@@ -104,24 +102,7 @@ async function prodGated(ns: string, replicas: RunningGateway[]): Promise<string
     version: '6.5.0',
   });
   createApp(fleet, ns, { prodStrategy, prodPromotion: { approval: { minApprovals: 2 } } });
-  fleet.management.apply({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'hooks', namespace: ns },
-    type: 'Opaque',
-    data: { signingSecret: Buffer.from(SECRET).toString('base64') },
-  });
-  fleet.management.apply({
-    apiVersion: ALERT_API,
-    kind: 'PromotionAlert',
-    metadata: { name: 'hooks', namespace: ns },
-    spec: {
-      address: receiver.url,
-      secretRef: { name: 'hooks' },
-      eventTypes: ['WaitingForApproval', 'PreviewChanged'],
-      timeout: '1s',
-    },
-  });
+  subscribeAlert(fleet.management, ns, receiver.url, ['WaitingForApproval', 'PreviewChanged']);
   await waitSteady(fleet, replicas, ns);
   return repo;
 }

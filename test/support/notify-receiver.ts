@@ -69,3 +69,41 @@ export class NotifyReceiver {
     });
   }
 }
+
+/** The Standard Webhooks signing key the tests' alerts sign with. */
+export const TEST_SIGNING_SECRET = `whsec_${Buffer.from('a notification key of 32 bytes!!').toString('base64')}`;
+
+/** What subscribeAlert applies objects through: kube-sim's management cluster. */
+interface ObjectSink {
+  apply(object: Record<string, unknown>): unknown;
+}
+
+/**
+ * PromotionAlert `hooks` in `ns` (and its Secret, signing with TEST_SIGNING_SECRET) sending
+ * `eventTypes` of the namespace's Pipelines to `url`.
+ */
+export function subscribeAlert(
+  management: ObjectSink,
+  ns: string,
+  url: string,
+  eventTypes: readonly string[],
+): void {
+  management.apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'hooks', namespace: ns },
+    type: 'Opaque',
+    data: { signingSecret: Buffer.from(TEST_SIGNING_SECRET).toString('base64') },
+  });
+  management.apply({
+    apiVersion: 'notifications.promotion-gateway.dev/v1alpha1',
+    kind: 'PromotionAlert',
+    metadata: { name: 'hooks', namespace: ns },
+    spec: {
+      address: url,
+      secretRef: { name: 'hooks' },
+      eventTypes: [...eventTypes],
+      timeout: '1s',
+    },
+  });
+}
