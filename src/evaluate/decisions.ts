@@ -10,7 +10,7 @@ import type {
   PromotionRecord,
   RevisionHold,
 } from '../pipeline/pipeline-resource.js';
-import type { GateFloor } from './gate.js';
+import type { GateFloor, KnownDigest, StaleApproval } from './gate.js';
 import type { WindowsInput } from '../windows/promotion-window.js';
 import type { HealthySince } from '../pipeline/pipeline-resource.js';
 import type { TrainGateInput } from './train-input.js';
@@ -115,10 +115,19 @@ export interface EvaluationInput {
   firstVerified?: Readonly<Record<string, number | undefined>>;
   /**
    * Per environment and revision, the digest of the change promoting it would make now (from a
-   * preview). An approval bound to another digest does not count; absent = not known, and an
-   * approval bound to a digest counts as recorded (the promotion checks it before it runs).
+   * preview) and when it was learnt. An approval bound to another digest, recorded before that,
+   * does not count; absent = not known, and an approval bound to a digest counts as recorded (the
+   * promotion checks it before it runs).
    */
-  previewDigests?: Readonly<Record<string, Readonly<Record<string, string>> | undefined>>;
+  previewDigests?: Readonly<Record<string, Readonly<Record<string, KnownDigest>> | undefined>>;
+  /**
+   * Per environment, the approvals its stored wait already records as stale (the revision it
+   * waits for, `waitingApproval.previewChanged`): they do not count on any replica, so a replica
+   * whose previews have not seen the change move agrees with the one that found it.
+   */
+  staleApprovals?: Readonly<
+    Record<string, { revision: string; approvals: readonly StaleApproval[] } | undefined>
+  >;
   /** Per environment, its stored history and `verified` list (what was promoted, what arrived). */
   histories?: Readonly<Record<string, Pick<EnvironmentStatus, 'history' | 'verified'> | undefined>>;
   /**
@@ -260,8 +269,11 @@ export interface GateView {
   requiredHuman: number;
   approvedBy: string[];
   rejectedBy?: string;
-  /** Allowed principals whose approval was given for a preview that no longer holds. */
-  previewChanged?: string[];
+  /**
+   * Allowed principals whose approval was given for a preview that no longer holds, each with
+   * the digest its latest such approval was bound to.
+   */
+  previewChanged?: StaleApproval[];
   /** e.g. "1 of 2 approvals". */
   summary: string;
 }
