@@ -242,6 +242,8 @@ export interface RollbackView {
   /** The ids of the statements or tokens that asked. */
   statements: string[];
   automatic: boolean;
+  /** The train (`namespace/name`) whose failed release rolls the member back; such a rollback holds nothing. */
+  train?: string;
 }
 
 /** A drift as decisions, the status and notifications tell it. */

@@ -6,13 +6,13 @@
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
-import type { TrainGateInput } from '../evaluate/train-input.js';
+import type { TrainGateInput, TrainReleaseInput } from '../evaluate/train-input.js';
 import { summarise } from '../evaluate/target-states.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import type { TrainBook } from '../trains/train-book.js';
 import type { MemberCandidate } from '../trains/train-members.js';
-import { trainName } from '../trains/train-resource.js';
+import { trainName, type TrainRelease } from '../trains/train-resource.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { statusesFor } from './evaluation-input.js';
 
@@ -43,9 +43,8 @@ export class TrainGates implements TrainGateSource {
       out[env] = {
         train: trainName(found.train),
         member: name,
-        ...(stored === undefined
-          ? {}
-          : { release: { digest: stored.digest, members: stored.members, state: stored.state } }),
+        ...(stored === undefined ? {} : { release: releaseInput(stored) }),
+        ...(found.train.spec.rollbackOnFailure === true ? { rollbackOnFailure: true } : {}),
         dependsOn: (found.member.dependsOn ?? []).map((d) => {
           const running = this.runningIn(namespace, d, env);
           return running === undefined ? { name: d } : { name: d, running };
@@ -92,4 +91,13 @@ export class TrainGates implements TrainGateSource {
     const pipeline = this.deps.catalog.get(id);
     return pipeline === undefined ? undefined : { id, pipeline };
   }
+}
+
+/** The release as the gate reads it, from the train's stored status. */
+function releaseInput(stored: TrainRelease): TrainReleaseInput {
+  const startedAt = Date.parse(stored.startedAt);
+  return {
+    ...{ digest: stored.digest, members: stored.members, state: stored.state },
+    ...(Number.isNaN(startedAt) ? {} : { startedAt }),
+  };
 }
