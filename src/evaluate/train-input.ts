@@ -29,6 +29,11 @@ export interface TrainGateInput {
    * environment runs healthy (absent when not all healthy at one revision).
    */
   dependsOn: readonly { name: string; running?: string }[];
+  /**
+   * The members (this one included) whose promotions into the environment share one pull
+   * request: same repository and base branch, no dependsOn among them; absent = its own.
+   */
+  sharedPullRequest?: readonly string[];
   /** The train's `spec.rollbackOnFailure`: a Failed release rolls back what it promoted. */
   rollbackOnFailure?: boolean;
   /**
