@@ -234,11 +234,26 @@ export interface EnvironmentDecision {
   redelivery?: number;
   /** For RollBack: what is rolled back, by whom and why (the claim records it). */
   rollback?: RollbackView;
+  /** For a train member's Promote: the pull request it shares with other members; absent = its own. */
+  sharedPullRequest?: SharedPullRequest;
   /**
    * Inside an automatic rollback window with checks: the promoted revision whose checks are read
    * again until `until` (ms), a failure of one rolling the environment back.
    */
   verifying?: { revision: string; until: number };
+}
+
+/**
+ * A train's one pull request for its members on one repository and base branch: the strategy
+ * proposes every member's revision in it (train-gate.ts, docs/pull-requests.md).
+ */
+export interface SharedPullRequest {
+  /** `namespace/name` of the train. */
+  train: string;
+  /** The release's combination digest. */
+  digest: string;
+  /** Each member in the pull request (this one included), by name, with its release revision. */
+  members: Readonly<Record<string, string>>;
 }
 
 /** A rollback as a decision carries it to the claim, the status and notifications. */
@@ -251,6 +266,8 @@ export interface RollbackView {
   /** The ids of the statements or tokens that asked. */
   statements: string[];
   automatic: boolean;
+  /** The train (`namespace/name`) whose failed release rolls the member back; such a rollback holds nothing. */
+  train?: string;
 }
 
 /** A drift as decisions, the status and notifications tell it. */
