@@ -210,7 +210,7 @@ describe.each([1, 2])('the WaitingForApproval event and its preview, %i replica(
       ]);
       expect(received(ns, 'promotion.preview_changed')).toHaveLength(2);
     });
-  });
+  }, 90_000);
 
   it('records and tells the wait when the forge does not answer within the bound, without a preview', async () => {
     const ns = `wait-pv-down-${String(count)}`;
