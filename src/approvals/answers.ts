@@ -75,6 +75,9 @@ export function recordOf(
     ...(claim.comment === undefined ? {} : { comment: claim.comment }),
     ...(claim.statement === undefined ? {} : { statement: claim.statement }),
     ...(claim.previewDigest === undefined ? {} : { previewDigest: claim.previewDigest }),
+    ...(claim.combinationDigest === undefined
+      ? {}
+      : { combinationDigest: claim.combinationDigest }),
   };
 }
 

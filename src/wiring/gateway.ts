@@ -49,7 +49,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
   const { hints, pipelines, reconciler, statusWrites } = loop;
   bindMetricSources(rt, catalog, hints, readiness);
-  const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
+  const http = listeners(rt, await httpApp(rt, catalog, access, { loop, trains }, readiness));
   const ui = uiListener(rt, catalog, reconciler, loop.previews);
   return {
     start: async () => {
