@@ -18,6 +18,8 @@ export const NOTIFICATION_TYPES = [
   'RollbackFailed',
   'TargetUnhealthy',
   'Drifted',
+  'TrainPromoted',
+  'TrainFailed',
   'EventsMissing',
 ] as const;
 
