@@ -4,7 +4,8 @@
  * combination verified together in staging waits in prod; an approval of another combination is
  * refused (409 CombinationChanged) and records nothing; one approval of the combination is
  * recorded on every member, the release goes Promoting, and every member is promoted once, api
- * before web. The same statement a second time is a replay.
+ * before web, and the PromotionAlert subscribed to the namespace is told TrainPromoted once. The
+ * same statement a second time is a replay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthorizationRecord } from '../../src/pipeline/pipeline-resource.js';
@@ -24,6 +25,7 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import { NotifyReceiver, subscribeAlert } from '../support/notify-receiver.js';
 import {
   applyTrain,
   createTrainApps,
@@ -39,19 +41,25 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
   let fleet: TestFleet;
   let replicas: RunningGateway[];
   let alice: TestApprover;
+  const alerts = new NotifyReceiver();
 
   beforeAll(async () => {
-    [fleet, alice] = await Promise.all([startTestFleet(), approver('alice')]);
+    [fleet, alice] = await Promise.all([startTestFleet(), approver('alice'), alerts.start()]);
+    alerts.up = true;
     const approvals = { approvers: approverConfig([alice]) };
+    const notifications = { intervalMs: 100, allowedUrlPrefixes: [alerts.url] };
     replicas = await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        launchGateway(fleet, { instanceId: `replica-${String(i)}`, config: { approvals } }),
+        launchGateway(fleet, {
+          instanceId: `replica-${String(i)}`,
+          config: { approvals, notifications },
+        }),
       ),
     );
   });
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.close()));
-    await fleet.close();
+    await Promise.all([fleet.close(), alerts.close()]);
   });
 
   async function resync(): Promise<void> {
@@ -75,6 +83,7 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
       members: [{ name: 'api' }, { name: 'web', dependsOn: ['api'] }, { name: 'worker' }],
       environments: ['prod'],
     });
+    subscribeAlert(fleet.management, ns, alerts.url, ['TrainPromoted', 'TrainFailed']);
     await resync();
     await eventually(() => {
       expect(release(ns)).toMatchObject({ state: 'Succeeded', reason: 'Arrived' });
@@ -156,6 +165,14 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
       expect.arrayContaining([expect.any(String), '6.6.0']),
       ['web', '6.6.0'],
     ]);
+
+    // The receiver is told once that the combination arrived.
+    await eventually(() => {
+      const told = alerts.accepted.map(
+        (a) => JSON.parse(a.body) as { type: string; data: { revision: string } },
+      );
+      expect(told.map((t) => [t.type, t.data.revision])).toEqual([['train.promoted', digest]]);
+    }, WAIT);
 
     // The same statement again is a replay, on either replica.
     const again = await postTrainStatement(replicas[0]?.url ?? '', train, 'prod', jws);
