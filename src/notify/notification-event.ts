@@ -9,7 +9,7 @@ import { NOTIFICATION_TYPES } from '../shapes/promotion-alert.js';
 import type { ShadowHoldRecord } from '../pipeline/pipeline-resource.js';
 import type { TrainOutboxEvent } from '../trains/train-resource.js';
 
-/** What a TrainPromoted or TrainFailed event tells of the release: as the train's outbox has it. */
+/** What a train's event (TrainWaiting, TrainPromoted, TrainFailed) tells of the release. */
 export type TrainEventDetails = TrainOutboxEvent['train'];
 
 /** The event types a PromotionAlert may select (declared with its shape). */
@@ -31,7 +31,7 @@ export interface NotificationEvent {
   type: NotificationType;
   /** When it happened, as recorded in the Pipeline status (RFC 3339, milliseconds). */
   time: string;
-  /** The Pipeline; for a train's events (TrainPromoted, TrainFailed), the PromotionTrain. */
+  /** The Pipeline; for a train's events (TrainWaiting, TrainPromoted, TrainFailed), the train. */
   pipeline: { namespace: string; name: string };
   environment: string;
   /**
@@ -64,8 +64,9 @@ export interface NotificationEvent {
    */
   previousRevision?: string;
   /**
-   * For TrainPromoted and TrainFailed: the release (its digest and members' revisions) and, for
-   * TrainFailed, the members that failed and why, and those stopped before they started.
+   * For a train's events: the release (its digest and members' revisions); for TrainWaiting,
+   * the members whose gates hold it; for TrainFailed, the members that failed and why, and
+   * those stopped before they started.
    */
   train?: TrainEventDetails;
   /**

@@ -1,7 +1,8 @@
 /**
- * A release train's notification events (docs/notifications.md, "Events"): TrainPromoted and
- * TrainFailed, each decided once, by the train status write that ends a release it was
- * Promoting (the one writer's conditional write, so exactly one write makes that change), and
+ * A release train's notification events (docs/notifications.md, "Events"): TrainWaiting,
+ * TrainPromoted and TrainFailed, each decided once, by the train status write that begins a
+ * release's wait for its members' gates or ends a release it was Promoting (the one writer's
+ * conditional write, so exactly one write makes that change), and
  * recorded then with its whole body in the train's outbox (`status.outbox`): the failed members
  * and why, the members stopped. From there the notifier delivers it to the PromotionAlerts that
  * select one of the train's members, on its own stream per (train, environment). Pure.
@@ -65,15 +66,48 @@ export function withTrainEvents(
   for (const env of next.environments ?? []) {
     const release = env.release;
     const was = stored?.environments?.find((e) => e.name === env.name)?.release;
-    if (release === undefined || was?.state !== 'Promoting' || was.digest !== release.digest)
-      continue;
-    const event = endOf(train, env.name, release, now, policy);
+    if (release === undefined) continue;
+    const event =
+      was?.state === 'Promoting' && was.digest === release.digest
+        ? endOf(train, env.name, release, now, policy)
+        : waitOf(train, env.name, release, was, now);
     if (event !== undefined && policy.wants(train, event.type as NotificationType))
       owed.push(event);
   }
   const outbox = [...kept, ...owed].slice(-MAX_TRAIN_OUTBOX);
   const { outbox: _previous, ...rest } = next;
   return outbox.length === 0 ? rest : { ...rest, outbox };
+}
+
+/**
+ * TrainWaiting, for a release that begins waiting for its members' gates in this write (a new
+ * combination, Waiting): the combination an approval of it signs, and the members it waits for.
+ */
+function waitOf(
+  train: PromotionTrain,
+  environment: string,
+  release: TrainRelease,
+  was: TrainRelease | undefined,
+  now: number,
+): TrainOutboxEvent | undefined {
+  if (release.state !== 'Waiting' || release.reason !== 'MemberGates') return undefined;
+  if (was?.digest === release.digest && was.state === 'Waiting') return undefined;
+  const { namespace, name } = train.metadata;
+  const waitingFor = release.waitingFor ?? [];
+  return {
+    type: 'TrainWaiting',
+    environment,
+    revision: release.digest,
+    subject: '',
+    time: new Date(now).toISOString(),
+    reason: 'MemberGates',
+    severity: 'info',
+    message: clip(
+      `train ${namespace}/${name}'s release ${release.digest} into ${environment} waits for the gates of ${waitingFor.join(', ')}; one approval of the combination serves every member: POST /v1/trains/${namespace}/${name}/environments/${encodeURIComponent(environment)}/approvals`,
+      2048,
+    ),
+    train: { digest: release.digest, members: { ...release.members }, waitingFor: [...waitingFor] },
+  };
 }
 
 /** The event of a release that ended (Succeeded or Failed) at `now`; undefined otherwise. */
@@ -152,15 +186,21 @@ export function releaseOutcome(
   return { failed, stopped };
 }
 
+const TRAIN_TYPES = ['TrainWaiting', 'TrainPromoted', 'TrainFailed'] as const;
+
+function isTrainType(type: string): type is (typeof TRAIN_TYPES)[number] {
+  return (TRAIN_TYPES as readonly string[]).includes(type);
+}
+
 /** The recorded events of `train` as facts, their `pipeline` naming the train. */
 export function trainFacts(train: PromotionTrain): NotificationFact[] {
   const { namespace, name } = train.metadata;
   const facts: NotificationFact[] = [];
   for (const event of train.status?.outbox ?? []) {
     const at = parseTimestamp(event.time);
-    if (at === undefined || (event.type !== 'TrainPromoted' && event.type !== 'TrainFailed'))
-      continue;
-    facts.push({ ...event, type: event.type, at, pipeline: { namespace, name }, targets: [] });
+    const { type } = event;
+    if (at === undefined || !isTrainType(type)) continue;
+    facts.push({ ...event, type, at, pipeline: { namespace, name }, targets: [] });
   }
   return facts;
 }

@@ -18,6 +18,7 @@ export const NOTIFICATION_TYPES = [
   'RollbackFailed',
   'TargetUnhealthy',
   'Drifted',
+  'TrainWaiting',
   'TrainPromoted',
   'TrainFailed',
   'EventsMissing',

@@ -147,6 +147,12 @@ export const TrainEventDetailsSchema = Type.Object({
       maxItems: MAX_TRAIN_MEMBERS,
     }),
   ),
+  waitingFor: Type.Optional(
+    Type.Array(PipelineName, {
+      description: 'For TrainWaiting: the members whose own gates hold the release.',
+      maxItems: MAX_TRAIN_MEMBERS,
+    }),
+  ),
 });
 
 /**
@@ -205,7 +211,7 @@ export const TrainStatusSchema = Type.Object(
     outbox: Type.Optional(
       Type.Array(TrainOutboxEventSchema, {
         description:
-          'The notification events the train owes (TrainPromoted, TrainFailed), oldest first.',
+          'The notification events the train owes (TrainWaiting, TrainPromoted, TrainFailed), oldest first.',
         maxItems: MAX_TRAIN_OUTBOX,
       }),
     ),

@@ -4,8 +4,9 @@
  * combination verified together in staging waits in prod; an approval of another combination is
  * refused (409 CombinationChanged) and records nothing; one approval of the combination is
  * recorded on every member, the release goes Promoting, and every member is promoted once, api
- * before web, and the PromotionAlert subscribed to the namespace is told TrainPromoted once. The
- * same statement a second time is a replay.
+ * before web; the PromotionAlert subscribed to the namespace is told the release waits
+ * (TrainWaiting, with the digest to approve), then TrainPromoted once. The same statement a
+ * second time is a replay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthorizationRecord } from '../../src/pipeline/pipeline-resource.js';
@@ -69,6 +70,14 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
   const release = (ns: string) =>
     trainStatus(fleet, ns, 'release')?.environments?.find((e) => e.name === 'prod')?.release;
 
+  /** The train events the receiver accepted, as [type, revision], in arrival order. */
+  function told(): [string, string][] {
+    return alerts.accepted.map((a) => {
+      const body = JSON.parse(a.body) as { type: string; data: { revision: string } };
+      return [body.type, body.data.revision];
+    });
+  }
+
   function prodApprovals(ns: string, app: string): AuthorizationRecord[] {
     const object = fleet.management.get(PIPELINE_API, 'Pipeline', ns, app) as
       | { status?: { environments?: Record<string, { approvals?: AuthorizationRecord[] }> } }
@@ -83,7 +92,11 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
       members: [{ name: 'api' }, { name: 'web', dependsOn: ['api'] }, { name: 'worker' }],
       environments: ['prod'],
     });
-    subscribeAlert(fleet.management, ns, alerts.url, ['TrainPromoted', 'TrainFailed']);
+    subscribeAlert(fleet.management, ns, alerts.url, [
+      'TrainWaiting',
+      'TrainPromoted',
+      'TrainFailed',
+    ]);
     await resync();
     await eventually(() => {
       expect(release(ns)).toMatchObject({ state: 'Succeeded', reason: 'Arrived' });
@@ -96,6 +109,11 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
     await eventually(() => {
       expect(release(ns)).toMatchObject({ digest, state: 'Waiting', reason: 'MemberGates' });
     }, WAIT);
+    // The receiver is told what the release waits for: the combination an approval signs.
+    await eventually(() => {
+      expect(told()).toContainEqual(['train.waiting', digest]);
+    }, WAIT);
+
     // The door answers on the replica that does not write the train when there are two.
     const door = replicas[count - 1]?.url ?? '';
     const train = `${ns}/release`;
@@ -166,13 +184,13 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
       ['web', '6.6.0'],
     ]);
 
-    // The receiver is told once that the combination arrived.
+    // The receiver is told once that the combination arrived, after its wait.
     await eventually(() => {
-      const told = alerts.accepted.map(
-        (a) => JSON.parse(a.body) as { type: string; data: { revision: string } },
-      );
-      expect(told.map((t) => [t.type, t.data.revision])).toEqual([['train.promoted', digest]]);
+      expect(told().filter(([type]) => type === 'train.promoted')).toEqual([
+        ['train.promoted', digest],
+      ]);
     }, WAIT);
+    expect(told().at(-1)).toEqual(['train.promoted', digest]);
 
     // The same statement again is a replay, on either replica.
     const again = await postTrainStatement(replicas[0]?.url ?? '', train, 'prod', jws);

@@ -94,6 +94,8 @@ export function cdEventOf(event: NotificationEvent): {
       return incident(event);
     // A train's release into an environment is a run of its own: the combination's digest is
     // its revision, the train its pipeline.
+    case 'TrainWaiting':
+      return pipelineRun(event, 'pipelinerun.queued', {});
     case 'TrainPromoted':
       return pipelineRun(event, 'pipelinerun.finished', { outcome: 'success' });
     case 'TrainFailed':

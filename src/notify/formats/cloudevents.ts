@@ -26,7 +26,7 @@ export interface CloudEvent {
 
 /**
  * `/promotion-gateway/pipelines/<namespace>/<name>`, a URI-reference naming the Pipeline; for a
- * train's events (TrainPromoted, TrainFailed), `/promotion-gateway/trains/<namespace>/<name>`.
+ * train's events (TrainWaiting, TrainPromoted, TrainFailed), `/promotion-gateway/trains/<namespace>/<name>`.
  */
 export function cloudEventSource(event: Pick<NotificationEvent, 'pipeline' | 'train'>): string {
   const { namespace, name } = event.pipeline;

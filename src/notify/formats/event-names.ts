@@ -26,6 +26,7 @@ export const WEBHOOK_EVENT_TYPES: Readonly<Record<NotificationType, string>> = {
   RollbackFailed: 'rollback.failed',
   TargetUnhealthy: 'target.unhealthy',
   Drifted: 'environment.drifted',
+  TrainWaiting: 'train.waiting',
   TrainPromoted: 'train.promoted',
   TrainFailed: 'train.failed',
   EventsMissing: 'pipeline.events_missing',
@@ -48,6 +49,7 @@ const TITLES: Readonly<Record<NotificationType, string>> = {
   RollbackFailed: 'Rollback failed',
   TargetUnhealthy: 'Target unhealthy',
   Drifted: 'Drifted',
+  TrainWaiting: 'Train waiting',
   TrainPromoted: 'Train promoted',
   TrainFailed: 'Train failed',
   EventsMissing: 'Events missing',
@@ -101,10 +103,11 @@ export function eventData(event: NotificationEvent): Omit<NotificationEvent, 'id
 }
 
 function trainData(train: NonNullable<NotificationEvent['train']>) {
-  const { digest, members, failed, stopped } = train;
+  const { digest, members, failed, stopped, waitingFor } = train;
   return {
     digest,
     members: { ...members },
+    ...(waitingFor === undefined ? {} : { waitingFor: [...waitingFor] }),
     ...(failed === undefined
       ? {}
       : { failed: failed.map(({ member, revision, reason }) => ({ member, revision, reason })) }),

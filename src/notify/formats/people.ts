@@ -55,6 +55,8 @@ function trainFacts(
     facts.push({ label: 'Failed', value: `${failed.member} ${failed.revision}: ${failed.reason}` });
   if ((train.stopped ?? []).length > 0)
     facts.push({ label: 'Stopped', value: (train.stopped ?? []).join(', ') });
+  if ((train.waitingFor ?? []).length > 0)
+    facts.push({ label: 'Waiting for', value: (train.waitingFor ?? []).join(', ') });
   return facts;
 }
 

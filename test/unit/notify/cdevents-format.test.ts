@@ -68,6 +68,11 @@ const CASES: [string, Partial<NotificationEvent>, string][] = [
     'pipelinerun.finished',
   ],
   [
+    'TrainWaiting',
+    { type: 'TrainWaiting', targets: [], train: { ...trainRelease, waitingFor: ['api'] } },
+    'pipelinerun.queued',
+  ],
+  [
     'TrainFailed',
     {
       type: 'TrainFailed',
@@ -125,7 +130,7 @@ describe('cdevents format', () => {
 
   it('sends every notification type as some mapped kind', () => {
     const covered = new Set(CASES.map(([, o]) => o.type));
-    expect(covered.size).toBe(13);
+    expect(covered.size).toBe(14);
     const kinds = new Set(CASES.map(([, , kind]) => kind));
     expect([...kinds].sort()).toEqual([...CDEVENT_KINDS].sort());
   });

@@ -158,6 +158,39 @@ describe('withTrainEvents', () => {
   });
 });
 
+describe('TrainWaiting', () => {
+  const waiting = (digest = DIGEST, reason = 'MemberGates'): TrainRelease => ({
+    ...release('Waiting', ['api', 'web']),
+    digest,
+    reason,
+  });
+
+  it("is recorded by the write that begins a combination's wait for its members' gates", () => {
+    const before = status({ ...release('Succeeded'), digest: `sha256:${'b'.repeat(64)}` });
+    const next = withTrainEvents(TRAIN, before, status(waiting()), T, policy());
+    expect(next.outbox).toEqual([
+      expect.objectContaining({
+        type: 'TrainWaiting',
+        revision: DIGEST,
+        reason: 'MemberGates',
+        train: { digest: DIGEST, members: MEMBERS, waitingFor: ['api', 'web'] },
+      }),
+    ]);
+    expect(next.outbox?.[0]?.message).toContain(
+      'POST /v1/trains/shop/release/environments/prod/approvals',
+    );
+  });
+
+  it('is not recorded again while the same combination waits, nor for a suspended train', () => {
+    expect(
+      withTrainEvents(TRAIN, status(waiting()), status(waiting()), T, policy()).outbox,
+    ).toBeUndefined();
+    expect(
+      withTrainEvents(TRAIN, undefined, status(waiting(DIGEST, 'Suspended')), T, policy()).outbox,
+    ).toBeUndefined();
+  });
+});
+
 describe('releaseOutcome', () => {
   it('names the failed member with its failure, and the members not started as stopped', () => {
     const statuses: Record<string, EnvironmentStatus> = {
@@ -260,5 +293,12 @@ describe("a train's events on the wire", () => {
       'Failed',
       'Stopped',
     ]);
+    const waitingEvent = {
+      ...event,
+      type: 'TrainWaiting' as const,
+      train: { digest: DIGEST, members: MEMBERS, waitingFor: ['web'] },
+    };
+    expect(cdEventOf(waitingEvent).kind).toBe('pipelinerun.queued');
+    expect(eventFacts(waitingEvent).at(-1)).toEqual({ label: 'Waiting for', value: 'web' });
   });
 });
