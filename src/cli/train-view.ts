@@ -1,7 +1,7 @@
 /**
  * The release trains in `promotion-gateway status`: one row per train and gated environment,
  * the combination its release takes (each member's revision and the digest), the release's
- * state and what it waits for, read from the PromotionTrains' stored statuses.
+ * state and what it waits for (and, after a failure, the members rolled back), read from the PromotionTrains' stored statuses.
  */
 import { failureSummary } from '../kube/errors.js';
 import { listAllPages } from '../kube/pipeline-watch.js';
@@ -9,7 +9,7 @@ import { resourcePath, type KubeRest } from '../kube/rest.js';
 import { PROMOTION_TRAIN } from '../kube/resources.js';
 import { neutralize } from '../text/text.js';
 import { checkTrains } from '../trains/train-source.js';
-import { trainName, type PromotionTrain } from '../trains/train-resource.js';
+import { trainName, type PromotionTrain, type TrainEnvironment } from '../trains/train-resource.js';
 
 /**
  * The usable PromotionTrains of `namespace` (undefined: every namespace); none where the CRD is
@@ -46,7 +46,7 @@ export function renderTrains(trains: readonly PromotionTrain[]): string {
         env.name,
         release?.state ?? '-',
         release === undefined ? '-' : `${members} (${release.digest.slice(0, 19)}…)`,
-        release?.waitingFor?.join(', ') ?? '',
+        waitingOf(release),
       ].map((cell) => neutralize(cell));
     }),
   );
@@ -60,4 +60,12 @@ export function renderTrains(trains: readonly PromotionTrain[]): string {
       .trimEnd(),
   );
   return `\n${lines.join('\n')}\n`;
+}
+
+/** The members the release waits for (or that failed it), and those rolled back since. */
+function waitingOf(release: NonNullable<TrainEnvironment['release']> | undefined): string {
+  const waiting = release?.waitingFor?.join(', ') ?? '';
+  const rolledBack = release?.rolledBack ?? [];
+  if (rolledBack.length === 0) return waiting;
+  return [waiting, `rolled back: ${rolledBack.join(', ')}`].filter((p) => p !== '').join('; ');
 }

@@ -6,13 +6,14 @@
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
-import type { TrainGateInput } from '../evaluate/train-input.js';
+import type { TrainGateInput, TrainReleaseInput } from '../evaluate/train-input.js';
+import { sharedPullRequestMembers } from '../evaluate/train-gate.js';
 import { summarise } from '../evaluate/target-states.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import type { TrainBook } from '../trains/train-book.js';
-import type { MemberCandidate } from '../trains/train-members.js';
-import { trainName } from '../trains/train-resource.js';
+import { resolveTrain, type MemberCandidate } from '../trains/train-members.js';
+import { trainName, type PromotionTrain, type TrainRelease } from '../trains/train-resource.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { statusesFor } from './evaluation-input.js';
 
@@ -43,9 +44,9 @@ export class TrainGates implements TrainGateSource {
       out[env] = {
         train: trainName(found.train),
         member: name,
-        ...(stored === undefined
-          ? {}
-          : { release: { digest: stored.digest, members: stored.members, state: stored.state } }),
+        ...(stored === undefined ? {} : { release: releaseInput(stored) }),
+        ...(found.train.spec.rollbackOnFailure === true ? { rollbackOnFailure: true } : {}),
+        ...sharedIfAny(this.sharedPullRequest(found.train, pipeline, env)),
         dependsOn: (found.member.dependsOn ?? []).map((d) => {
           const running = this.runningIn(namespace, d, env);
           return running === undefined ? { name: d } : { name: d, running };
@@ -53,6 +54,18 @@ export class TrainGates implements TrainGateSource {
       };
     }
     return out;
+  }
+
+  /** The members sharing this one's pull request into `env` (sharedPullRequestMembers). */
+  private sharedPullRequest(train: PromotionTrain, pipeline: Pipeline, env: string): string[] {
+    if (repositoryKey(pipeline, env) === undefined) return [];
+    const { namespace, name } = pipeline.metadata;
+    const members = resolveTrain(train, this.candidates(namespace)).members.map((m) => {
+      const found = m.name === name ? pipeline : this.pipeline(namespace, m.name)?.pipeline;
+      const repository = found === undefined ? undefined : repositoryKey(found, env);
+      return { ...m, ...(repository === undefined ? {} : { repository }) };
+    });
+    return sharedPullRequestMembers(name, members);
   }
 
   /** The Pipelines of `namespace` as a train resolves its members against them. */
@@ -92,4 +105,30 @@ export class TrainGates implements TrainGateSource {
     const pipeline = this.deps.catalog.get(id);
     return pipeline === undefined ? undefined : { id, pipeline };
   }
+}
+
+/** The release as the gate reads it, from the train's stored status. */
+function releaseInput(stored: TrainRelease): TrainReleaseInput {
+  const startedAt = Date.parse(stored.startedAt);
+  return {
+    ...{ digest: stored.digest, members: stored.members, state: stored.state },
+    ...(Number.isNaN(startedAt) ? {} : { startedAt }),
+  };
+}
+
+function sharedIfAny(names: string[]): { sharedPullRequest?: string[] } {
+  return names.length === 0 ? {} : { sharedPullRequest: names };
+}
+
+/**
+ * Where a Pipeline's promotions into `env` are proposed, when by pull request alone: forge,
+ * repository URL, base branch and Secret, as one key; undefined for any other strategy.
+ */
+function repositoryKey(pipeline: Pipeline, env: string): string | undefined {
+  const own = pipeline.spec.environments.find((e) => e.name === env)?.promotion?.strategy;
+  const strategy = own ?? pipeline.spec.promotion?.strategy;
+  const pr = strategy?.['pull-request'];
+  if (pr === undefined || strategy?.notification !== undefined || strategy?.webhook !== undefined)
+    return undefined;
+  return JSON.stringify([pr.type, pr.url, pr.baseBranch, pr.secretRef.name]);
 }
