@@ -8,7 +8,7 @@ import type { PipelineId } from '../pipeline/id.js';
 import type { AuthorizationRecord } from '../pipeline/pipeline-resource.js';
 import { recordedJti } from '../text/bounded-id.js';
 import { display } from '../text/text.js';
-import { rfc3339 } from '../time/kube-time.js';
+import { rfc3339, rfc3339Millis } from '../time/kube-time.js';
 import type { BreakGlassView } from './break-glass-access.js';
 
 /** The 202 answer: recorded (or, for an ungated environment and a CI job, a re-check asked). */
@@ -68,7 +68,9 @@ export function recordOf(
     kind: principal.kind,
     decision: claim.decision,
     revision: claim.revision,
-    time: rfc3339(now),
+    // Milliseconds: an approval given within a second of the wait it answers is ordered after
+    // it (the notifications' order, a digest learnt before it), never before.
+    time: rfc3339Millis(now),
     ...(principal.jti === undefined ? {} : { jti: recordedJti(principal.jti) }),
     ...(principal.expiresAt === undefined ? {} : { expiresAt: rfc3339(principal.expiresAt) }),
     ...(principal.groups.length === 0 ? {} : { groups: [...principal.groups] }),

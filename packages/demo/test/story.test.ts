@@ -77,11 +77,13 @@ beforeAll(async () => {
     {},
     capture().stream,
   );
+  // Starting the simulated fleet and the gateway takes seconds on a busy machine: wait for it
+  // as a hang detector would, not as a speed bar.
   await eventually(async () => {
     if (!existsSync(join(stateDir(port), 'state.json'))) throw new Error('not started');
     return Promise.resolve();
-  });
-});
+  }, 60_000);
+}, 90_000);
 afterAll(async () => {
   stop();
   await running;
