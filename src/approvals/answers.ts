@@ -77,6 +77,9 @@ export function recordOf(
     ...(claim.comment === undefined ? {} : { comment: claim.comment }),
     ...(claim.statement === undefined ? {} : { statement: claim.statement }),
     ...(claim.previewDigest === undefined ? {} : { previewDigest: claim.previewDigest }),
+    ...(claim.combinationDigest === undefined
+      ? {}
+      : { combinationDigest: claim.combinationDigest }),
   };
 }
 

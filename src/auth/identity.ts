@@ -45,6 +45,8 @@ export interface AuthorizationClaim {
   statement?: string;
   /** The digest of the previewed change the approver saw: it counts only while that holds. */
   previewDigest?: string;
+  /** For an approval of a release train's combination: that combination's digest. */
+  combinationDigest?: string;
 }
 
 /** What a rollback request asks, once authenticated (docs/api.md, "Rollbacks"). */
@@ -52,6 +54,16 @@ export interface RollbackClaim {
   /** The revision to roll back to; absent = the previous one the environment ran healthy. */
   revision?: string;
   reason: string;
+  /** The signed statement as received (the JWS door only). */
+  statement?: string;
+}
+
+/** What a person's approval of a release train's combination says, once authenticated. */
+export interface TrainApprovalClaim {
+  /** The combination approved, as the train's status names it. */
+  combinationDigest: string;
+  decision: 'approve' | 'reject';
+  comment?: string;
   /** The signed statement as received (the JWS door only). */
   statement?: string;
 }
@@ -67,4 +79,6 @@ export interface Identity {
   claim?: AuthorizationClaim;
   /** Set by the rollback statement door: what the signed rollback statement asks. */
   rollback?: RollbackClaim;
+  /** Set by the train approval statement door: what the signed statement approves. */
+  trainClaim?: TrainApprovalClaim;
 }

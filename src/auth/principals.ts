@@ -14,6 +14,7 @@ import { factText, refuse, verified, type Checked } from './refusal.js';
 import { APPROVAL_STATEMENT_FORM } from './statement.js';
 import { checkApproverStatement, statementPrincipal } from './approver-statement.js';
 import { checkRollbackStatement } from './rollback-statement.js';
+import { checkTrainStatement, type TrainTarget } from './train-statement.js';
 import type { Identity } from './identity.js';
 
 /** The pipeline and environment a request's URL names. */
@@ -98,6 +99,15 @@ export class Principals {
     now: number,
   ): Promise<Checked<Identity>> {
     return checkRollbackStatement(this.config, statement, target, now);
+  }
+
+  /** An approver's train approval statement, valid at `now` and naming exactly `target`. */
+  fromTrainStatement(
+    statement: string,
+    target: TrainTarget,
+    now: number,
+  ): Promise<Checked<Identity>> {
+    return checkTrainStatement(this.config, statement, target, now);
   }
 
   /** Whether a bearer token names a configured CI issuer (a door people and CI jobs share). */

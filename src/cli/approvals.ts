@@ -30,6 +30,7 @@ import {
   signingKey,
 } from './statement-key.js';
 import { verifyCommand, VERIFY_USAGE } from './verify-approvals.js';
+import { signTrainApproval } from './train-approval.js';
 import { fetchPreview, gatewayAccess, PreviewError } from './preview-fetch.js';
 import type { Preview } from '../preview/previewer.js';
 import { neutralize } from '../text/text.js';
@@ -53,6 +54,14 @@ const SIGN_USAGE = `Usage: promotion-gateway approvals sign --name NAME --key NA
   --no-preview signs without it (the approval then covers whatever change REV makes).
   Without --send it prints the statement; with it, POSTs it to the gateway and prints the
   preview's summary and digest, then the answer.
+
+       promotion-gateway approvals sign --name NAME --key NAME.key.pem
+         --train NAMESPACE/NAME --env ENV --members MEMBER=REV,... [--digest sha256:...]
+         [--reject] [--comment TEXT] [--ttl SECONDS] [--send GATEWAY_URL]
+  Signs one approval (or rejection) of a release train's combination for ENV: the member
+  revisions of the train's release there (kubectl get ptrain ... .status.environments[].release).
+  The gateway records it on every member whose ENV is gated, only while that combination is the
+  release waiting there. --digest, when given, must be the combination's digest.
 `;
 
 /** The usage of `promotion-gateway approvals`. */
@@ -88,7 +97,7 @@ async function keygen(
 
 const SIGN_OPTIONS = {
   ...valueOptions('name', 'key', 'pipeline', 'env', 'revision', 'comment', 'ttl', 'send'),
-  ...valueOptions('gateway', 'token'),
+  ...valueOptions('gateway', 'token', 'train', 'members', 'digest'),
   ...flagOptions('reject', 'break-glass', 'no-preview'),
 };
 
@@ -96,6 +105,7 @@ async function sign(
   values: CommandValues<typeof SIGN_OPTIONS>,
   { out, env }: CommandIo,
 ): Promise<number> {
+  if (values.train !== undefined) return signTrain(values, out);
   const { key, alg } = await signingKey(values.key);
   const claims = {
     sub: required(values.name, '--name'),
@@ -124,6 +134,16 @@ async function sign(
     return 0;
   }
   return send(values.send, pipelineOf(values.pipeline), required(values.env, '--env'), jws, out);
+}
+
+/** The train form of `sign`: one approval of a combination (train-approval.ts). */
+async function signTrain(
+  values: CommandValues<typeof SIGN_OPTIONS>,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  for (const flag of ['pipeline', 'revision', 'break-glass', 'no-preview'] as const)
+    if (values[flag] !== undefined) throw new UsageError(`--train excludes --${flag}`);
+  return signTrainApproval(values, await signingKey(values.key), out);
 }
 
 async function send(

@@ -2,14 +2,21 @@
  * `promotion-gateway approvals verify`: the audit trail checked without trusting the gateway.
  * Every stored statement must verify against its approver's public key as of when it was
  * recorded, and say exactly what its record says (pipeline, environment, revision, decision,
- * id, approver). One altered byte anywhere fails it.
+ * id, approver; for an approval of a release train's combination, the train's namespace, the
+ * combination's digest and this member's revision in it). One altered byte anywhere fails it.
  */
 import { readFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { PIPELINE } from '../kube/resources.js';
 import { resourcePath, withKubeRest } from '../kube/rest.js';
 import { parse } from 'yaml';
-import { statementSigner, verifyStatement, type StatementClaims } from '../auth/statement.js';
+import {
+  checkSigned,
+  statementSigner,
+  verifyStatement,
+  type StatementClaims,
+} from '../auth/statement.js';
+import { TRAIN_STATEMENT_FORM, type TrainStatementClaims } from '../auth/train-statement.js';
 import { loadConfig } from '../config/load.js';
 import type { AuthorizationConfig } from '../config/gateway-config.js';
 import { parseTimestamp } from '../time/kube-time.js';
@@ -74,9 +81,41 @@ async function problemOf(
     maxLifetimeSeconds: config.maxStatementLifetimeSeconds,
     clockToleranceSeconds: config.clockToleranceSeconds,
   };
+  if (record.combinationDigest !== undefined) {
+    const checked = await checkSigned(
+      record.statement,
+      approver,
+      policy,
+      recordedAt,
+      TRAIN_STATEMENT_FORM,
+    );
+    if (!checked.ok) return 'the signature or the times do not verify';
+    return trainMismatch(checked.value, pipeline, environment, record);
+  }
   const claims = await verifyStatement(record.statement, approver, policy, recordedAt);
   if (claims === undefined) return 'the signature or the times do not verify';
   return mismatch(claims, pipeline, environment, record);
+}
+
+/** What a train statement stored on member `pipeline` says that its record does not. */
+function trainMismatch(
+  claims: TrainStatementClaims,
+  pipeline: string,
+  environment: string,
+  record: AuthorizationRecord,
+): string | undefined {
+  const [namespace, member = ''] = pipeline.split('/');
+  const expected: [string, unknown, unknown][] = [
+    ['train namespace', claims.train.split('/')[0], namespace],
+    ['environment', claims.environment, environment],
+    ['approver', claims.sub, record.principal],
+    ['revision', claims.members[member], record.revision],
+    ['combination', claims.combinationDigest, record.combinationDigest],
+    ['decision', claims.decision, record.decision],
+    ['id', claims.jti, record.jti],
+  ];
+  const wrong = expected.find(([, signed, stored]) => signed !== stored);
+  return wrong === undefined ? undefined : `the statement's ${wrong[0]} differs from the record`;
 }
 
 function mismatch(

@@ -137,10 +137,7 @@ export interface EvaluationInput {
   approvers?: readonly string[];
   /** Per environment, status.environments[env].holds as stored (rollback.ts); absent = none. */
   holds?: Readonly<Record<string, readonly RevisionHold[] | undefined>>;
-  /**
-   * Per environment, the gate of the release train this Pipeline belongs to there
-   * (train-gate.ts); absent = no train gates the environment.
-   */
+  /** Per environment, its release train's gate (train-gate.ts); absent = no train gates it. */
   trains?: Readonly<Record<string, TrainGateInput | undefined>>;
 }
 

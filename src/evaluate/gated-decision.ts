@@ -1,13 +1,15 @@
 /**
  * The decision of a gated environment whose upstream is ready at `revision`: it promotes only
  * what the gate's recorded approvals of exactly that revision cover, and an approval bound to a
- * preview digest other than the change's now does not count (reason PreviewChanged).
+ * preview digest other than the change's now does not count (reason PreviewChanged), nor one
+ * given for a release train's combination other than the train's release there.
  */
 import type { PipelineEnvironment } from '../pipeline/pipeline-resource.js';
 import { display } from '../text/text.js';
 import type { EnvironmentDecision, EvaluationInput } from './decisions.js';
 import { missing, tally, type Gate } from './gate.js';
 import { Reasons } from './reasons.js';
+import { forCombination } from './train-gate.js';
 
 /** A gated environment: promote only what the gate's approvals cover, for exactly `revision`. */
 export function decideGated(
@@ -20,7 +22,8 @@ export function decideGated(
   const known = input.previewDigests?.[env.name]?.[revision];
   const recorded = input.staleApprovals?.[env.name];
   const stale = recorded?.revision === revision ? recorded.approvals : [];
-  const counted = tally(gate, input.authorizations?.[env.name] ?? [], revision, known, stale);
+  const records = forCombination(input.trains?.[env.name], input.authorizations?.[env.name] ?? []);
+  const counted = tally(gate, records, revision, known, stale);
   const summary = missing(gate, counted);
   const changed = counted.previewChanged;
   const base = {

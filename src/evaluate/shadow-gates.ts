@@ -12,6 +12,7 @@ import { names, windowsFor } from './windows-gate.js';
 import { closureAt, WindowError } from '../windows/promotion-window.js';
 import { display } from '../text/text.js';
 import { gateOf, missing, tally } from './gate.js';
+import { forCombination } from './train-gate.js';
 import { reasonOf, standingsOf } from './checks-gate.js';
 
 /** Whether a window, the soak, the approval or a check of `args.env` is in `mode: Shadow` (needs no revision). */
@@ -49,7 +50,8 @@ function shadowApprovalHolds(args: GateArgs): ShadowHold[] {
   const { input, env, revision } = args;
   const gate = gateOf(input.spec, env, input.floors?.[env.name], { shadow: true });
   if (gate === undefined) return [];
-  const counted = tally(gate, input.authorizations?.[env.name] ?? [], revision);
+  const records = forCombination(input.trains?.[env.name], input.authorizations?.[env.name] ?? []);
+  const counted = tally(gate, records, revision);
   if (counted.satisfied) return [];
   const rejected = counted.rejectedBy !== undefined;
   const why = rejected

@@ -6,6 +6,7 @@
  * state come in as input.
  */
 import { display } from '../text/text.js';
+import type { AuthorizationRecord } from '../pipeline/pipeline-resource.js';
 import type { EnvironmentDecision } from './decisions.js';
 import { Reasons } from './reasons.js';
 import type { TrainGateInput } from './train-input.js';
@@ -98,4 +99,19 @@ export function trainHold(
     reason: Reasons.TrainOrder,
     message: `train ${train}: ${env} takes ${gate.member} after ${behind.map((d) => d.name).join(', ')} run their release revisions healthy there`,
   };
+}
+
+/**
+ * The records of an environment that may count there: every record not given for a train's
+ * combination, and one given for a combination (`combinationDigest`) only while the train's
+ * release into the environment is that combination, so an approval of one combination never
+ * counts for a member revision of another.
+ */
+export function forCombination(
+  gate: TrainGateInput | undefined,
+  records: readonly AuthorizationRecord[],
+): readonly AuthorizationRecord[] {
+  if (!records.some((r) => r.combinationDigest !== undefined)) return records;
+  const digest = gate?.release?.digest;
+  return records.filter((r) => r.combinationDigest === undefined || r.combinationDigest === digest);
 }

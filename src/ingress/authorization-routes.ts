@@ -5,7 +5,9 @@
  *   POST /v1/pipelines/{ns}/{name}/environments/{env}/promotions  a CI job: its OIDC token
  *        with `{revision}` (or `{revision, decision: "break-glass", comment}`);
  *   POST /approval/{ns}/{name}/{env}/{revision}                   weave's legacy approval
- *        (HMAC of an empty body with the Pipeline's hmac-key), only when configured.
+ *        (HMAC of an empty body with the Pipeline's hmac-key), only when configured;
+ *   POST /v1/trains/{ns}/{name}/environments/{env}/approvals      a person's approval of a
+ *        release train's combination (train-approval-routes.ts).
  * Each authenticates first (no cluster or Secret is read for a stranger), then hands the
  * authorization to the Authorizer, which decides and records.
  */
@@ -25,6 +27,8 @@ import type { Halter } from '../halts/halter.js';
 import { registerFleetHalts, type FleetHaltOptions } from './fleet-halt-routes.js';
 import { registerHalts } from './halt-routes.js';
 import { registerRollbacks } from './rollback-routes.js';
+import { registerTrainApprovals } from './train-approval-routes.js';
+import type { TrainApprovals } from '../approvals/train-approvals.js';
 import type { Rollbacks } from '../approvals/rollbacks.js';
 import { legacyCaller } from './legacy.js';
 import { SchemaRefs, validationMessage } from './route-schemas.js';
@@ -43,6 +47,8 @@ export interface AuthorizationRouteOptions {
   halter?: Halter | undefined;
   /** Serves the rollback doors (rollback-routes.ts) when given. */
   rollbacks?: Rollbacks | undefined;
+  /** Serves the train approval door (train-approval-routes.ts) when given. */
+  trainApprovals?: TrainApprovals | undefined;
   /** Serves the doors across Pipelines and signed halts (fleet-halt-routes.ts) when given, with `halter`. */
   fleetHalts?: Pick<FleetHaltOptions, 'fleet' | 'statements'> | undefined;
 }
@@ -102,6 +108,8 @@ export const authorizationRoutes: FastifyPluginCallback<AuthorizationRouteOption
   const { halter, rollbacks } = options;
   if (halter !== undefined) registerHalts(app, { ...options, halter });
   if (rollbacks !== undefined) registerRollbacks(app, { ...options, rollbacks });
+  const { trainApprovals } = options;
+  if (trainApprovals !== undefined) registerTrainApprovals(app, { ...options, trainApprovals });
   const { fleetHalts } = options;
   if (halter !== undefined && fleetHalts !== undefined)
     registerFleetHalts(app, { ...options, ...fleetHalts, halter });

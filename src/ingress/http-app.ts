@@ -51,7 +51,7 @@ export interface AppDeps {
   /** The authorization doors (approvals, CI-triggered promotions); absent = not served. */
   authorizations?: Pick<
     AuthorizationRouteOptions,
-    'principals' | 'authorizer' | 'now' | 'halter' | 'fleetHalts' | 'rollbacks'
+    'principals' | 'authorizer' | 'now' | 'halter' | 'fleetHalts' | 'rollbacks' | 'trainApprovals'
   >;
   /** The fleet what-if behind POST /v1/what-if; absent = not served. */
   whatIf?: WhatIfSource;

@@ -20,6 +20,11 @@ export const ErrorCodes = {
     message:
       'The change the promotion would make is no longer the one previewed; preview it again.',
   },
+  CombinationChanged: {
+    status: 409,
+    message:
+      "The train's release into the environment is not the combination approved; look at it again.",
+  },
   Contended: {
     status: 409,
     message: 'The Pipeline status kept changing while this was being recorded; retry.',

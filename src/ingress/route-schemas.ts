@@ -17,6 +17,7 @@ export const SchemaRefs = {
   environmentParams: `${BASE}/routes.schema.json#/definitions/environmentParams`,
   legacyApprovalParams: `${BASE}/routes.schema.json#/definitions/legacyApprovalParams`,
   approvalBody: `${BASE}/authorization.schema.json#/definitions/approval`,
+  trainApprovalBody: `${BASE}/authorization.schema.json#/definitions/trainApproval`,
   promotionBody: `${BASE}/authorization.schema.json#/definitions/promotion`,
   haltBody: `${BASE}/authorization.schema.json#/definitions/halt`,
   haltParams: `${BASE}/authorization.schema.json#/definitions/haltParams`,

@@ -36,6 +36,8 @@ export interface RetryPolicy {
 export interface StreamLook {
   pipeline: string;
   environment: string;
+  /** 'train' for a PromotionTrain's stream (`pipeline` names the train). */
+  kind?: 'train';
   state: StreamState | undefined;
   plan: StreamPlan;
 }
@@ -73,7 +75,8 @@ export function planAlert(
   const uid = alert.metadata.uid ?? `${alert.metadata.namespace}/${alert.metadata.name}`;
   const byStream = new Map<string, AddressedFact[]>();
   for (const fact of facts) {
-    const key = streamKey(`${fact.pipeline.namespace}/${fact.pipeline.name}`, fact.environment);
+    const { namespace, name } = fact.pipeline;
+    const key = streamKey(`${namespace}/${name}`, fact.environment, fact.train && 'train');
     const list = byStream.get(key) ?? [];
     list.push({ id: eventId(uid, fact), fact });
     byStream.set(key, list);
@@ -81,7 +84,8 @@ export function planAlert(
   const stored = new Map<string, StreamState>();
   for (const s of alert.status?.streams ?? []) {
     const state = readStream(s);
-    if (state !== undefined) stored.set(streamKey(state.pipeline, state.environment), state);
+    if (state !== undefined)
+      stored.set(streamKey(state.pipeline, state.environment, state.kind), state);
   }
   const limits = { floor: alertFloor(alert), now, horizonMs: retry.horizonMs };
   const streams: StreamLook[] = [];
@@ -95,8 +99,8 @@ export function planAlert(
   for (const key of planned) {
     const state = stored.get(key);
     const plan = planStream(byStream.get(key) ?? [], state, limits);
-    const [pipeline = '', environment = ''] = JSON.parse(key) as string[];
-    streams.push({ pipeline, environment, state, plan });
+    const [pipeline = '', environment = '', kind] = JSON.parse(key) as string[];
+    streams.push({ pipeline, environment, ...(kind === 'train' ? { kind } : {}), state, plan });
     if (plan.head === undefined || plan.dueAt === undefined) continue;
     if (plan.dueAt <= now) due.push(plan.head);
     else wakeAt = Math.min(wakeAt ?? Infinity, plan.dueAt);
@@ -282,10 +286,14 @@ function prunable(state: StreamState, pending: number, now: number, horizonMs: n
   return pending === 0 && state.head === undefined && state.cursor <= now - horizonMs;
 }
 
-function streamKey(pipeline: string, environment: string): string {
-  return JSON.stringify([pipeline, environment]);
+/** A stream's key: a train's streams apart from a Pipeline's of the same name. */
+function streamKey(pipeline: string, environment: string, kind?: 'train'): string {
+  return JSON.stringify(
+    kind === undefined ? [pipeline, environment] : [pipeline, environment, kind],
+  );
 }
 
 function byKey(a: StreamState, b: StreamState): number {
-  return streamKey(a.pipeline, a.environment) < streamKey(b.pipeline, b.environment) ? -1 : 1;
+  const key = (s: StreamState) => streamKey(s.pipeline, s.environment, s.kind);
+  return key(a) < key(b) ? -1 : 1;
 }

@@ -7,6 +7,10 @@
 import type { OutboxTarget } from '../pipeline/outbox-event.js';
 import { NOTIFICATION_TYPES } from '../shapes/promotion-alert.js';
 import type { ShadowHoldRecord } from '../pipeline/pipeline-resource.js';
+import type { TrainOutboxEvent } from '../trains/train-resource.js';
+
+/** What a train's event (TrainWaiting, TrainPromoted, TrainFailed) tells of the release. */
+export type TrainEventDetails = TrainOutboxEvent['train'];
 
 /** The event types a PromotionAlert may select (declared with its shape). */
 export { NOTIFICATION_TYPES };
@@ -27,9 +31,13 @@ export interface NotificationEvent {
   type: NotificationType;
   /** When it happened, as recorded in the Pipeline status (RFC 3339, milliseconds). */
   time: string;
+  /** The Pipeline; for a train's events (TrainWaiting, TrainPromoted, TrainFailed), the train. */
   pipeline: { namespace: string; name: string };
   environment: string;
-  /** The revision it is about ('' for EventsMissing, which is about the Pipeline). */
+  /**
+   * The revision it is about ('' for EventsMissing, which is about the Pipeline; the
+   * combination's digest for a train's events).
+   */
   revision: string;
   /** PascalCase, e.g. PromotionSucceeded, the failure's reason, Approved, Rejected. */
   reason: string;
@@ -55,6 +63,12 @@ export interface NotificationEvent {
    * this one; absent for the environment's first promotion (cdevents: deployed, not upgraded).
    */
   previousRevision?: string;
+  /**
+   * For a train's events: the release (its digest and members' revisions); for TrainWaiting,
+   * the members whose gates hold it; for TrainFailed, the members that failed and why, and
+   * those stopped before they started.
+   */
+  train?: TrainEventDetails;
   /**
    * What tells apart events of one type (facts.ts): `run N` for a revision's later runs, a
    * principal, a target. Not sent by the generic, cloudevents, slack or msteams formats.

@@ -10,7 +10,6 @@
 import type { GatewayLogger } from '../log.js';
 import type { Pipeline, PipelineHead } from '../pipeline/pipeline-resource.js';
 import { alertTimeoutMs, type AlertCheck } from './alert-check.js';
-import { conditionOf } from './alert-conditions.js';
 import {
   planAlert,
   statusAfter,
@@ -20,12 +19,15 @@ import {
 } from './alert-progress.js';
 import type { AlertStatus, PromotionAlert, UncheckedAlert } from './alert-resource.js';
 import { keyOf, logResults, reportBacklog, reportWritten } from './round-report.js';
-import { isGone, sameStatus, type Blocked } from './alert-conditions.js';
+import { conditionOf, isGone, sameStatus, type Blocked } from './alert-conditions.js';
 import { selects, wantsType, type SelectionPolicy } from './alert-selection.js';
 import { FactsByVersion, type NotificationFact } from './facts.js';
 import { outboxFacts } from './outbox-record.js';
 import type { OutboxCatchUp } from './outbox-catch-up.js';
 import type { NotificationEvent } from './notification-event.js';
+import { TrainFactsByVersion, type TrainSelection } from './train-events.js';
+
+export type { TrainSelection } from './train-events.js';
 
 /** The alert's status as a change of what is stored: undefined keeps it. */
 export type AlertStatusChange = (stored: UncheckedAlert) => AlertStatus | undefined;
@@ -75,6 +77,8 @@ export interface NotifierDeps {
   onBacklog?: (alert: string, backlog: number, oldest: number | undefined) => void;
   /** Records what a selected Pipeline owes and its outbox lacks (outbox-catch-up.ts). */
   catchUp?: Pick<OutboxCatchUp, 'visit'>;
+  /** The trains known (each the same object until it changes), for their events. */
+  trains?: () => readonly TrainSelection[];
 }
 
 /** The engine's settings (config `notifications`). */
@@ -96,6 +100,7 @@ export class Notifier {
   private listFailing = false;
   private readonly running = new Map<string, Promise<void>>();
   private readonly facts = new FactsByVersion(outboxFacts);
+  private readonly trainFacts = new TrainFactsByVersion();
 
   constructor(private readonly deps: NotifierDeps) {}
 
@@ -288,6 +293,8 @@ export class Notifier {
       const all = this.facts.of(head, this.deps.whole);
       facts.push(...all.filter((f) => wantsType(alert, f.type)));
     }
+    const trains = this.trainFacts.selectedBy(alert, this.deps.trains?.() ?? [], policy);
+    facts.push(...trains.filter((f) => wantsType(alert, f.type)));
     return facts;
   }
 }

@@ -19,6 +19,8 @@ export interface StreamState {
   pipeline: string;
   /** The environment ('' for the Pipeline-wide EventsMissing). */
   environment: string;
+  /** 'train' for a PromotionTrain's stream (`pipeline` names the train); absent for a Pipeline's. */
+  kind?: 'train';
   /** Facts at or before `cursor - LATE_WINDOW_MS` (ms) are done; later ones are done if in `done`. */
   cursor: number;
   /** Facts done (delivered, superseded, dropped) later than `cursor - LATE_WINDOW_MS`. */
@@ -100,7 +102,7 @@ export function isDone(
  * still pending, so a head retried for hours cannot fall behind the late window.
  */
 export function stateAfter(args: {
-  stream: Pick<StreamState, 'pipeline' | 'environment'>;
+  stream: Pick<StreamState, 'pipeline' | 'environment' | 'kind'>;
   previous: StreamState | undefined;
   finished: readonly AddressedFact[];
   pending: readonly AddressedFact[];
@@ -119,6 +121,7 @@ export function stateAfter(args: {
   return {
     pipeline: args.stream.pipeline,
     environment: args.stream.environment,
+    ...(args.stream.kind === undefined ? {} : { kind: args.stream.kind }),
     cursor,
     done: kept,
     ...(args.head === undefined ? {} : { head: args.head }),

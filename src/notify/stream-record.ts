@@ -33,6 +33,7 @@ export function readStream(raw: unknown): StreamState | undefined {
   return {
     pipeline: s.pipeline,
     environment: s.environment,
+    ...(s.kind === 'train' ? { kind: 'train' as const } : {}),
     cursor: s.cursor,
     done,
     ...(headOk ? { head } : {}),

@@ -24,6 +24,7 @@ import { resolveTrain, upstreamOf } from '../trains/train-members.js';
 import type { TrainSource } from '../trains/train-source.js';
 import { nextTrainStatus, type EnvironmentSnapshot } from '../trains/train-status.js';
 import type { TrainStatusWriter } from '../trains/train-status-writer.js';
+import { releaseOutcome, withTrainEvents, type TrainOutboxPolicy } from '../notify/train-events.js';
 import {
   asUncheckedTrain,
   trainName,
@@ -43,6 +44,8 @@ export interface TrainPassDeps {
   now: () => number;
   /** Records the train's Events (TrainPromoted, TrainFailed); absent = none recorded. */
   events?: { emitEvent(event: EventRecord): Promise<void> };
+  /** Which notification events the train's outbox records (notify/train-events.ts); absent = none. */
+  outbox?: Pick<TrainOutboxPolicy, 'horizonMs' | 'wants'>;
 }
 
 /** One train reconciler; run() is one pass over every train. */
@@ -74,8 +77,10 @@ export class TrainPass {
     };
     const before = train.status;
     const written = await this.deps.writer.apply(train, (stored) => {
-      const next = nextTrainStatus(stored.status, snapshot, this.deps.now());
-      return { write: next, verdict: next };
+      const now = this.deps.now();
+      const next = nextTrainStatus(stored.status, snapshot, now);
+      const told = this.withEvents(train, stored.status, next, now);
+      return { write: told, verdict: told };
     });
     if (written.outcome !== 'Written' && written.outcome !== 'Kept') return;
     const status = written.object.status;
@@ -87,6 +92,27 @@ export class TrainPass {
         this.deps.pipelines.requestPipeline(pipelineId({ namespace, name }), 'train');
     }
     if (written.outcome === 'Written') await this.tell(train, before, status);
+  }
+
+  /** `next` with the notification events it owes recorded in the train's outbox. */
+  private withEvents(
+    train: PromotionTrain,
+    stored: TrainStatus | undefined,
+    next: TrainStatus,
+    now: number,
+  ): TrainStatus {
+    const { outbox, gates } = this.deps;
+    if (outbox === undefined) return next;
+    const { namespace } = train.metadata;
+    return withTrainEvents(train, stored, next, now, {
+      ...outbox,
+      outcomeOf: (env, release) =>
+        releaseOutcome(
+          release,
+          (m) => gates.pipeline(namespace, m)?.pipeline.status?.environments?.[env],
+          (m) => gates.runningIn(namespace, m, env),
+        ),
+    });
   }
 
   /** An Event on the train for each release that ended since `before`: promoted or failed. */

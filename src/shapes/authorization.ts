@@ -16,6 +16,14 @@ export const PreviewDigestSchema = Type.String({
   maxLength: 71,
 });
 
+/** Authorization request `definitions.combinationDigest`: a train's combination (docs/api.md). */
+export const CombinationDigestSchema = Type.String({
+  description:
+    "The digest of the release train's combination approved, as its status names it: 'sha256:' and 64 hex digits.",
+  pattern: '^sha256:[0-9a-f]{64}$',
+  maxLength: 71,
+});
+
 /** Authorization request `definitions.reason`. */
 export const ReasonSchema = Type.String({
   description: "A break-glass authorization's reason: some text besides spaces.",
@@ -38,6 +46,16 @@ export const ApprovalBodySchema = Type.Object(
     if: { properties: { decision: { const: 'break-glass' } } },
     then: { required: ['comment'], properties: { comment: { $ref: '#/definitions/reason' } } },
   },
+);
+
+/** Authorization request `definitions.trainApproval`: a person's approval of a train's combination. */
+export const TrainApprovalBodySchema = Type.Object(
+  {
+    combinationDigest: Ref<typeof CombinationDigestSchema>('combinationDigest'),
+    decision: Type.Enum(['approve', 'reject']),
+    comment: Type.Optional(Type.String({ maxLength: 1024, format: 'plain-text' })),
+  },
+  { additionalProperties: false },
 );
 
 /** Authorization request `definitions.halt`. */

@@ -6,6 +6,8 @@
 import type { TSchema } from 'typebox';
 import {
   ApprovalBodySchema,
+  CombinationDigestSchema,
+  TrainApprovalBodySchema,
   FleetHaltBodySchema,
   FleetHaltParamsSchema,
   HaltBodySchema,
@@ -127,7 +129,9 @@ export const schemaDocuments: readonly SchemaDocument[] = [
       revision: RevisionSchema,
       reason: ReasonSchema,
       previewDigest: PreviewDigestSchema,
+      combinationDigest: CombinationDigestSchema,
       approval: ApprovalBodySchema,
+      trainApproval: TrainApprovalBodySchema,
       halt: HaltBodySchema,
       labelSelector: LabelSelectorSchema,
       fleetHalt: FleetHaltBodySchema,

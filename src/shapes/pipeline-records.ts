@@ -7,6 +7,13 @@ import { StringEnum } from './kit.js';
 
 /** Pipeline `status.environments.*.approvals[]`. */
 export const AuthorizationRecordSchema = Type.Object({
+  combinationDigest: Type.Optional(
+    Type.String({
+      description:
+        "CombinationDigest is, for an approval of a release train's combination, the digest of that combination: the record counts only while the train's release into the environment is that combination.",
+      maxLength: 71,
+    }),
+  ),
   comment: Type.Optional(Type.String({ maxLength: 1024 })),
   decision: StringEnum(['approve', 'reject', 'break-glass', 'rollback']),
   expiresAt: Type.Optional(Type.String({ format: 'date-time' })),

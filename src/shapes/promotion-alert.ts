@@ -18,6 +18,9 @@ export const NOTIFICATION_TYPES = [
   'RollbackFailed',
   'TargetUnhealthy',
   'Drifted',
+  'TrainWaiting',
+  'TrainPromoted',
+  'TrainFailed',
   'EventsMissing',
 ] as const;
 

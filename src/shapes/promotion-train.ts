@@ -139,6 +139,52 @@ export const TrainReleaseSchema = Type.Object(
   { description: 'The combination being (or last) promoted into the environment.' },
 );
 
+/** How many notification events a train's status keeps (`status.outbox`), the oldest going first. */
+export const MAX_TRAIN_OUTBOX = 100;
+
+/** PromotionTrain `status.outbox[].train.failed[]`: a member whose promotion failed, and why. */
+export const FailedMemberSchema = Type.Object({
+  member: PipelineName,
+  revision: Type.String({ maxLength: 256 }),
+  reason: Type.String({ maxLength: 1024 }),
+});
+
+/** PromotionTrain `status.outbox[].train`: the release an event tells of. */
+export const TrainEventDetailsSchema = Type.Object({
+  digest: Type.String({ maxLength: 71 }),
+  members: CombinationMembersSchema,
+  failed: Type.Optional(Type.Array(FailedMemberSchema, { maxItems: MAX_TRAIN_MEMBERS })),
+  stopped: Type.Optional(
+    Type.Array(PipelineName, {
+      description: 'Members the failure stopped before their promotion started.',
+      maxItems: MAX_TRAIN_MEMBERS,
+    }),
+  ),
+  waitingFor: Type.Optional(
+    Type.Array(PipelineName, {
+      description: 'For TrainWaiting: the members whose own gates hold the release.',
+      maxItems: MAX_TRAIN_MEMBERS,
+    }),
+  ),
+});
+
+/**
+ * PromotionTrain `status.outbox[]`: a notification event the train owes its subscribers (the
+ * PromotionAlerts that select one of its members), recorded with its whole body by the status
+ * write that ended the release it tells of (docs/notifications.md, "Events").
+ */
+export const TrainOutboxEventSchema = Type.Object({
+  type: Type.String({ maxLength: 63 }),
+  environment: Type.String({ maxLength: 253 }),
+  revision: Type.String({ description: "The combination's digest.", maxLength: 256 }),
+  subject: Type.String({ maxLength: 512 }),
+  time: Type.String({ format: 'date-time' }),
+  reason: Type.String({ maxLength: 1024 }),
+  message: Type.String({ maxLength: 2048 }),
+  severity: StringEnum(['info', 'error']),
+  train: TrainEventDetailsSchema,
+});
+
 /** PromotionTrain `status.environments[]`. */
 export const TrainEnvironmentSchema = Type.Object({
   name: Type.String({ maxLength: 253 }),
@@ -173,6 +219,13 @@ export const TrainStatusSchema = Type.Object(
       Type.Array(TrainEnvironmentSchema, {
         description: 'Per gated environment: what was verified together upstream, the release.',
         maxItems: 32,
+      }),
+    ),
+    outbox: Type.Optional(
+      Type.Array(TrainOutboxEventSchema, {
+        description:
+          'The notification events the train owes (TrainWaiting, TrainPromoted, TrainFailed), oldest first.',
+        maxItems: MAX_TRAIN_OUTBOX,
       }),
     ),
   },

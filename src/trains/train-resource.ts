@@ -11,6 +11,7 @@ import type {
   TrainReleaseSchema,
   TrainSpecSchema,
   TrainStatusSchema,
+  TrainOutboxEventSchema,
 } from '../shapes/promotion-train.js';
 
 /** apiVersion of every PromotionTrain. */
@@ -30,6 +31,8 @@ export type TrainRelease = Static<typeof TrainReleaseSchema>;
 export type ReleaseState = TrainRelease['state'];
 /** status.environments[i]. */
 export type TrainEnvironment = Static<typeof TrainEnvironmentSchema>;
+/** status.outbox[i]: a notification event the train owes, recorded with its whole body. */
+export type TrainOutboxEvent = Static<typeof TrainOutboxEventSchema>;
 /** PromotionTrain .status; written only by the train reconciler on the resync Lease holder. */
 export type TrainStatus = Static<typeof TrainStatusSchema>;
 

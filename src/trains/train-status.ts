@@ -54,6 +54,8 @@ export function nextTrainStatus(
     conditions: [readyCondition(stored, snapshot, now)],
     members: snapshot.members,
     environments,
+    // The events it owes are the notifications' (notify/train-events.ts): kept as they are.
+    ...(stored?.outbox === undefined ? {} : { outbox: stored.outbox }),
   };
 }
 

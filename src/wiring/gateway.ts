@@ -16,7 +16,7 @@ import { promotionLoop } from './loop.js';
 import { recoveryRechecks } from './recovery.js';
 import { resyncLoop } from './resync-loop.js';
 import { runtimeOf, type GatewayOptions, type Runtime } from './runtime.js';
-import { alertKnowledge, notifier, outboxCompletion } from './notify.js';
+import { alertKnowledge, notifier, outboxCompletion, trainOutboxPolicy } from './notify.js';
 import { pipelineWatch } from './watch.js';
 import { CrdGuard } from './crd-check.js';
 import { uiListener } from './ui.js';
@@ -37,8 +37,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const recover = recoveryRechecks(rt, loop);
   const { resync, leadership } = resyncLoop(rt, catalog, access, loop, recover);
   const { watcher, lifecycle } = pipelineWatch(rt, catalog, access, loop, recover);
-  const trainPasses = trainLoop(rt, trains, loop, () => leadership.isLeader(), access.writer);
-  const notifications = notifier(rt, catalog, () => leadership.isLeader(), alerts, access.status);
+  const outbox = trainOutboxPolicy(rt, alerts, catalog);
+  const told = { events: access.writer, ...(outbox === undefined ? {} : { outbox }) };
+  const trainPasses = trainLoop(rt, trains, loop, () => leadership.isLeader(), told);
+  const sources = { catalog, trains: () => trains.book.all() };
+  const notifications = notifier(rt, sources, () => leadership.isLeader(), alerts, access.status);
   const stops: (() => void)[] = [];
   const readiness = () =>
     readinessOf({
@@ -49,7 +52,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
   const { hints, pipelines, reconciler, statusWrites } = loop;
   bindMetricSources(rt, catalog, hints, readiness);
-  const http = listeners(rt, await httpApp(rt, catalog, access, loop, readiness));
+  const http = listeners(rt, await httpApp(rt, catalog, access, { loop, trains }, readiness));
   const ui = uiListener(rt, catalog, reconciler, loop.previews);
   return {
     start: async () => {

@@ -19,6 +19,9 @@ import type { ReadinessProbe } from '../ingress/ops.js';
 import type { PipelineId } from '../pipeline/id.js';
 import { plainKey } from '../pipeline/object-key.js';
 import { fleetWhatIf } from '../evaluation/fleet-what-if.js';
+import { TrainApprovals } from '../approvals/train-approvals.js';
+import { KubeTrainWriter } from '../kube/train-writer.js';
+import type { TrainKnowledge } from './trains.js';
 
 /** The authorization doors: who may authorize, and the recorder that verifies first. */
 function authorizations(
@@ -26,6 +29,7 @@ function authorizations(
   catalog: PipelineCatalog,
   access: ClusterAccess,
   loop: PromotionLoop,
+  trains: Pick<TrainKnowledge, 'book' | 'gates'>,
 ) {
   const { config, logger, metrics, now } = rt;
   const deps: AuthorizerDeps = {
@@ -51,7 +55,13 @@ function authorizations(
   const rollbacks = new Rollbacks({ ...deps, approvers });
   const { halter, fleetHalts } = haltDoors(rt, catalog, access, loop);
   const principals = new Principals(config.authorizations);
-  return { principals, authorizer, rollbacks, halter, fleetHalts, now };
+  const trainApprovals = new TrainApprovals({
+    ...{ catalog, authorizer, now, book: trains.book },
+    trains: new KubeTrainWriter(rt.management, rt.calls),
+    candidates: (namespace) => trains.gates.candidates(namespace),
+    floors: config.authorizations.floors,
+  });
+  return { principals, authorizer, rollbacks, halter, fleetHalts, trainApprovals, now };
 }
 
 /** The stop-the-line halters (one Pipeline, across Pipelines) and the halt statements' check. */
@@ -88,14 +98,15 @@ export function httpApp(
   rt: Runtime,
   catalog: PipelineCatalog,
   access: ClusterAccess,
-  loop: PromotionLoop,
+  stages: { loop: PromotionLoop; trains: Pick<TrainKnowledge, 'book' | 'gates'> },
   readiness: ReadinessProbe,
 ) {
   const { config, logger, metrics, now } = rt;
+  const { loop, trains } = stages;
   const { reconciler, hints } = loop;
   return buildApp({
     ...{ config, logger, hints, metrics, readiness, now },
-    authorizations: authorizations(rt, catalog, access, loop),
+    authorizations: authorizations(rt, catalog, access, loop, trains),
     legacyKeys: (id) => access.legacyKeys.keyFor(id),
     // The loop's evaluator: the current side of a what-if is the live decision.
     whatIf: (policy, covers, at) =>

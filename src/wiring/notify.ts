@@ -9,7 +9,7 @@ import { KubeAlertWriter } from '../kube/alert-writer.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { kubeSecretReader } from '../kube/secret-reader.js';
 import type { PipelineCatalog } from '../catalog/catalog.js';
-import { pipelineIdOf } from '../pipeline/id.js';
+import { pipelineId, pipelineIdOf } from '../pipeline/id.js';
 import { AddressGuard } from '../egress/address-guard.js';
 import { guardedFetch } from '../egress/guarded-fetch.js';
 import { addressProblem, addressRefusal } from '../notify/alert-address.js';
@@ -29,6 +29,9 @@ import { OutboxCatchUp } from '../notify/outbox-catch-up.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { NotificationType } from '../notify/notification-event.js';
 import type { Pipeline, PipelineStatus } from '../pipeline/pipeline-resource.js';
+import type { TrainSelection } from '../notify/notifier.js';
+import type { PromotionTrain } from '../trains/train-resource.js';
+import type { TrainOutboxPolicy } from '../notify/train-events.js';
 
 /** How often every replica lists the alerts, so its status writes record what they select. */
 const ALERT_LISTING_MS = 5_000;
@@ -121,12 +124,16 @@ function outboxCatchUp(
 /** Builds the notifier of this gateway; it does nothing until start() and while not leading. */
 export function notifier(
   rt: Runtime,
-  catalog: Pick<PipelineCatalog, 'heads' | 'get'>,
+  sources: {
+    catalog: Pick<PipelineCatalog, 'heads' | 'get'>;
+    trains: () => readonly PromotionTrain[];
+  },
   isLeader: () => boolean,
   alerts: AlertKnowledge,
   status: Pick<StatusWriter, 'apply'>,
 ): Notifier {
   const { config } = rt;
+  const { catalog } = sources;
   const settings = config.notifications;
   const metrics = notifyMetrics(rt.metrics.registry, rt.now);
   return new Notifier({
@@ -150,7 +157,38 @@ export function notifier(
     onResult: metrics.onResult,
     onBacklog: metrics.onBacklog,
     catchUp: outboxCatchUp(rt, alerts, status),
+    trains: () => sources.trains().map((train) => trainSelection(train, catalog)),
   });
+}
+
+/** A train and its members as an alert's selection reads them (their labels from the catalog). */
+function trainSelection(
+  train: PromotionTrain,
+  catalog: Pick<PipelineCatalog, 'get'>,
+): TrainSelection {
+  const { namespace } = train.metadata;
+  const members = (train.status?.members ?? []).map((name) => {
+    const labels = catalog.get(pipelineId({ namespace, name }))?.metadata.labels;
+    return { metadata: { namespace, name, ...(labels === undefined ? {} : { labels }) } };
+  });
+  return { train, members };
+}
+
+/**
+ * Which events a train's outbox records (resync/train-pass.ts): those some alert this replica
+ * knows wants, of a member of the train; none while notifications are off.
+ */
+export function trainOutboxPolicy(
+  rt: Runtime,
+  alerts: Pick<AlertKnowledge, 'directory'>,
+  catalog: Pick<PipelineCatalog, 'get'>,
+): Pick<TrainOutboxPolicy, 'horizonMs' | 'wants'> | undefined {
+  if (!rt.config.notifications.enabled) return undefined;
+  return {
+    horizonMs: rt.config.notifications.horizonMs,
+    wants: (train, type) =>
+      trainSelection(train, catalog).members.some((m) => alerts.directory.wants(m, type)),
+  };
 }
 
 /** The notifier's I/O over the management cluster and the network. */

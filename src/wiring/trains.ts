@@ -9,7 +9,7 @@ import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
 import type { PipelineTrigger } from '../hints/sinks.js';
 import { KubeObjectReader } from '../kube/reader.js';
 import { KubeTrainWriter } from '../kube/train-writer.js';
-import { TrainPass } from '../resync/train-pass.js';
+import { TrainPass, type TrainPassDeps } from '../resync/train-pass.js';
 import { TrainBook } from '../trains/train-book.js';
 import { TrainSource } from '../trains/train-source.js';
 import { TrainStatusWriter } from '../trains/train-status-writer.js';
@@ -80,7 +80,10 @@ export function trainLoop(
   trains: TrainKnowledge,
   loop: { pipelines: PipelineTrigger; evaluator: PipelineEvaluator },
   isLeader: () => boolean,
-  events: { emitEvent(event: EventRecord): Promise<void> },
+  told: {
+    events: { emitEvent(event: EventRecord): Promise<void> };
+    outbox?: TrainPassDeps['outbox'];
+  },
 ) {
   const pass = new TrainPass({
     ...{ source: trains.source, book: trains.book, gates: trains.gates },
@@ -89,7 +92,8 @@ export function trainLoop(
       random: rt.random,
     }),
     ...{ evaluator: loop.evaluator, pipelines: loop.pipelines, logger: rt.logger, now: rt.now },
-    events,
+    events: told.events,
+    ...(told.outbox === undefined ? {} : { outbox: told.outbox }),
   });
   let sinceListing = 0;
   const tick = async (): Promise<void> => {

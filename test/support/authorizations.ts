@@ -15,6 +15,11 @@ import {
   type JWTPayload,
 } from 'jose';
 import { signStatement, type StatementClaims } from '../../src/auth/statement.js';
+import {
+  membersDigest,
+  signTrainStatement,
+  type TrainStatementClaims,
+} from '../../src/auth/train-statement.js';
 
 /** An approver: name, key pair, and the config entry the gateway needs for them. */
 export interface TestApprover {
@@ -50,6 +55,45 @@ export function statement(
     who.privateKey,
     'EdDSA',
   );
+}
+
+/**
+ * A train approval statement by `who` of the combination `members` (its digest computed unless
+ * `claims` gives another), valid for five minutes from now.
+ */
+export function trainStatement(
+  who: TestApprover,
+  claims: Partial<TrainStatementClaims> &
+    Pick<TrainStatementClaims, 'train' | 'environment' | 'members'>,
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return signTrainStatement(
+    {
+      sub: who.name,
+      decision: 'approve',
+      combinationDigest: membersDigest(claims.members),
+      iat: now,
+      exp: now + 300,
+      jti: randomUUID(),
+      ...claims,
+    },
+    who.privateKey,
+    'EdDSA',
+  );
+}
+
+/** POSTs a signed train approval statement to the door of train `ns/name` `env`. */
+export function postTrainStatement(
+  url: string,
+  train: string,
+  env: string,
+  jws: string,
+): Promise<Response> {
+  return fetch(`${url}/v1/trains/${train}/environments/${env}/approvals`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/jose' },
+    body: jws,
+  });
 }
 
 /** A local OIDC issuer: its JWKS is served on loopback, its tokens signed with RS256. */

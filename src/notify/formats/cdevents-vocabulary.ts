@@ -34,7 +34,7 @@ const EVENT_VERSION = '0.3.0';
  * URIs, and the gateway knows no URL of its own): a `tag:` URI (RFC 4151) minted under the
  * project's API domain, needing no registration.
  */
-const TAG_PREFIX = 'tag:promotion-gateway.dev,2026:pipelines/';
+const TAG_PREFIX = 'tag:promotion-gateway.dev,2026:';
 
 /** A CDEvents subject: its id (unique within the event's source) and content. */
 export interface CDEventSubject {
@@ -92,6 +92,17 @@ export function cdEventOf(event: NotificationEvent): {
     case 'TargetUnhealthy':
     case 'EventsMissing':
       return incident(event);
+    // A train's release into an environment is a run of its own: the combination's digest is
+    // its revision, the train its pipeline.
+    case 'TrainWaiting':
+      return pipelineRun(event, 'pipelinerun.queued', {});
+    case 'TrainPromoted':
+      return pipelineRun(event, 'pipelinerun.finished', { outcome: 'success' });
+    case 'TrainFailed':
+      return pipelineRun(event, 'pipelinerun.finished', {
+        outcome: 'failure',
+        errors: event.message,
+      });
   }
 }
 
@@ -164,9 +175,10 @@ function uriOf(event: NotificationEvent): string {
   const { namespace, name } = event.pipeline;
   const env =
     event.environment === '' ? '' : `/environments/${encodeURIComponent(event.environment)}`;
-  return `${TAG_PREFIX}${encodeURIComponent(namespace)}/${encodeURIComponent(name)}${env}`;
+  const kind = event.train === undefined ? 'pipelines' : 'trains';
+  return `${TAG_PREFIX}${kind}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}${env}`;
 }
 
 function sourceOf(event: NotificationEvent): string {
-  return cloudEventSource(event.pipeline);
+  return cloudEventSource(event);
 }

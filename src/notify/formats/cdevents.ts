@@ -36,7 +36,7 @@ export function cdEvent(event: NotificationEvent): CDEvent {
     context: {
       specversion: CDEVENTS_SPEC_VERSION,
       id: event.id,
-      source: cloudEventSource(event.pipeline),
+      source: cloudEventSource(event),
       type: cdEventType(kind),
       timestamp: event.time,
     },

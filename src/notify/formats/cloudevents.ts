@@ -24,9 +24,14 @@ export interface CloudEvent {
   data: Omit<NotificationEvent, 'id'>;
 }
 
-/** `/promotion-gateway/pipelines/<namespace>/<name>`, a URI-reference naming the Pipeline. */
-export function cloudEventSource(pipeline: { namespace: string; name: string }): string {
-  const segments = ['promotion-gateway', 'pipelines', pipeline.namespace, pipeline.name];
+/**
+ * `/promotion-gateway/pipelines/<namespace>/<name>`, a URI-reference naming the Pipeline; for a
+ * train's events (TrainWaiting, TrainPromoted, TrainFailed), `/promotion-gateway/trains/<namespace>/<name>`.
+ */
+export function cloudEventSource(event: Pick<NotificationEvent, 'pipeline' | 'train'>): string {
+  const { namespace, name } = event.pipeline;
+  const kind = event.train === undefined ? 'pipelines' : 'trains';
+  const segments = ['promotion-gateway', kind, namespace, name];
   return `/${segments.map(encodeURIComponent).join('/')}`;
 }
 
@@ -38,7 +43,7 @@ export function cloudEvent(event: NotificationEvent): CloudEvent {
   return {
     specversion: '1.0',
     id: event.id,
-    source: cloudEventSource(event.pipeline),
+    source: cloudEventSource(event),
     type: cloudEventType(event.type),
     ...(event.environment === '' ? {} : { subject: event.environment }),
     time: event.time,

@@ -26,6 +26,9 @@ export const WEBHOOK_EVENT_TYPES: Readonly<Record<NotificationType, string>> = {
   RollbackFailed: 'rollback.failed',
   TargetUnhealthy: 'target.unhealthy',
   Drifted: 'environment.drifted',
+  TrainWaiting: 'train.waiting',
+  TrainPromoted: 'train.promoted',
+  TrainFailed: 'train.failed',
   EventsMissing: 'pipeline.events_missing',
 };
 
@@ -46,6 +49,9 @@ const TITLES: Readonly<Record<NotificationType, string>> = {
   RollbackFailed: 'Rollback failed',
   TargetUnhealthy: 'Target unhealthy',
   Drifted: 'Drifted',
+  TrainWaiting: 'Train waiting',
+  TrainPromoted: 'Train promoted',
+  TrainFailed: 'Train failed',
   EventsMissing: 'Events missing',
 };
 
@@ -92,7 +98,21 @@ export function eventData(event: NotificationEvent): Omit<NotificationEvent, 'id
   if (event.wouldHold !== undefined)
     data.wouldHold = event.wouldHold.map(({ gate, name, reason }) => ({ gate, name, reason }));
   if (event.preview !== undefined) data.preview = previewData(event.preview);
+  if (event.train !== undefined) data.train = trainData(event.train);
   return data;
+}
+
+function trainData(train: NonNullable<NotificationEvent['train']>) {
+  const { digest, members, failed, stopped, waitingFor } = train;
+  return {
+    digest,
+    members: { ...members },
+    ...(waitingFor === undefined ? {} : { waitingFor: [...waitingFor] }),
+    ...(failed === undefined
+      ? {}
+      : { failed: failed.map(({ member, revision, reason }) => ({ member, revision, reason })) }),
+    ...(stopped === undefined ? {} : { stopped: [...stopped] }),
+  };
 }
 
 function previewData(preview: NonNullable<NotificationEvent['preview']>) {

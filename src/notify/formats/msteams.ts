@@ -18,7 +18,7 @@ const TEXT_MAX = 3000;
 /** The headline's colour: Good for a success, Attention for an error, Default otherwise. */
 function colour(event: NotificationEvent): 'Good' | 'Attention' | 'Default' {
   if (event.severity === 'error') return 'Attention';
-  return event.type === 'PromotionSucceeded' ? 'Good' : 'Default';
+  return event.type === 'PromotionSucceeded' || event.type === 'TrainPromoted' ? 'Good' : 'Default';
 }
 
 /** The Adaptive Card of `event`. */

@@ -14,9 +14,11 @@ export interface Fact {
 /**
  * The facts of `event`: pipeline, environment and revision (when there are: an event about the
  * whole Pipeline has neither), reason, the targets' count (with how many are ready, when
- * known), who decided, for authorizations, and the pending change, for a wait's preview.
+ * known), who decided, for authorizations, and the pending change, for a wait's preview; for a
+ * train's event, the train, its combination and what failed or stopped instead.
  */
 export function eventFacts(event: NotificationEvent): Fact[] {
+  if (event.train !== undefined) return trainFacts(event, event.train);
   const { namespace, name } = event.pipeline;
   const facts: Fact[] = [{ label: 'Pipeline', value: `${namespace}/${name}` }];
   if (event.environment !== '') facts.push({ label: 'Environment', value: event.environment });
@@ -32,6 +34,29 @@ export function eventFacts(event: NotificationEvent): Fact[] {
     facts.push({ label: 'Preview digest', value: event.preview.digest });
     if (event.preview.url !== undefined) facts.push({ label: 'Preview', value: event.preview.url });
   }
+  return facts;
+}
+
+/** A train's event: the train, environment, combination, members, and what failed or stopped. */
+function trainFacts(
+  event: NotificationEvent,
+  train: NonNullable<NotificationEvent['train']>,
+): Fact[] {
+  const { namespace, name } = event.pipeline;
+  const members = Object.entries(train.members).map(([m, revision]) => `${m} ${revision}`);
+  const facts: Fact[] = [
+    { label: 'Train', value: `${namespace}/${name}` },
+    { label: 'Environment', value: event.environment },
+    { label: 'Combination', value: train.digest },
+    { label: 'Members', value: members.join(', ') },
+    { label: 'Reason', value: event.reason },
+  ];
+  for (const failed of train.failed ?? [])
+    facts.push({ label: 'Failed', value: `${failed.member} ${failed.revision}: ${failed.reason}` });
+  if ((train.stopped ?? []).length > 0)
+    facts.push({ label: 'Stopped', value: (train.stopped ?? []).join(', ') });
+  if ((train.waitingFor ?? []).length > 0)
+    facts.push({ label: 'Waiting for', value: (train.waitingFor ?? []).join(', ') });
   return facts;
 }
 

@@ -26,6 +26,12 @@ const unhealthyTarget = {
   revision: '6.5.4',
 };
 
+/** A train's release, as its events carry it. */
+const trainRelease = {
+  digest: `sha256:${'a'.repeat(64)}`,
+  members: { api: '2.4.0', web: '5.1.0', worker: '1.8.2' },
+};
+
 /** One event of each notification type (and the variants that change the CDEvent), with the kind it maps to. */
 const CASES: [string, Partial<NotificationEvent>, string][] = [
   ['WaitingForApproval', { type: 'WaitingForApproval', subject: '' }, 'pipelinerun.queued'],
@@ -56,6 +62,30 @@ const CASES: [string, Partial<NotificationEvent>, string][] = [
     'incident.detected',
   ],
   ['Drifted', { type: 'Drifted', subject: '2026-03-04T05:06:07Z' }, 'environment.modified'],
+  [
+    'TrainPromoted',
+    { type: 'TrainPromoted', targets: [], train: trainRelease },
+    'pipelinerun.finished',
+  ],
+  [
+    'TrainWaiting',
+    { type: 'TrainWaiting', targets: [], train: { ...trainRelease, waitingFor: ['api'] } },
+    'pipelinerun.queued',
+  ],
+  [
+    'TrainFailed',
+    {
+      type: 'TrainFailed',
+      severity: 'error',
+      targets: [],
+      train: {
+        ...trainRelease,
+        failed: [{ member: 'web', revision: '5.1.0', reason: 'HTTP 503' }],
+        stopped: ['worker'],
+      },
+    },
+    'pipelinerun.finished',
+  ],
   [
     'EventsMissing',
     { type: 'EventsMissing', environment: '', revision: '', targets: [], subject: 'x' },
@@ -89,7 +119,8 @@ describe('cdevents format', () => {
     expect(body.context).toMatchObject({
       specversion: '0.5.1',
       id: event.id,
-      source: '/promotion-gateway/pipelines/team-a/podinfo',
+      // A train's events name the train (their `pipeline`), the others the Pipeline.
+      source: `/promotion-gateway/${event.train === undefined ? 'pipelines' : 'trains'}/team-a/podinfo`,
       timestamp: event.time,
     });
     // The gateway's own fields, as the generic format's data, in customData.
@@ -99,7 +130,7 @@ describe('cdevents format', () => {
 
   it('sends every notification type as some mapped kind', () => {
     const covered = new Set(CASES.map(([, o]) => o.type));
-    expect(covered.size).toBe(11);
+    expect(covered.size).toBe(14);
     const kinds = new Set(CASES.map(([, , kind]) => kind));
     expect([...kinds].sort()).toEqual([...CDEVENT_KINDS].sort());
   });
