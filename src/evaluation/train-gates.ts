@@ -11,7 +11,7 @@ import { summarise } from '../evaluate/target-states.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import type { TrainBook } from '../trains/train-book.js';
-import type { MemberCandidate } from '../trains/train-members.js';
+import { memberRef, type MemberCandidate } from '../trains/train-members.js';
 import { trainName } from '../trains/train-resource.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { statusesFor } from './evaluation-input.js';
@@ -35,19 +35,21 @@ export class TrainGates implements TrainGateSource {
   /** The gate per environment the Pipeline's train gates; undefined when it is in no train. */
   gatesFor(pipeline: Pipeline): Record<string, TrainGateInput> | undefined {
     const { namespace, name } = pipeline.metadata;
-    const found = this.deps.book.membershipOf(namespace, name, () => this.candidates(namespace));
+    const found = this.deps.book.membershipOf(namespace, name, (ns) => this.candidates(ns));
     if (found === undefined) return undefined;
+    const own = found.train.metadata.namespace;
     const out: Record<string, TrainGateInput> = {};
     for (const env of found.environments) {
       const stored = found.train.status?.environments?.find((e) => e.name === env)?.release;
       out[env] = {
         train: trainName(found.train),
-        member: name,
+        member: found.member.name,
         ...(stored === undefined
           ? {}
           : { release: { digest: stored.digest, members: stored.members, state: stored.state } }),
         dependsOn: (found.member.dependsOn ?? []).map((d) => {
-          const running = this.runningIn(namespace, d, env);
+          const ref = memberRef(own, d);
+          const running = this.runningIn(ref.namespace, ref.name, env);
           return running === undefined ? { name: d } : { name: d, running };
         }),
       };

@@ -18,18 +18,22 @@ export const MAX_OBSERVED_COMBINATIONS = 10;
 /** The states of a train's release into one environment, in the order they happen. */
 export const RELEASE_STATES = ['Waiting', 'Promoting', 'Succeeded', 'Failed'] as const;
 
-const PipelineName = Type.String({ minLength: 1, maxLength: 253, pattern: NAME_PATTERN });
+/** A member as the train names it: a Pipeline of its namespace, or `namespace/name`. */
+const MEMBER_PATTERN = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?${NAME_PATTERN.slice(1)}`;
+
+const MemberName = Type.String({ minLength: 1, maxLength: 317, pattern: MEMBER_PATTERN });
 
 /** PromotionTrain `spec.members[]`. */
 export const TrainMemberSchema = Type.Object({
   name: Type.String({
-    description: "A Pipeline of the train's namespace.",
+    description:
+      "A Pipeline of the train's namespace, or `namespace/name` of another namespace's where the gateway's configuration allows it (trains.crossNamespace).",
     minLength: 1,
-    maxLength: 253,
-    pattern: NAME_PATTERN,
+    maxLength: 317,
+    pattern: MEMBER_PATTERN,
   }),
   dependsOn: Type.Optional(
-    Type.Array(PipelineName, {
+    Type.Array(MemberName, {
       description:
         'Members promoted into an environment before this one: it is promoted only once each of them is verified healthy there at its release revision.',
       maxItems: MAX_TRAIN_MEMBERS,
@@ -151,8 +155,8 @@ export const TrainStatusSchema = Type.Object(
       }),
     ),
     members: Type.Optional(
-      Type.Array(PipelineName, {
-        description: 'The member Pipelines found, by name.',
+      Type.Array(MemberName, {
+        description: 'The member Pipelines found, as the spec names them.',
         maxItems: MAX_TRAIN_MEMBERS,
       }),
     ),
