@@ -40,8 +40,9 @@ export class TrainBook {
 
   /** Replaces one train (as just written) in what is known. */
   replace(train: PromotionTrain): void {
-    this.trains = this.trains.map((t) => (trainName(t) === trainName(train) ? train : t));
-    this.tell();
+    const before = this.trains;
+    this.trains = before.map((t) => (trainName(t) === trainName(train) ? train : t));
+    if (!jsonEqual(before, this.trains)) this.tell();
   }
 
   /** Every train known, by namespace then name. */
