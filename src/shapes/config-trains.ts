@@ -22,7 +22,7 @@ export const TrainsInputSchema = Type.Object(
         ],
         {
           description:
-            "Whether a PromotionTrain may name Pipelines of another namespace as members (spec.members[].name `namespace/name`): false, the default, only its own; true, any train; a list, only trains in these namespaces.",
+            'Whether a PromotionTrain may name Pipelines of another namespace as members (spec.members[].name `namespace/name`): false, the default, only its own; true, any train; a list, only trains in these namespaces.',
           default: false,
         },
       ),
