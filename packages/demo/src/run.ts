@@ -289,6 +289,8 @@ Next, in another terminal:
   kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get pipelines.pipelines.weave.works ${APP_NAME} -o yaml
   kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get palert
       the demo's subscription: each event it was sent is in this log as "notification received"
+  npm run demo -- deploy --app api --env dev --version 1.5.0${flag}  (then --app web ... 2.4.0)
+      the train takes the new combination to staging, then prod, api before web in each
   node dist/server.js status -n ${TRAIN_NAMESPACE} --kubeconfig ${kubeconfig} --context management
       the train's apps and, per environment, the combination its release takes
 Stop with Ctrl-C.

@@ -3,7 +3,8 @@
  * version in dev, staging and prod. `promotion-gateway status -n shop`, run with the demo's
  * kubeconfig as its banner says, shows the apps and, per gated environment, the combination the
  * train's release takes: both versions and the combination's digest, Succeeded (every member
- * already runs it). The web view shows the train as one row.
+ * already runs it). New versions of both deployed to dev go to staging and then prod as one
+ * combination, api before web in each. The web view shows the train as one row.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStatus } from '../../../src/cli/status.js';
@@ -58,6 +59,48 @@ describe("the demo's release train", () => {
         expect(out).toMatch(
           new RegExp(`^${TRAIN_NAMESPACE} +${app.name} +${env} +${app.version} `, 'm'),
         );
+  });
+
+  it('takes a new combination from dev through staging to prod, web after api', async () => {
+    if (story === undefined) throw new Error('the demo did not start');
+    for (const [app, version] of [
+      ['api', '1.5.0'],
+      ['web', '2.4.0'],
+    ] as const) {
+      const deployed = await story.command(
+        'deploy',
+        '--app',
+        app,
+        '--env',
+        'dev',
+        '--version',
+        version,
+      );
+      expect(deployed).toMatchObject({ code: 0, err: '' });
+      expect(deployed.out).toBe(
+        `dev: HelmRelease ${TRAIN_NAMESPACE}/${app} now runs ${version}; event sent, gateway answered 202\n`,
+      );
+    }
+    const digest = combinationDigest({ api: '1.5.0', web: '2.4.0' });
+    const words = `api=1.5.0 web=2.4.0 (${digest.slice(0, 19)}…)`;
+    await eventually(async () => {
+      const { out } = await operatorStatus();
+      for (const env of ['staging', 'prod'])
+        expect(out.replace(/ {2,}/g, ' | ')).toContain(
+          `${TRAIN_NAMESPACE}/${TRAIN_NAME} | ${env} | Succeeded | ${words}`,
+        );
+    }, 60_000);
+    // In each environment the Flux stand-in rolled api out before web (web dependsOn api).
+    const rolled = story.log
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"demo flux: rolled out the promoted version"'))
+      .map((l) => JSON.parse(l) as { environment: string; app?: string; version: string });
+    for (const env of ['staging', 'prod'])
+      expect(rolled.filter((r) => r.environment === env).map((r) => [r.app, r.version])).toEqual([
+        ['api', '1.5.0'],
+        ['web', '2.4.0'],
+      ]);
   });
 
   it('shows the train as one row on the fleet page of the web view', async () => {
