@@ -1,8 +1,9 @@
 /**
  * The release trains in `promotion-gateway status`: one row per train and gated environment,
  * the combination its release takes (each member's revision and the digest), the release's
- * state and what it waits for, read from the PromotionTrains' stored statuses; a train the
- * gateway does not use (Ready=False) is one row saying why.
+ * state and what it waits for (and, after a failure, the members rolled back), read from the
+ * PromotionTrains' stored statuses; a train the gateway does not use (Ready=False) is one row
+ * saying why.
  */
 import { failureSummary } from '../kube/errors.js';
 import { listAllPages } from '../kube/pipeline-watch.js';
@@ -10,7 +11,7 @@ import { resourcePath, type KubeRest } from '../kube/rest.js';
 import { PROMOTION_TRAIN } from '../kube/resources.js';
 import { clip, neutralize } from '../text/text.js';
 import { checkTrains } from '../trains/train-source.js';
-import { trainName, type UncheckedTrain } from '../trains/train-resource.js';
+import { trainName, type TrainEnvironment, type UncheckedTrain } from '../trains/train-resource.js';
 
 /** Longest reason and message a refused train's row shows. */
 const MAX_REFUSAL = 160;
@@ -58,7 +59,7 @@ export function renderTrains(trains: readonly UncheckedTrain[]): string {
         env.name,
         release?.state ?? '-',
         release === undefined ? '-' : `${members} (${release.digest.slice(0, 19)}…)`,
-        release?.waitingFor?.join(', ') ?? '',
+        waitingOf(release),
       ].map((cell) => neutralize(cell));
     });
   });
@@ -72,4 +73,12 @@ export function renderTrains(trains: readonly UncheckedTrain[]): string {
       .trimEnd(),
   );
   return `\n${lines.join('\n')}\n`;
+}
+
+/** The members the release waits for (or that failed it), and those rolled back since. */
+function waitingOf(release: NonNullable<TrainEnvironment['release']> | undefined): string {
+  const waiting = release?.waitingFor?.join(', ') ?? '';
+  const rolledBack = release?.rolledBack ?? [];
+  if (rolledBack.length === 0) return waiting;
+  return [waiting, `rolled back: ${rolledBack.join(', ')}`].filter((p) => p !== '').join('; ');
 }

@@ -10,7 +10,7 @@ import type {
   PromotionRecord,
   RevisionHold,
 } from '../pipeline/pipeline-resource.js';
-import type { GateFloor } from './gate.js';
+import type { GateFloor, KnownDigest, StaleApproval } from './gate.js';
 import type { WindowsInput } from '../windows/promotion-window.js';
 import type { HealthySince } from '../pipeline/pipeline-resource.js';
 import type { TrainGateInput } from './train-input.js';
@@ -115,10 +115,19 @@ export interface EvaluationInput {
   firstVerified?: Readonly<Record<string, number | undefined>>;
   /**
    * Per environment and revision, the digest of the change promoting it would make now (from a
-   * preview). An approval bound to another digest does not count; absent = not known, and an
-   * approval bound to a digest counts as recorded (the promotion checks it before it runs).
+   * preview) and when it was learnt. An approval bound to another digest, recorded before that,
+   * does not count; absent = not known, and an approval bound to a digest counts as recorded (the
+   * promotion checks it before it runs).
    */
-  previewDigests?: Readonly<Record<string, Readonly<Record<string, string>> | undefined>>;
+  previewDigests?: Readonly<Record<string, Readonly<Record<string, KnownDigest>> | undefined>>;
+  /**
+   * Per environment, the approvals its stored wait already records as stale (the revision it
+   * waits for, `waitingApproval.previewChanged`): they do not count on any replica, so a replica
+   * whose previews have not seen the change move agrees with the one that found it.
+   */
+  staleApprovals?: Readonly<
+    Record<string, { revision: string; approvals: readonly StaleApproval[] } | undefined>
+  >;
   /** Per environment, its stored history and `verified` list (what was promoted, what arrived). */
   histories?: Readonly<Record<string, Pick<EnvironmentStatus, 'history' | 'verified'> | undefined>>;
   /**
@@ -225,11 +234,26 @@ export interface EnvironmentDecision {
   redelivery?: number;
   /** For RollBack: what is rolled back, by whom and why (the claim records it). */
   rollback?: RollbackView;
+  /** For a train member's Promote: the pull request it shares with other members; absent = its own. */
+  sharedPullRequest?: SharedPullRequest;
   /**
    * Inside an automatic rollback window with checks: the promoted revision whose checks are read
    * again until `until` (ms), a failure of one rolling the environment back.
    */
   verifying?: { revision: string; until: number };
+}
+
+/**
+ * A train's one pull request for its members on one repository and base branch: the strategy
+ * proposes every member's revision in it (train-gate.ts, docs/pull-requests.md).
+ */
+export interface SharedPullRequest {
+  /** `namespace/name` of the train. */
+  train: string;
+  /** The release's combination digest. */
+  digest: string;
+  /** Each member in the pull request (this one included), by name, with its release revision. */
+  members: Readonly<Record<string, string>>;
 }
 
 /** A rollback as a decision carries it to the claim, the status and notifications. */
@@ -242,6 +266,8 @@ export interface RollbackView {
   /** The ids of the statements or tokens that asked. */
   statements: string[];
   automatic: boolean;
+  /** The train (`namespace/name`) whose failed release rolls the member back; such a rollback holds nothing. */
+  train?: string;
 }
 
 /** A drift as decisions, the status and notifications tell it. */
@@ -260,8 +286,11 @@ export interface GateView {
   requiredHuman: number;
   approvedBy: string[];
   rejectedBy?: string;
-  /** Allowed principals whose approval was given for a preview that no longer holds. */
-  previewChanged?: string[];
+  /**
+   * Allowed principals whose approval was given for a preview that no longer holds, each with
+   * the digest its latest such approval was bound to.
+   */
+  previewChanged?: StaleApproval[];
   /** e.g. "1 of 2 approvals". */
   summary: string;
 }

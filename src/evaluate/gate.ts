@@ -10,6 +10,7 @@ import type {
   PipelineEnvironment,
   PipelineSpec,
 } from '../pipeline/pipeline-resource.js';
+import { parseTimestamp } from '../time/kube-time.js';
 
 /** The gateway's floor for environments of one name (config `approvals.floors`). */
 export interface GateFloor {
@@ -28,6 +29,18 @@ export interface Gate {
   approverLists: readonly (readonly string[])[];
 }
 
+/** The digest of the change a promotion would make, and when it was learnt (ms). */
+export interface KnownDigest {
+  digest: string;
+  at: number;
+}
+
+/** An approval that stopped counting: who gave it, and the change (preview digest) it was for. */
+export interface StaleApproval {
+  principal: string;
+  digest: string;
+}
+
 /** Where one revision stands against a gate. */
 export interface GateTally {
   /** Distinct allowed principals that approved, in record order. */
@@ -36,8 +49,11 @@ export interface GateTally {
   humans: number;
   /** The first allowed principal that rejected the revision, if any. */
   rejectedBy?: string;
-  /** Allowed principals whose approval is bound to a preview digest other than `digest`. */
-  previewChanged: string[];
+  /**
+   * Allowed principals whose approval is bound to a preview digest other than `digest`, each
+   * with the digest of its latest such approval (a later stale approval is a new one to tell).
+   */
+  previewChanged: StaleApproval[];
   satisfied: boolean;
 }
 
@@ -90,32 +106,51 @@ export function allows(gate: Gate, record: AuthorizationRecord): boolean {
 }
 
 /** Whether `record` is bound to a preview digest other than `digest` (when that is known). */
-function previewMoved(record: AuthorizationRecord, digest: string | undefined): boolean {
-  return (
-    record.previewDigest !== undefined && digest !== undefined && record.previewDigest !== digest
-  );
+/**
+ * Whether `record` is bound to a change that is no longer the one the promotion would make: a
+ * digest learnt after it was recorded says another (one learnt before says nothing: the
+ * approval door had seen its digest current), or the status already records it as stale.
+ */
+function previewMoved(
+  record: AuthorizationRecord,
+  known: KnownDigest | undefined,
+  recordedStale: readonly StaleApproval[],
+): boolean {
+  const bound = record.previewDigest;
+  if (bound === undefined) return false;
+  if (known !== undefined && bound !== known.digest && learntAfter(known, record)) return true;
+  return recordedStale.some((s) => s.principal === record.principal && s.digest === bound);
+}
+
+function learntAfter(known: KnownDigest, record: AuthorizationRecord): boolean {
+  const recorded = parseTimestamp(record.time);
+  return recorded === undefined || known.at > recorded;
 }
 
 /**
  * Tallies the records of `revision` against `gate`: distinct principals count once each, and
- * an approval bound to a preview digest other than `digest` (the change's now) not at all.
+ * an approval bound to a preview digest other than `known` (the change's, learnt after the
+ * approval) not at all, nor
+ * one the status already records as stale (`recordedStale`): what one replica found, every
+ * replica keeps, whatever its own previews know.
  */
 export function tally(
   gate: Gate,
   records: readonly AuthorizationRecord[],
   revision: string,
-  digest?: string,
+  known?: KnownDigest,
+  recordedStale: readonly StaleApproval[] = [],
 ): GateTally {
   const approvedBy: string[] = [];
-  const previewChanged: string[] = [];
+  const previewChanged = new Map<string, string>();
   let humans = 0;
   let rejectedBy: string | undefined;
   for (const record of records) {
     if (record.revision !== revision || !allows(gate, record)) continue;
     // A rollback request authorizes a rollback (rollback.ts), never a promotion.
     if (record.decision === 'rollback') continue;
-    if (record.decision !== 'reject' && previewMoved(record, digest)) {
-      if (!previewChanged.includes(record.principal)) previewChanged.push(record.principal);
+    if (record.decision !== 'reject' && previewMoved(record, known, recordedStale)) {
+      previewChanged.set(record.principal, record.previewDigest ?? '');
       continue;
     }
     if (record.decision === 'reject') {
@@ -130,7 +165,9 @@ export function tally(
     rejectedBy === undefined &&
     approvedBy.length >= gate.minApprovals &&
     humans >= gate.minHumanApprovals;
-  const stale = previewChanged.filter((p) => !approvedBy.includes(p));
+  const stale = [...previewChanged]
+    .filter(([principal]) => !approvedBy.includes(principal))
+    .map(([principal, bound]) => ({ principal, digest: bound }));
   return {
     ...{ approvedBy, humans, previewChanged: stale, satisfied },
     ...(rejectedBy === undefined ? {} : { rejectedBy }),

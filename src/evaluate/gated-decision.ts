@@ -17,10 +17,12 @@ export function decideGated(
   ready: string,
   revision: string,
 ): EnvironmentDecision {
-  const digest = input.previewDigests?.[env.name]?.[revision];
-  const counted = tally(gate, input.authorizations?.[env.name] ?? [], revision, digest);
+  const known = input.previewDigests?.[env.name]?.[revision];
+  const recorded = input.staleApprovals?.[env.name];
+  const stale = recorded?.revision === revision ? recorded.approvals : [];
+  const counted = tally(gate, input.authorizations?.[env.name] ?? [], revision, known, stale);
   const summary = missing(gate, counted);
-  const stale = counted.previewChanged;
+  const changed = counted.previewChanged;
   const base = {
     environment: env.name,
     revision,
@@ -29,7 +31,7 @@ export function decideGated(
       requiredHuman: gate.minHumanApprovals,
       approvedBy: counted.approvedBy,
       ...(counted.rejectedBy === undefined ? {} : { rejectedBy: counted.rejectedBy }),
-      ...(stale.length === 0 ? {} : { previewChanged: stale }),
+      ...(changed.length === 0 ? {} : { previewChanged: changed }),
       summary,
     },
   };
@@ -51,8 +53,8 @@ export function decideGated(
       message: `${ready}; promoting ${env.name} (approved: ${summary})`,
     };
   }
-  if (stale.length > 0) {
-    const who = stale.map((p) => display(p)).join(', ');
+  if (changed.length > 0) {
+    const who = changed.map((s) => display(s.principal)).join(', ');
     return {
       ...base,
       outcome: 'WaitingApproval',

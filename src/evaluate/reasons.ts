@@ -105,6 +105,8 @@ export const Reasons = {
   TrainGates: 'TrainGates',
   /** Train: members this one dependsOn do not yet run their release revisions healthy here. */
   TrainOrder: 'TrainOrder',
+  /** Train: the release that promoted this member failed; the member goes back to what it ran. */
+  TrainRollback: 'TrainRollback',
 } as const;
 
 /** One of the evaluator's reasons. */

@@ -2,7 +2,8 @@
  * Rollback decisions: an environment goes back to an earlier revision it ran healthy (its stored
  * `verified` list) when the quorum its rollback policy asks for has asked (RollbackAuthorized),
  * or by itself when a promoted revision failed verification within the automatic window
- * (AutomaticRollback, once per revision); a rollback whose attempt failed or was abandoned is
+ * (AutomaticRollback, once per revision), or when the release train that promoted it failed
+ * (TrainRollback, train-rollback.ts); a rollback whose attempt failed or was abandoned is
  * retried under the retry policy. Each decision rests on the stored records, so a claim that
  * landed (which writes the hold on the revision rolled back) ends it on every replica. Pure.
  */
@@ -21,6 +22,7 @@ import type {
 } from './decisions.js';
 import { allows, type Gate } from './gate.js';
 import { automaticRollback, ranHealthy } from './automatic-rollback.js';
+import { trainRollback } from './train-rollback.js';
 import { Reasons } from './reasons.js';
 import { decideFromRecord, recordState } from './retry.js';
 import { rollbackGateOf } from './revision-holds.js';
@@ -39,6 +41,7 @@ export function decideRollback(
   return (
     retriedRollback(input, env, own) ??
     automaticRollback(input, env, own) ??
+    trainRollback(input, env) ??
     authorizedRollback(input, env, own)
   );
 }
@@ -53,6 +56,7 @@ export function viewOf(record: PromotionRecord): RollbackView | undefined {
     reason: mark.reason,
     statements: [...(mark.statements ?? [])],
     automatic: mark.automatic === true,
+    ...(mark.train === undefined ? {} : { train: mark.train }),
   };
 }
 

@@ -23,8 +23,47 @@ export function withTrainGate(
   if (decision.rollback !== undefined || decision.redelivery !== undefined) return decision;
   const revision = decision.revision ?? '';
   const hold = trainHold(gate, decision.environment, revision);
-  if (hold === undefined) return decision;
+  if (hold === undefined) return withSharedPullRequest(gate, decision);
   return { environment: decision.environment, revision, outcome: 'Waiting', ...hold };
+}
+
+/** A Promote the train lets through, with the pull request it shares with other members. */
+function withSharedPullRequest(
+  gate: TrainGateInput,
+  decision: EnvironmentDecision,
+): EnvironmentDecision {
+  const { release } = gate;
+  const names = gate.sharedPullRequest ?? [];
+  if (release?.state !== 'Promoting' || gate.probe === true || names.length < 2) return decision;
+  const members: Record<string, string> = {};
+  for (const name of names) {
+    const revision = release.members[name];
+    if (revision !== undefined) members[name] = revision;
+  }
+  if (Object.keys(members).length < 2) return decision;
+  const sharedPullRequest = { train: gate.train, digest: release.digest, members };
+  return { ...decision, sharedPullRequest };
+}
+
+/**
+ * The members whose promotions share `member`'s pull request: those with the same repository
+ * (`repository`: a key for forge, URL, base branch and Secret; absent = not the pull-request
+ * strategy), leaving out any with a dependsOn edge to another of them, whose order one merge
+ * could not keep. Sorted; empty when `member` has nobody to share with.
+ */
+export function sharedPullRequestMembers(
+  member: string,
+  members: readonly { name: string; dependsOn?: readonly string[]; repository?: string }[],
+): string[] {
+  const mine = members.find((m) => m.name === member)?.repository;
+  if (mine === undefined) return [];
+  const same = members.filter((m) => m.repository === mine);
+  const names = new Set(same.map((m) => m.name));
+  const ordered = new Set<string>();
+  for (const m of same)
+    for (const d of m.dependsOn ?? []) if (names.has(d) && d !== m.name) ordered.add(m.name).add(d);
+  const shared = same.map((m) => m.name).filter((n) => !ordered.has(n));
+  return shared.includes(member) && shared.length > 1 ? shared.sort() : [];
 }
 
 /** Why the train holds `revision` out of `env`, or undefined when it lets it through. */

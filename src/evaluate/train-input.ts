@@ -12,6 +12,8 @@ export interface TrainReleaseInput {
   /** Each member's revision in the combination. */
   members: Readonly<Record<string, string>>;
   state: TrainReleaseState;
+  /** When the release was recorded (ms): a member promoted since was promoted by it. */
+  startedAt?: number;
 }
 
 /** What the gate of one member in one environment decides from. */
@@ -27,6 +29,13 @@ export interface TrainGateInput {
    * environment runs healthy (absent when not all healthy at one revision).
    */
   dependsOn: readonly { name: string; running?: string }[];
+  /**
+   * The members (this one included) whose promotions into the environment share one pull
+   * request: same repository and base branch, no dependsOn among them; absent = its own.
+   */
+  sharedPullRequest?: readonly string[];
+  /** The train's `spec.rollbackOnFailure`: a Failed release rolls back what it promoted. */
+  rollbackOnFailure?: boolean;
   /**
    * The train reconciler's question "are this member's own gates met for its release revision?":
    * only the combination is checked, not the release's state nor the order.

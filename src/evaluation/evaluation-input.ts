@@ -9,7 +9,7 @@ import type { CatalogTarget } from '../catalog/targets.js';
 import type { CheckBook } from '../checks/check-book.js';
 import { evaluate } from '../evaluate/evaluate.js';
 import { firstVerifiedOf } from '../evaluate/promotion-order.js';
-import type { GateFloor } from '../evaluate/gate.js';
+import type { GateFloor, KnownDigest, StaleApproval } from '../evaluate/gate.js';
 import type {
   Evaluation,
   EvaluationInput,
@@ -90,9 +90,9 @@ export interface EvaluationSettings {
   trains?: { gatesFor(pipeline: Pipeline): EvaluationInput['trains'] } | undefined;
 }
 
-/** The digest of the change promoting `revision` to an environment would make, when known. */
+/** The digest of the change promoting `revision` to an environment would make, and when learnt. */
 export interface PreviewDigests {
-  latestDigest(id: PipelineId, environment: string, revision: string): string | undefined;
+  latestDigest(id: PipelineId, environment: string, revision: string): KnownDigest | undefined;
 }
 
 /** An evaluation and the input it decided on, so that what explains it decides on the same. */
@@ -137,6 +137,7 @@ export function evaluationInputOf(
     ...(settings.breakGlass === undefined ? {} : { breakGlass: settings.breakGlass }),
     ...(settings.approvers === undefined ? {} : { approvers: settings.approvers }),
     ...previewDigestsOf(pipeline, settings.previews),
+    ...staleApprovalsOf(pipeline),
     ...trainsOf(pipeline, settings.trains),
   };
 }
@@ -150,6 +151,20 @@ function trainsOf(
   return gates === undefined ? {} : { trains: gates };
 }
 
+/** The approvals each stored wait records as stale (with the digest they were bound to). */
+function staleApprovalsOf(pipeline: Pipeline): Pick<EvaluationInput, 'staleApprovals'> {
+  const out: Record<string, { revision: string; approvals: StaleApproval[] }> = {};
+  for (const [env, stored] of Object.entries(pipeline.status?.environments ?? {})) {
+    const waiting = stored.waitingApproval;
+    const approvals = (waiting?.previewChanged ?? []).flatMap(({ principal, digest }) =>
+      digest === undefined ? [] : [{ principal, digest }],
+    );
+    if (waiting !== undefined && approvals.length > 0)
+      out[env] = { revision: waiting.revision, approvals };
+  }
+  return Object.keys(out).length === 0 ? {} : { staleApprovals: out };
+}
+
 /**
  * For each revision an approval bound to a preview digest was recorded for, the digest of that
  * change as this replica last computed it: the evaluator counts such an approval only while
@@ -161,7 +176,7 @@ function previewDigestsOf(
 ): Pick<EvaluationInput, 'previewDigests'> {
   if (previews === undefined) return {};
   const id = pipelineIdOf(pipeline);
-  const out: Record<string, Record<string, string>> = {};
+  const out: Record<string, Record<string, KnownDigest>> = {};
   for (const [env, stored] of Object.entries(pipeline.status?.environments ?? {})) {
     for (const record of stored.approvals ?? []) {
       if (record.previewDigest === undefined) continue;

@@ -6,13 +6,14 @@
  */
 import type { PipelineCatalog } from '../catalog/catalog.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
-import type { TrainGateInput } from '../evaluate/train-input.js';
+import type { TrainGateInput, TrainReleaseInput } from '../evaluate/train-input.js';
+import { sharedPullRequestMembers } from '../evaluate/train-gate.js';
 import { summarise } from '../evaluate/target-states.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import type { TrainBook } from '../trains/train-book.js';
-import { memberRef, type MemberCandidate } from '../trains/train-members.js';
-import { trainName } from '../trains/train-resource.js';
+import { memberRef, resolveTrain, type MemberCandidate } from '../trains/train-members.js';
+import { trainName, type PromotionTrain, type TrainRelease } from '../trains/train-resource.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { statusesFor } from './evaluation-input.js';
 
@@ -38,15 +39,16 @@ export class TrainGates implements TrainGateSource {
     const found = this.deps.book.membershipOf(namespace, name, (ns) => this.candidates(ns));
     if (found === undefined) return undefined;
     const own = found.train.metadata.namespace;
+    const member = found.member.name;
     const out: Record<string, TrainGateInput> = {};
     for (const env of found.environments) {
       const stored = found.train.status?.environments?.find((e) => e.name === env)?.release;
       out[env] = {
         train: trainName(found.train),
-        member: found.member.name,
-        ...(stored === undefined
-          ? {}
-          : { release: { digest: stored.digest, members: stored.members, state: stored.state } }),
+        member,
+        ...(stored === undefined ? {} : { release: releaseInput(stored) }),
+        ...(found.train.spec.rollbackOnFailure === true ? { rollbackOnFailure: true } : {}),
+        ...sharedIfAny(this.sharedPullRequest(found.train, pipeline, member, env)),
         dependsOn: (found.member.dependsOn ?? []).map((d) => {
           const ref = memberRef(own, d);
           const running = this.runningIn(ref.namespace, ref.name, env);
@@ -55,6 +57,27 @@ export class TrainGates implements TrainGateSource {
       };
     }
     return out;
+  }
+
+  /**
+   * The members sharing this one's pull request into `env` (sharedPullRequestMembers); `member`
+   * is the Pipeline as the train names it.
+   */
+  private sharedPullRequest(
+    train: PromotionTrain,
+    pipeline: Pipeline,
+    member: string,
+    env: string,
+  ): string[] {
+    if (repositoryKey(pipeline, env) === undefined) return [];
+    const own = train.metadata.namespace;
+    const members = resolveTrain(train, (ns) => this.candidates(ns)).members.map((m) => {
+      const ref = memberRef(own, m.name);
+      const found = m.name === member ? pipeline : this.pipeline(ref.namespace, ref.name)?.pipeline;
+      const repository = found === undefined ? undefined : repositoryKey(found, env);
+      return { ...m, ...(repository === undefined ? {} : { repository }) };
+    });
+    return sharedPullRequestMembers(member, members);
   }
 
   /** The Pipelines of `namespace` as a train resolves its members against them. */
@@ -94,4 +117,30 @@ export class TrainGates implements TrainGateSource {
     const pipeline = this.deps.catalog.get(id);
     return pipeline === undefined ? undefined : { id, pipeline };
   }
+}
+
+/** The release as the gate reads it, from the train's stored status. */
+function releaseInput(stored: TrainRelease): TrainReleaseInput {
+  const startedAt = Date.parse(stored.startedAt);
+  return {
+    ...{ digest: stored.digest, members: stored.members, state: stored.state },
+    ...(Number.isNaN(startedAt) ? {} : { startedAt }),
+  };
+}
+
+function sharedIfAny(names: string[]): { sharedPullRequest?: string[] } {
+  return names.length === 0 ? {} : { sharedPullRequest: names };
+}
+
+/**
+ * Where a Pipeline's promotions into `env` are proposed, when by pull request alone: forge,
+ * repository URL, base branch and Secret, as one key; undefined for any other strategy.
+ */
+function repositoryKey(pipeline: Pipeline, env: string): string | undefined {
+  const own = pipeline.spec.environments.find((e) => e.name === env)?.promotion?.strategy;
+  const strategy = own ?? pipeline.spec.promotion?.strategy;
+  const pr = strategy?.['pull-request'];
+  if (pr === undefined || strategy?.notification !== undefined || strategy?.webhook !== undefined)
+    return undefined;
+  return JSON.stringify([pr.type, pr.url, pr.baseBranch, pr.secretRef.name]);
 }

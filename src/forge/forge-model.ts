@@ -38,6 +38,8 @@ export interface PromotionChange {
   /** The marker text, `<namespace>:<pipeline>:<environment>`. */
   marker: string;
   revision: string;
+  /** Other markers set in the same commit (a train's members sharing one pull request). */
+  also?: readonly { marker: string; revision: string }[];
   author: CommitAuthor;
   message: string;
   /** Commit time, epoch milliseconds. */

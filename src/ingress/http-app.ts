@@ -90,8 +90,11 @@ function hardenedServer(server: GatewayConfig['server'], logger: GatewayLogger) 
   return {
     loggerInstance: baseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    // No connectionTimeout (socket inactivity): it would cut a connection whose request is being
+    // worked on past the bound, where the client must get its answer. Receiving is bounded by
+    // the request and headers timeouts, idleness between requests by keepAliveTimeout, and the
+    // work itself by each call's own timeout (answered 503 Unavailable).
     requestTimeout: server.requestTimeoutMs,
-    connectionTimeout: server.requestTimeoutMs,
     http: nodeServerOptions(server.requestTimeoutMs),
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     return503OnClosing: true,

@@ -111,12 +111,13 @@ function waitingFacts(ctx: EnvContext): NotificationFact[] {
 function previewChangedFacts(ctx: EnvContext): NotificationFact[] {
   const waiting = ctx.status.waitingApproval;
   const facts: NotificationFact[] = [];
-  for (const { principal, since } of waiting?.previewChanged ?? []) {
+  for (const { principal, digest, since } of waiting?.previewChanged ?? []) {
     const fact = base(ctx, 'PreviewChanged', waiting?.revision ?? '', since);
     if (fact === undefined) continue;
     facts.push({
       ...fact,
-      subject: principal,
+      // One event per stale approval: an approver whose next approval goes stale is told again.
+      subject: digest === undefined ? principal : `${principal} ${digest}`,
       reason: 'PreviewChanged',
       severity: 'info',
       message: `${principal}'s approval of ${fact.revision} for ${ctx.env.name} no longer counts: the change it was bound to is not the one the promotion would make now (the base or a source moved); approve the change as it is now: ${previewPath(ctx)}`,

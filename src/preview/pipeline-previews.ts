@@ -6,6 +6,7 @@
  */
 import type { CatalogTarget } from '../catalog/targets.js';
 import type { EnvironmentDecision, TargetStatus } from '../evaluate/decisions.js';
+import type { KnownDigest } from '../evaluate/gate.js';
 import { pipelineIdOf, type PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { PreviewCache, previewKey } from './preview-cache.js';
@@ -24,12 +25,14 @@ export interface PipelinePreviewDeps {
   /** The latest decisions of the Pipeline; undefined when it has not been evaluated. */
   decisions: (id: PipelineId) => readonly EnvironmentDecision[] | undefined;
   previewer: Pick<Previewer, 'preview'>;
+  /** The clock a learnt digest is stamped with (ms). */
+  now: () => number;
 }
 
 /** Serves previews; see the module comment. */
 export class PipelinePreviews {
   /** The latest digest per (Pipeline, environment, revision), bounded like the previews. */
-  private readonly digests = new PreviewCache<string>();
+  private readonly digests = new PreviewCache<KnownDigest>();
 
   constructor(private readonly deps: PipelinePreviewDeps) {}
 
@@ -57,18 +60,23 @@ export class PipelinePreviews {
   ): Promise<Preview> {
     const id = pipelineIdOf(pipeline);
     const targets = this.deps.targetsOf(id).filter((t) => t.environment === environment);
+    // Stamped before the forge is asked: what it answers is at least this recent.
+    const asked = this.deps.now();
     const statuses: (TargetStatus | undefined)[] = [];
     for (const t of targets) statuses[t.index] = this.deps.status(t);
     const preview = await this.deps.previewer.preview({
       ...{ pipeline, environment, pending, targets, statuses },
     });
     if (preview.change.kind !== 'unavailable')
-      this.digests.set(previewKey([id, environment, pending.revision]), preview.digest);
+      this.digests.set(previewKey([id, environment, pending.revision]), {
+        digest: preview.digest,
+        at: asked,
+      });
     return preview;
   }
 
-  /** The latest digest this replica computed for the revision, or undefined when none. */
-  latestDigest(id: PipelineId, environment: string, revision: string): string | undefined {
+  /** The latest digest this replica computed for the revision and when, or undefined when none. */
+  latestDigest(id: PipelineId, environment: string, revision: string): KnownDigest | undefined {
     return this.digests.get(previewKey([id, environment, revision]));
   }
 }

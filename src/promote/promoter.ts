@@ -3,7 +3,7 @@
  * Nothing here loops around a strategy: a strategy runs only right after our own claim landed,
  * and an attempt whose outcome is lost is resolved by the evaluator's retry policy.
  */
-import type { EnvironmentDecision } from '../evaluate/decisions.js';
+import type { EnvironmentDecision, SharedPullRequest } from '../evaluate/decisions.js';
 import type { StatusWriter } from '../kube/status-writer.js';
 import type { Pipeline, PromotionRecord } from '../pipeline/pipeline-resource.js';
 import { jsonEqual } from '../json/json-equal.js';
@@ -79,6 +79,7 @@ export async function executePromotion(args: ExecutePromotionArgs): Promise<Prom
       attempt: record.attempt ?? 1,
       ...(record.redelivery === undefined ? {} : { redelivery: record.redelivery }),
       ...(record.rollback === undefined ? {} : { rollback: { from: record.rollback.from } }),
+      ...sharedOf(args.decision, record),
       signal,
     }),
   );
@@ -145,4 +146,15 @@ async function runOnce(
       retryable: true,
     };
   }
+}
+
+/** The decision's shared pull request, when it is for the claimed revision (a promotion). */
+function sharedOf(
+  decision: EnvironmentDecision,
+  record: PromotionRecord,
+): { sharedPullRequest?: SharedPullRequest } {
+  const shared = decision.sharedPullRequest;
+  if (shared === undefined || record.rollback !== undefined || record.redelivery !== undefined)
+    return {};
+  return decision.revision === record.revision ? { sharedPullRequest: shared } : {};
 }

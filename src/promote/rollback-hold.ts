@@ -25,6 +25,7 @@ export function rollbackMark(view: RollbackView): RollbackMark {
     reason: truncate(view.reason, 1024),
     ...(view.statements.length === 0 ? {} : { statements: view.statements.slice(0, 16) }),
     ...(view.automatic ? { automatic: true } : {}),
+    ...(view.train === undefined ? {} : { train: view.train }),
   };
 }
 
@@ -41,7 +42,8 @@ export function holdOf(mark: RollbackMark, at: number): RevisionHold {
 
 /**
  * `status` with the hold of `record`'s rollback added to `environment` (none for a promotion,
- * nor when the revision is held already: a retried rollback claims again).
+ * nor when the revision is held already: a retried rollback claims again; nor for a train's
+ * rollback: the revision did not fail, and the train's failed release holds the member).
  */
 export function withRollbackHold(
   status: PipelineStatus,
@@ -51,7 +53,7 @@ export function withRollbackHold(
 ): PipelineStatus {
   const mark = record.rollback;
   const env = status.environments?.[environment];
-  if (mark === undefined || env === undefined) return status;
+  if (mark === undefined || mark.train !== undefined || env === undefined) return status;
   const hold = holdOf(mark, at);
   const holds = env.holds ?? [];
   if (

@@ -13,6 +13,7 @@ import type { PipelineEvaluator } from '../evaluation/pipeline-evaluator.js';
 import type { Combination } from '../evaluate/train-combinations.js';
 import { verifiedTogether } from '../evaluate/train-combinations.js';
 import type { MemberStand } from '../evaluate/train-release.js';
+import { recordState } from '../evaluate/retry.js';
 import type { TargetStatus } from '../evaluate/decisions.js';
 import type { PipelineTrigger } from '../hints/sinks.js';
 import type { GatewayLogger } from '../log.js';
@@ -205,7 +206,20 @@ export class TrainPass {
       ...(together === undefined ? {} : { together }),
       standsFor: (release) => this.standsFor(train, names, env, release),
       arrivedAll: (release) => names.every((n) => running(n) === release.members[n]),
+      rolledBack: (release) => names.filter((n) => this.rolledBack(train, n, env, release)),
     };
+  }
+
+  /** Whether the member's record in `env` is the train's rollback from its release revision, done. */
+  private rolledBack(train: PromotionTrain, name: string, env: string, release: Combination) {
+    const ref = memberRef(train.metadata.namespace, name);
+    const found = this.deps.gates.pipeline(ref.namespace, ref.name);
+    const record = found?.pipeline.status?.environments?.[env]?.promotion;
+    return (
+      record?.rollback?.train === trainName(train) &&
+      record.rollback.from === release.members[name] &&
+      recordState(record) === 'Succeeded'
+    );
   }
 
   /** Where each member stands for its revision in `release`: a probe of its own gates. */

@@ -60,6 +60,13 @@ export const RollbackMarkSchema = Type.Object(
         maxItems: 16,
       }),
     ),
+    train: Type.Optional(
+      Type.String({
+        description:
+          "Train is the PromotionTrain (namespace/name) whose failed release rolled this member back; such a rollback holds no revision (the train's release does).",
+        maxLength: 507,
+      }),
+    ),
   },
   {
     description:

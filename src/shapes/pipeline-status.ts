@@ -171,6 +171,13 @@ export const WaitingApprovalSchema = Type.Object(
       Type.Array(
         Type.Object({
           principal: Type.String({ maxLength: 512 }),
+          digest: Type.Optional(
+            Type.String({
+              maxLength: 128,
+              description:
+                'Digest is the preview digest the approval that stopped counting was bound to: an approver who approves again and sees the change move again gets a new entry.',
+            }),
+          ),
           since: Type.String({ format: 'date-time' }),
         }),
         {

@@ -84,6 +84,12 @@ export const TrainSpecSchema = Type.Object(
           'When true, the train starts no release; its members stay held where it gates them.',
       }),
     ),
+    rollbackOnFailure: Type.Optional(
+      Type.Boolean({
+        description:
+          'When true, a release that fails rolls back each member it promoted into the environment to the revision that member ran before (default false: they keep the release revision).',
+      }),
+    ),
   },
   {
     description: 'Which Pipelines travel together, and where.',
@@ -119,13 +125,20 @@ export const TrainReleaseSchema = Type.Object(
     state: StringEnum(RELEASE_STATES),
     startedAt: Type.String({ format: 'date-time' }),
     waitingFor: Type.Optional(
-      Type.Array(Type.String({ maxLength: 253 }), {
+      Type.Array(Type.String({ maxLength: 317 }), {
         description: 'The members whose own gates or order hold the release.',
         maxItems: MAX_TRAIN_MEMBERS,
       }),
     ),
     reason: Type.Optional(Type.String({ maxLength: 64 })),
     message: Type.Optional(Type.String({ maxLength: 1024 })),
+    rolledBack: Type.Optional(
+      Type.Array(MemberName, {
+        description:
+          'After a failure with spec.rollbackOnFailure: the members rolled back from their release revision.',
+        maxItems: MAX_TRAIN_MEMBERS,
+      }),
+    ),
   },
   { description: 'The combination being (or last) promoted into the environment.' },
 );

@@ -106,7 +106,10 @@ function waitingOf(
 ): NonNullable<EnvironmentStatus['waitingApproval']> {
   const changed = decision?.gate?.previewChanged ?? [];
   if (changed.length === 0) return { revision };
-  return { revision, previewChanged: changed.map((principal) => ({ principal, since: '' })) };
+  return {
+    revision,
+    previewChanged: changed.map(({ principal, digest }) => ({ principal, digest, since: '' })),
+  };
 }
 
 /** One weave TargetStatus record of a verified status; not verified (yet) = not ready. */

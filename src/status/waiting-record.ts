@@ -39,7 +39,8 @@ export function waitingSince(
 /**
  * The approvers of the waiting revision whose approval stopped counting as its change moved:
  * those recorded while it waits (a replica that does not know the change has moved takes none
- * back, so replicas never undo each other's writes), then those found now, stamped `now`.
+ * back, so replicas never undo each other's writes), then those found now, stamped `now`. An
+ * approver who approved the change again and saw it move again is a new entry (another digest).
  */
 function previewChangedSince(
   computed: NonNullable<EnvironmentStatus['waitingApproval']>,
@@ -47,9 +48,14 @@ function previewChangedSince(
   now: number,
 ): NonNullable<NonNullable<EnvironmentStatus['waitingApproval']>['previewChanged']> {
   const kept = [...(stored?.previewChanged ?? [])];
-  for (const { principal } of computed.previewChanged ?? []) {
-    if (!kept.some((k) => k.principal === principal))
-      kept.push({ principal, since: rfc3339Millis(now) });
+  for (const { principal, digest } of computed.previewChanged ?? []) {
+    if (!kept.some((k) => k.principal === principal && k.digest === digest))
+      kept.push({
+        principal,
+        ...(digest === undefined ? {} : { digest }),
+        since: rfc3339Millis(now),
+      });
   }
-  return kept.slice(0, 32);
+  // The newest 32: a wait that outlives many moves keeps telling the latest.
+  return kept.slice(-32);
 }

@@ -21,6 +21,8 @@ export interface EnvironmentSnapshot {
   standsFor: (release: Combination) => Readonly<Record<string, MemberStand>>;
   /** Whether every member runs `release`'s revisions healthy in the environment. */
   arrivedAll: (release: Combination) => boolean;
+  /** The members rolled back from their revision in `release` by the train; absent = none. */
+  rolledBack?: (release: Combination) => readonly string[];
 }
 
 /** What a pass saw of one train. */
@@ -85,8 +87,22 @@ function nextEnvironment(
       members: { ...o.members },
       observedAt: iso(o.observedAt),
     })),
-    ...(release === undefined ? {} : { release: storedRelease(release) }),
+    ...(release === undefined
+      ? {}
+      : { release: withRolledBack(storedRelease(release), stored?.release, env) }),
   };
+}
+
+/** A Failed release with the members rolled back from it (those recorded before kept). */
+function withRolledBack(
+  release: TrainRelease,
+  stored: TrainRelease | undefined,
+  env: EnvironmentSnapshot,
+): TrainRelease {
+  if (release.state !== 'Failed' || env.rolledBack === undefined) return release;
+  const before = stored?.digest === release.digest ? (stored.rolledBack ?? []) : [];
+  const names = [...new Set([...before, ...env.rolledBack(release)])].sort();
+  return names.length === 0 ? release : { ...release, rolledBack: names };
 }
 
 function observedOf(o: NonNullable<TrainEnvironment['observed']>[number]): ObservedAt {

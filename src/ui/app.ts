@@ -66,8 +66,8 @@ export async function buildUi(deps: UiDeps): Promise<UiApp> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    // As the API's listener: receiving is bounded, a slow answer is never cut (http-app.ts).
     requestTimeout: config.server.requestTimeoutMs,
-    connectionTimeout: config.server.requestTimeoutMs,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     return503OnClosing: true,
     // Read-only: nothing is lost by closing keep-alive connections at once on shutdown.

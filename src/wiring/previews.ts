@@ -22,6 +22,7 @@ export function pipelinePreviews(
   access: Pick<ClusterAccess, 'clusters' | 'verified'>,
   strategies: (pipeline: Pipeline, environment: string) => PromotionStrategy | undefined,
   decisions: (id: PipelineId) => readonly EnvironmentDecision[] | undefined,
+  now: () => number,
 ): PipelinePreviews {
   const previewer = new Previewer({
     strategyFor: strategies,
@@ -38,6 +39,7 @@ export function pipelinePreviews(
     status: (target) => access.verified.status(target),
     decisions,
     previewer,
+    now,
   });
 }
 
@@ -63,7 +65,7 @@ export function strategyDoors(
   decisions: (id: PipelineId) => readonly EnvironmentDecision[] | undefined,
 ) {
   const strategies = strategiesOf(rt, access.writer, pullRequest);
-  return { strategies, previews: pipelinePreviews(catalog, access, strategies, decisions) };
+  return { strategies, previews: pipelinePreviews(catalog, access, strategies, decisions, rt.now) };
 }
 
 /** The longest summary a wait records (the status's bound). */

@@ -155,7 +155,11 @@ describe.each([1, 2])('approvals bound to a preview, %i replica(s)', (count) => 
       expect(decision).toMatchObject({
         outcome: 'WaitingApproval',
         reason: 'PreviewChanged',
-        gate: { approvedBy: ['bob'], previewChanged: ['alice'], summary: '1 of 2 approvals' },
+        gate: {
+          approvedBy: ['bob'],
+          previewChanged: [{ principal: 'alice', digest: seen.digest }],
+          summary: '1 of 2 approvals',
+        },
       });
 
       // alice approves what the change is now: it promotes, on the base she saw.

@@ -2,7 +2,8 @@
  * The documented request timeout is the measured one: a client that sends its headers, or its
  * body (Content-Length or chunked), too slowly is answered 408 with the registry's body within a
  * second of `server.requestTimeoutMs`; and what Node itself would answer (a malformed request
- * line, HTTP/1.1 without Host) has the registry's shape too. Raw sockets, real server.
+ * line, HTTP/1.1 without Host) has the registry's shape too; a connection that sends nothing is
+ * closed within the same bound. Raw sockets, real server.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,12 @@ describe('server.requestTimeoutMs', () => {
     const { ms, text } = await trickle(parts, 100);
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
     expect(text.endsWith(TIMED_OUT)).toBe(true);
+    expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(ms).toBeLessThan(TIMEOUT_MS + 1_000);
+  });
+
+  it('closes a connection that sends nothing at all', async () => {
+    const { ms } = await trickle([], 100);
     expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
     expect(ms).toBeLessThan(TIMEOUT_MS + 1_000);
   });

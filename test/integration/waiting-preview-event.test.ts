@@ -175,14 +175,41 @@ describe.each([1, 2])('the WaitingForApproval event and its preview, %i replica(
     expect(waitingOf(ns)?.preview?.digest).toBe(seen.digest);
     expect(waits(ns)).toHaveLength(1);
     expect(waitingOf(ns)?.previewChanged).toEqual([
-      { principal: 'alice', since: expect.any(String) },
+      { principal: 'alice', digest: seen.digest, since: expect.any(String) },
     ]);
     await eventually(() => {
       expect(received(ns, 'promotion.preview_changed')).toHaveLength(1);
     });
+    // Every replica now agrees the approval is stale, whatever its own previews saw: another
+    // look by each writes nothing (no replica undoes another's status).
+    const settled = pipelineOf(fleet, ns).metadata.resourceVersion;
+    for (const r of [...replicas, ...replicas]) {
+      await r.gateway.resync();
+      await r.gateway.idle();
+    }
+    expect(pipelineOf(fleet, ns).metadata.resourceVersion).toBe(settled);
     const [changed] = received(ns, 'promotion.preview_changed');
     expect(changed?.data).toMatchObject({ principal: 'alice', revision: '6.6.0' });
     expect(changed?.data.message).toContain("alice's approval of 6.6.0 for prod no longer counts");
+
+    // alice approves the change as it is now, and the base moves again: told again.
+    const again = await statement(alice, { ...claims, previewDigest: now.digest });
+    const answer = await postStatement(replicas[0]!.url, ns, 'prod', again);
+    expect(answer.status, await answer.text()).toBe(202);
+    await forge.commit(repo, 'main', { 'README.md': '# fleet\n\nsecond hotfix\n' }, 'hotfix 2');
+    // As the first time, a preview asked for after the move is what finds it.
+    expect((await previewOf(replicas[0]!.url, ns, 'prod', token)).digest).not.toBe(now.digest);
+    for (const r of replicas) {
+      await r.gateway.resync();
+      await r.gateway.idle();
+    }
+    await eventually(() => {
+      expect(waitingOf(ns)?.previewChanged?.map((c) => c.digest)).toEqual([
+        seen.digest,
+        now.digest,
+      ]);
+      expect(received(ns, 'promotion.preview_changed')).toHaveLength(2);
+    });
   });
 
   it('records and tells the wait when the forge does not answer within the bound, without a preview', async () => {

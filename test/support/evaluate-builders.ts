@@ -102,6 +102,7 @@ export function build(
   if (extra.halts !== undefined) input.halts = extra.halts;
   if (extra.approvers !== undefined) input.approvers = extra.approvers;
   if (extra.previewDigests !== undefined) input.previewDigests = extra.previewDigests;
+  if (extra.staleApprovals !== undefined) input.staleApprovals = extra.staleApprovals;
   if (extra.trains !== undefined) input.trains = extra.trains;
   return input;
 }

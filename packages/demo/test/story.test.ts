@@ -44,7 +44,9 @@ const stop = (): Promise<number> => (stopped ??= story?.stop() ?? Promise.resolv
 beforeAll(async () => {
   story = await startStoryDemo();
   ({ port, log } = story);
-});
+  // Starting the simulated fleet and the gateway takes seconds on a busy machine (startStoryDemo
+  // waits up to a minute, as a hang detector would, not as a speed bar).
+}, 90_000);
 afterAll(async () => {
   await stop();
 });

@@ -18,7 +18,7 @@ let story: StoryDemo | undefined;
 
 beforeAll(async () => {
   story = await startStoryDemo();
-});
+}, 90_000);
 afterAll(async () => {
   await story?.stop();
 });

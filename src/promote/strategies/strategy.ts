@@ -2,6 +2,7 @@
  * The contract every promotion strategy keeps: run once per claimed attempt, never throw for an
  * expected failure, and return a secret-free message.
  */
+import type { SharedPullRequest } from '../../evaluate/decisions.js';
 import type { EditedFile } from '../../forge/forge-model.js';
 import type { EventRecord } from '../../kube/ports.js';
 import type { Pipeline } from '../../pipeline/pipeline-resource.js';
@@ -17,6 +18,11 @@ export interface StrategyContext {
   redelivery?: number;
   /** Set for a rollback: the revision rolled back (`revision` is the earlier one it goes to). */
   rollback?: { from: string };
+  /**
+   * Set for a train member proposed with other members: the pull-request strategy proposes them
+   * all in one request (the others ignore it).
+   */
+  sharedPullRequest?: SharedPullRequest;
   /**
    * Aborts when the attempt's time is up (its claim's deadline less the margin for recording
    * the outcome): every call the strategy makes stops then, so no action of this attempt can

@@ -43,6 +43,29 @@ describe('the trains table', () => {
     ]);
   });
 
+  it('names the members a failed release rolled back after the one that failed', () => {
+    const text = renderTrains([
+      train({
+        environments: [
+          {
+            name: 'prod',
+            release: {
+              digest: DIGEST,
+              members: { web: '5.1.0', api: '2.4.0' },
+              state: 'Failed',
+              startedAt: '2026-12-07T15:20:00Z',
+              waitingFor: ['web'],
+              rolledBack: ['api'],
+            },
+          },
+        ],
+      }),
+    ]);
+    expect(text.split('\n')[2]).toBe(
+      'shop/shop  prod         Failed  api=2.4.0 web=5.1.0 (sha256:9f2c1a07b3e4…)  web; rolled back: api',
+    );
+  });
+
   it('prints nothing without a train that has a status', () => {
     expect(renderTrains([])).toBe('');
     expect(renderTrains([train(undefined)])).toBe('');

@@ -1,7 +1,11 @@
-/** The release-train gate in the evaluator: what it holds, with which reason, and what it lets by. */
+/**
+ * The release-train gate in the evaluator: what it holds, with which reason, and what it lets by;
+ * and which members share one pull request.
+ */
 import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../../src/evaluate/evaluate.js';
 import type { TrainGateInput } from '../../../src/evaluate/train-input.js';
+import { sharedPullRequestMembers } from '../../../src/evaluate/train-gate.js';
 import { Reasons } from '../../../src/evaluate/reasons.js';
 import { devProd, record } from '../../support/evaluate-builders.js';
 
@@ -118,5 +122,78 @@ describe('the train gate', () => {
     const decision = evaluate(input).decisions[1];
     expect(decision?.outcome).toBe('Waiting');
     expect(decision?.reason).toBe(Reasons.TrainCombination);
+  });
+});
+
+describe('the pull request a train member shares', () => {
+  it('rides on a Promote the release lets through, with every sharing member and revision', () => {
+    const decision = prod(gate({ sharedPullRequest: ['api', 'web'] }));
+    expect(decision).toMatchObject({
+      outcome: 'Promote',
+      sharedPullRequest: {
+        train: 'shop/release',
+        digest: DIGEST,
+        members: { api: '2.0.0', web: '1.1.0' },
+      },
+    });
+  });
+
+  it('is absent when the member shares with nobody, for a probe, and while the train holds', () => {
+    expect(prod(gate()).sharedPullRequest).toBeUndefined();
+    expect(prod(gate({ sharedPullRequest: ['web'] })).sharedPullRequest).toBeUndefined();
+    expect(
+      prod(gate({ sharedPullRequest: ['api', 'web'], probe: true })).sharedPullRequest,
+    ).toBeUndefined();
+    const waiting = prod(
+      gate({ sharedPullRequest: ['api', 'web'], dependsOn: [{ name: 'api', running: '1.9.0' }] }),
+    );
+    expect(waiting).toMatchObject({ outcome: 'Waiting', reason: Reasons.TrainOrder });
+    expect(waiting.sharedPullRequest).toBeUndefined();
+  });
+
+  const repo = 'github|https://forge/acme/fleet|main|token';
+  const cases: [string, Parameters<typeof sharedPullRequestMembers>[1], string[]][] = [
+    [
+      'two members on one repository share, a third on another does not',
+      [
+        { name: 'web', repository: repo },
+        { name: 'api', repository: repo },
+        { name: 'worker', repository: 'other' },
+      ],
+      ['api', 'web'],
+    ],
+    ['alone on its repository: its own', [{ name: 'web', repository: repo }, { name: 'api' }], []],
+    [
+      'a dependsOn edge between two of them keeps both out',
+      [
+        { name: 'web', repository: repo, dependsOn: ['api'] },
+        { name: 'api', repository: repo },
+        { name: 'worker', repository: repo },
+      ],
+      [],
+    ],
+    ['not on the pull-request strategy', [{ name: 'web' }, { name: 'api' }], []],
+    [
+      'a dependsOn edge to a member on another repository does not count',
+      [
+        { name: 'web', repository: repo, dependsOn: ['worker'] },
+        { name: 'api', repository: repo },
+        { name: 'worker', repository: 'other' },
+      ],
+      ['api', 'web'],
+    ],
+  ];
+  it.each(cases)('%s', (_, members, want) => {
+    expect(sharedPullRequestMembers('web', members)).toEqual(want);
+  });
+  it('leaves a member out that dependsOn another on the repository, others still share', () => {
+    const members = [
+      { name: 'web', repository: repo },
+      { name: 'api', repository: repo },
+      { name: 'docs', repository: repo, dependsOn: ['worker'] },
+      { name: 'worker', repository: repo },
+    ];
+    expect(sharedPullRequestMembers('web', members)).toEqual(['api', 'web']);
+    expect(sharedPullRequestMembers('docs', members)).toEqual([]);
   });
 });

@@ -116,7 +116,7 @@ describe('factsOf', () => {
     );
   });
 
-  it('tells each approver whose approval stopped counting as its change moved, once each', () => {
+  it('tells each approver whose approval stopped counting as its change moved, once per stale approval', () => {
     const facts = factsOf(
       pipeline({
         environments: {
@@ -125,8 +125,10 @@ describe('factsOf', () => {
               revision: '1.1.0',
               since: '2026-11-25T11:00:00.000Z',
               previewChanged: [
-                { principal: 'alice', since: '2026-11-25T11:05:00.000Z' },
-                { principal: 'bob', since: '2026-11-25T11:06:00.000Z' },
+                { principal: 'alice', digest: 'sha256:d1', since: '2026-11-25T11:05:00.000Z' },
+                { principal: 'bob', digest: 'sha256:d1', since: '2026-11-25T11:06:00.000Z' },
+                // alice approved the moved change, and it moved again: told again.
+                { principal: 'alice', digest: 'sha256:d2', since: '2026-11-25T11:09:00.000Z' },
               ],
             },
           },
@@ -135,8 +137,9 @@ describe('factsOf', () => {
     );
     const changed = facts.filter((f) => f.type === 'PreviewChanged');
     expect(changed.map((f) => [f.subject, f.principal, f.time])).toEqual([
-      ['alice', 'alice', '2026-11-25T11:05:00.000Z'],
-      ['bob', 'bob', '2026-11-25T11:06:00.000Z'],
+      ['alice sha256:d1', 'alice', '2026-11-25T11:05:00.000Z'],
+      ['bob sha256:d1', 'bob', '2026-11-25T11:06:00.000Z'],
+      ['alice sha256:d2', 'alice', '2026-11-25T11:09:00.000Z'],
     ]);
     expect(changed[0]?.message).toContain("alice's approval of 1.1.0 for prod no longer counts");
   });

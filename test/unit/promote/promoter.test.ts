@@ -31,6 +31,33 @@ const base = (writer: FakePipelineWriter) => ({
 });
 
 describe('executePromotion', () => {
+  it("hands a train member's shared pull request to the strategy with the claimed revision", async () => {
+    const writer = new FakePipelineWriter();
+    const seen: unknown[] = [];
+    const strategy: PromotionStrategy = {
+      name: 'recording',
+      attemptTimeoutMs: 10_000,
+      preview: () => Promise.resolve({ kind: 'unavailable', reason: 'Fake', message: 'a fake' }),
+      run: (ctx) => {
+        seen.push(ctx.sharedPullRequest);
+        return Promise.resolve({ ok: true, message: 'done' });
+      },
+    };
+    const sharedPullRequest = {
+      train: 'flux-system/release',
+      digest: `sha256:${'d'.repeat(64)}`,
+      members: { podinfo: '1.1.0', api: '2.0.0' },
+    };
+    const args = base(writer);
+    const result = await executePromotion({
+      ...args,
+      decision: { ...args.decision, sharedPullRequest },
+      strategy,
+    });
+    expect(result.outcome).toBe('Promoted');
+    expect(seen).toEqual([sharedPullRequest]);
+  });
+
   it('claims, runs the notification strategy and records success', async () => {
     const writer = new FakePipelineWriter();
     const result = await executePromotion({

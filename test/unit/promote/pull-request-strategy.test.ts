@@ -233,3 +233,51 @@ describe('the pull-request strategy', () => {
     expect(calls.pushes[0]?.message).toBe('deploy 6.6.0 to prod');
   });
 });
+
+describe("a train's shared pull request", () => {
+  const sharedPullRequest = {
+    train: 'flux-system/release',
+    digest: `sha256:${'c'.repeat(64)}`,
+    members: { podinfo: '6.6.0', api: '2.0.0', web: '5.0.0' },
+  };
+
+  it("pushes every member's marker to the train's branch, and opens one request for them", async () => {
+    const { value, calls } = ports({});
+    const result = await pullRequestStrategy(SPEC, value).run({ ...ctx, sharedPullRequest });
+    expect(result).toMatchObject({ ok: true, details: { pullRequest: { state: 'open' } } });
+    const branch = `promotion-train-flux-system-release-prod-${'c'.repeat(12)}`;
+    expect(calls.pushes[0]).toMatchObject({
+      branch,
+      marker: 'flux-system:podinfo:prod',
+      revision: '6.6.0',
+      also: [
+        { marker: 'flux-system:api:prod', revision: '2.0.0' },
+        { marker: 'flux-system:web:prod', revision: '5.0.0' },
+      ],
+      message: `Promote train flux-system/release in prod (${'c'.repeat(12)})`,
+    });
+    const [opened, text] = calls.opens[0] ?? [];
+    expect(opened).toBe(branch);
+    expect(text?.title).toBe(calls.pushes[0]?.message);
+    expect(text?.body).toContain(sharedPullRequest.digest);
+    expect(text?.body).toContain('- flux-system/api: 2.0.0');
+  });
+
+  it('is the same change from every member: one branch, one set of markers', async () => {
+    const a = ports({});
+    const b = ports({});
+    await pullRequestStrategy(SPEC, a.value).run({ ...ctx, sharedPullRequest });
+    const web = { ...ctx.pipeline, metadata: { ...ctx.pipeline.metadata, name: 'web' } };
+    await pullRequestStrategy(SPEC, b.value).run({
+      ...ctx,
+      pipeline: web,
+      revision: '5.0.0',
+      sharedPullRequest,
+    });
+    const markers = (c: PromotionChange | undefined) =>
+      [[c?.marker, c?.revision], ...(c?.also ?? []).map((o) => [o.marker, o.revision])].sort();
+    expect(b.calls.pushes[0]?.branch).toBe(a.calls.pushes[0]?.branch);
+    expect(markers(b.calls.pushes[0])).toEqual(markers(a.calls.pushes[0]));
+    expect(b.calls.opens[0]).toEqual(a.calls.opens[0]);
+  });
+});

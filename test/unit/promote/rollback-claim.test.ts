@@ -1,6 +1,7 @@
 /**
  * A rollback's claim: it goes back behind a newer revision (only a rollback may), records its
- * mark, sets the hold on the revision rolled back in the same write, is claimed once, keeps its
+ * mark, sets the hold on the revision rolled back in the same write (a train's rollback none), is
+ * claimed once, keeps its
  * mark through the outcome and a resolution, and its history entry tells Rollback* facts.
  */
 import { describe, expect, it } from 'vitest';
@@ -90,6 +91,17 @@ describe('a rollback claim', () => {
       revision: '2.0.0',
       reason: 'FailedVerification',
     });
+  });
+
+  it("a train's rollback records the train and holds nothing: the revision did not fail", () => {
+    const decision = rollbackDecision(true);
+    const rollback = { ...decision.rollback!, train: 'shop/release' };
+    const result = claim(samplePipeline(promoted), { ...decision, rollback });
+    if (!('write' in result)) throw new Error('no write');
+    const staging = result.write.environments?.staging;
+    expect(staging?.promotion?.rollback).toMatchObject({ automatic: true, train: 'shop/release' });
+    expect(staging?.holds).toBeUndefined();
+    expect(staging?.history?.at(-1)?.rollback).toMatchObject({ train: 'shop/release' });
   });
 
   it('the same promotion decision going back is refused: only a rollback may', () => {

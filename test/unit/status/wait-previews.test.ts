@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Evaluation, TargetStatus } from '../../../src/evaluate/decisions.js';
+import type { StaleApproval } from '../../../src/evaluate/gate.js';
 import { evaluatePipeline } from '../../../src/evaluation/evaluation-input.js';
 import type { ChangeVerdict } from '../../../src/kube/status-writer.js';
 import type { Pipeline, PipelineStatus } from '../../../src/pipeline/pipeline-resource.js';
@@ -99,7 +100,9 @@ describe('a wait recorded with its preview', () => {
 
 describe('a wait recording the approvals whose change moved', () => {
   /** The view of prod waiting for 2 with `changed` approvers' approvals not counting, at `now`. */
-  function viewWith(status: PipelineStatus | undefined, changed: string[], now: number) {
+  const stale = (principal: string, digest: string): StaleApproval => ({ principal, digest });
+
+  function viewWith(status: PipelineStatus | undefined, changed: StaleApproval[], now: number) {
     const pipeline = samplePipeline(status);
     const targets = {
       dev: [healthy('2'), healthy('2')],
@@ -139,17 +142,27 @@ describe('a wait recording the approvals whose change moved', () => {
   }
 
   it('stamps each when first found, and keeps them when a replica does not know the change moved', () => {
-    const first = viewWith(undefined, ['alice'], T0);
+    const first = viewWith(undefined, [stale('alice', 'd1')], T0);
     expect(first?.previewChanged).toEqual([
-      { principal: 'alice', since: new Date(T0).toISOString() },
+      { principal: 'alice', digest: 'd1', since: new Date(T0).toISOString() },
     ]);
     const status = { environments: { prod: { waitingApproval: first } } };
     // Another replica, whose cache does not know the new digest, counts alice's approval.
     expect(viewWith(status, [], T0 + 1_000)?.previewChanged).toEqual(first?.previewChanged);
-    const more = viewWith(status, ['alice', 'bob'], T0 + 2_000);
+    const more = viewWith(status, [stale('alice', 'd1'), stale('bob', 'd1')], T0 + 2_000);
     expect(more?.previewChanged).toEqual([
-      { principal: 'alice', since: new Date(T0).toISOString() },
-      { principal: 'bob', since: new Date(T0 + 2_000).toISOString() },
+      { principal: 'alice', digest: 'd1', since: new Date(T0).toISOString() },
+      { principal: 'bob', digest: 'd1', since: new Date(T0 + 2_000).toISOString() },
+    ]);
+  });
+
+  it('records an approver again when a later approval of theirs goes stale as the change moves again', () => {
+    const first = viewWith(undefined, [stale('alice', 'd1')], T0);
+    const status = { environments: { prod: { waitingApproval: first } } };
+    const again = viewWith(status, [stale('alice', 'd2')], T0 + 5_000);
+    expect(again?.previewChanged).toEqual([
+      { principal: 'alice', digest: 'd1', since: new Date(T0).toISOString() },
+      { principal: 'alice', digest: 'd2', since: new Date(T0 + 5_000).toISOString() },
     ]);
   });
 });

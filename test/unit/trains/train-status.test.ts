@@ -54,6 +54,29 @@ describe('the next train status', () => {
     expect(nextTrainStatus(first, steady, T0 + 60_000)).toEqual(first);
   });
 
+  it('records the members rolled back from a Failed release, and keeps them', () => {
+    const failed: MemberStand = { gatesMet: true, arrived: false, failed: true };
+    const env = (rolledBack: string[]) => ({
+      name: 'prod',
+      together: { api: '2', web: '5' },
+      standsFor: () => ({ api: met, web: failed }),
+      arrivedAll: () => false,
+      rolledBack: () => rolledBack,
+    });
+    const promoting = nextTrainStatus(undefined, snapshot(), T0);
+    const failing = nextTrainStatus(promoting, snapshot({ environments: [env([])] }), T0 + 1);
+    expect(failing.environments?.[0]?.release).toMatchObject({ state: 'Failed' });
+    expect(failing.environments?.[0]?.release?.rolledBack).toBeUndefined();
+    const rolled = nextTrainStatus(failing, snapshot({ environments: [env(['api'])] }), T0 + 2);
+    expect(rolled.environments?.[0]?.release).toMatchObject({
+      state: 'Failed',
+      rolledBack: ['api'],
+    });
+    // Once recorded, a member stays named though its record moves on.
+    const later = nextTrainStatus(rolled, snapshot({ environments: [env([])] }), T0 + 3);
+    expect(later.environments?.[0]?.release?.rolledBack).toEqual(['api']);
+  });
+
   it('says which members are missing, Ready=False', () => {
     const status = nextTrainStatus(undefined, snapshot({ missing: ['gone'] }), T0);
     expect(status.conditions?.[0]).toMatchObject({

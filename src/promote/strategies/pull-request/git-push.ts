@@ -146,9 +146,13 @@ async function editBlob(
   // Skips parsing the (many) files that cannot hold a marker.
   if (!text.includes(MARKER_KEY)) return unchanged;
   const edit = setMarkedValues(text, change.marker, change.revision);
-  if (!edit.changed) return { ...unchanged, markers: edit.markers };
-  sink?.({ path, before: text, after: edit.text });
-  const written = await isogit.writeBlob({ ...git, blob: encoder.encode(edit.text) });
+  // The change's own marker counts (NoMarker); the others' values are set alongside.
+  let after = edit.text;
+  for (const other of change.also ?? [])
+    after = setMarkedValues(after, other.marker, other.revision).text;
+  if (after === text) return { ...unchanged, markers: edit.markers };
+  sink?.({ path, before: text, after });
+  const written = await isogit.writeBlob({ ...git, blob: encoder.encode(after) });
   return { oid: written, markers: edit.markers, files: [path] };
 }
 

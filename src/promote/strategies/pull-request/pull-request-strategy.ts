@@ -16,6 +16,7 @@ import type {
 } from '../strategy.js';
 import type { ForgeFailure } from '../../../forge/forge-answers.js';
 import { markerFor } from './markers.js';
+import { otherMarkers, trainBranch, trainPullRequestText } from './shared-pull-request.js';
 import { readCredentials } from '../../../forge/forge-credentials.js';
 import { checkRepository } from '../../../forge/repository.js';
 import type {
@@ -111,14 +112,24 @@ function changeOf(
   credentials: ForgeCredentials,
 ): PromotionChange {
   const { namespace, name } = ctx.pipeline.metadata;
+  const shared = ctx.sharedPullRequest;
   return {
     repository,
     credentials,
-    branch: promotionBranch(namespace, name, ctx.environment),
+    branch:
+      shared === undefined
+        ? promotionBranch(namespace, name, ctx.environment)
+        : trainBranch(shared, ctx.environment),
     marker: markerFor(namespace, name, ctx.environment),
     revision: ctx.revision,
+    ...(shared === undefined
+      ? {}
+      : { also: otherMarkers(shared, namespace, name, ctx.environment) }),
     author: ports.settings.author,
-    message: commitMessage(ports.settings.commitMessage, namespace, name, ctx),
+    message:
+      shared === undefined
+        ? commitMessage(ports.settings.commitMessage, namespace, name, ctx)
+        : trainPullRequestText(shared, ctx.environment).title,
     now: ports.now(),
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   };
@@ -177,7 +188,10 @@ async function propose(
   const resolved = await resolveRepository(spec, namespace, ports);
   if ('reason' in resolved) return failed(resolved, ports.now());
   const { repository, credentials } = resolved;
-  const text = ports.text(namespace, name, ctx.environment, ctx.revision);
+  const text =
+    ctx.sharedPullRequest === undefined
+      ? ports.text(namespace, name, ctx.environment, ctx.revision)
+      : trainPullRequestText(ctx.sharedPullRequest, ctx.environment);
   const change = changeOf(ports, ctx, repository, credentials);
   const { branch } = change;
   const pushed = await ports.pusher.push(change);
