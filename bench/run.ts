@@ -59,6 +59,7 @@ import { measureThroughput } from './throughput.js';
 import { measureTail, tailBars, tailLine } from './high-concurrency.js';
 import { measureView } from './ui.js';
 import { viewBars, viewLines } from './ui-report.js';
+import { measureWhatIf, whatIfBars, whatIfLines } from './what-if.js';
 import type { ThroughputOptions } from './throughput.js';
 
 /** Per-mode settings. */
@@ -70,6 +71,8 @@ interface Mode {
   approvals: number;
   /** Part (a'): rounds at 100 connections. */
   tail: { warmupMs: number; roundMs: number; rounds: number };
+  /** Part (h): what-if calls per side. */
+  whatIfCalls: number;
 }
 
 const MODES: Record<Mode['name'], Mode> = {
@@ -79,6 +82,7 @@ const MODES: Record<Mode['name'], Mode> = {
     burstSizes: [100, 1000],
     approvals: 50,
     tail: { warmupMs: 1_000, roundMs: 3_000, rounds: 2 },
+    whatIfCalls: 5,
   },
   full: {
     name: 'full',
@@ -86,6 +90,7 @@ const MODES: Record<Mode['name'], Mode> = {
     burstSizes: [100, 1000],
     approvals: 200,
     tail: { warmupMs: 2_000, roundMs: 10_000, rounds: 3 },
+    whatIfCalls: 20,
   },
 };
 
@@ -207,10 +212,13 @@ async function main(): Promise<number> {
     const goals = [...scaleGoals(scale), ...shardedGoals(sharded)];
     log('(f) idle fleet:');
     const idle = await measureIdle(idleSpec(mode.name === 'quick'));
+    log('(h) what-if:');
+    const whatIf = await measureWhatIf(1_000, mode.whatIfCalls);
     const bars = [
       ...evaluateBars(throughput, bursts, memory, memoryContext, idle),
       ...tailBars(tail),
       ...viewBars(view),
+      ...whatIfBars(whatIf),
     ];
     const pass = bars.every((b) => b.pass) && goals.every((g) => g.pass);
 
@@ -227,6 +235,8 @@ async function main(): Promise<number> {
     log(burstTable(bursts));
     log('');
     for (const line of viewLines(view)) log(line);
+    log('');
+    for (const line of whatIfLines(whatIf)) log(line);
     log('');
     log(barsTable(bars));
     const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
@@ -274,6 +284,7 @@ async function main(): Promise<number> {
       sharded,
       scaleGoals: goals,
       idle,
+      whatIf,
       memory,
       memoryContext,
       otherProcesses: {

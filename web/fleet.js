@@ -2,9 +2,11 @@
 /**
  * The fleet page: search and filters applied in the browser (rows hidden, not removed), and
  * live rows from the server (web/live.js) applied in one animation frame per burst. Rows are
- * found by their Pipeline id in a map, so an update touches only the rows it names.
+ * found by their Pipeline id in a map, so an update touches only the rows it names. The release
+ * trains' section above them comes whole in its own frames.
  */
 import { applied, batched, follow } from './live.js';
+import './copy.js';
 
 const main = /** @type {HTMLElement} */ (document.querySelector('main[data-testid="fleet"]'));
 const table = /** @type {HTMLTableElement} */ (main.querySelector('table.fleet'));
@@ -179,9 +181,30 @@ const drain = batched(() => {
   applied(items, performance.now() - started);
 });
 
+/**
+ * The trains' section, replaced whole; a train's detail the reader opened stays open.
+ * @param {{html: string}} frame
+ */
+const applyTrains = (frame) => {
+  const section = document.getElementById('trains');
+  if (section === null) return;
+  const open = new Set(
+    [...section.querySelectorAll('details[open]')].map((d) => d.getAttribute('data-detail')),
+  );
+  const template = document.createElement('template');
+  template.innerHTML = frame.html;
+  const next = template.content.firstElementChild;
+  if (next === null) return;
+  for (const d of next.querySelectorAll('details'))
+    if (open.has(d.getAttribute('data-detail'))) d.setAttribute('open', '');
+  section.replaceWith(next);
+  applied(next.querySelectorAll('tr[data-train]').length, 0);
+};
+
 follow('/live', main.dataset.since ?? '', {
   rows: (frame) => {
     queue.push(frame);
     drain();
   },
+  trains: applyTrains,
 });

@@ -19,7 +19,7 @@ import { recordedJti } from '../text/bounded-id.js';
 import { display } from '../text/text.js';
 import type { TrainBook } from '../trains/train-book.js';
 import { checkTrain } from '../trains/train-check.js';
-import { resolveTrain, type MemberCandidate } from '../trains/train-members.js';
+import { memberRef, resolveTrain, type MemberCandidate } from '../trains/train-members.js';
 import { asUncheckedTrain } from '../trains/train-resource.js';
 import { recordOf, type AuthorizationRefusal } from './answers.js';
 import {
@@ -91,8 +91,7 @@ export class TrainApprovals {
   ): Promise<TrainApprovalResult> {
     const train = await this.read(ref);
     if (train === undefined) return refused({ reason: 'NotFound' });
-    const candidates = this.deps.candidates(ref.namespace);
-    if (!resolveTrain(train, candidates).environments.includes(environment))
+    if (!resolveTrain(train, this.deps.candidates).environments.includes(environment))
       return refused({ reason: 'NotFound' });
     // A used statement is a replay whatever the release's state: answered before anything else.
     if (this.usedOnEvery(ref.namespace, train.status?.members ?? [], environment, principal))
@@ -114,7 +113,7 @@ export class TrainApprovals {
     if (forbidden !== undefined)
       return refused({
         reason: 'Forbidden',
-        detail: `The approval gate of ${ref.namespace}/${forbidden.name} in ${environment} does not allow ${display(principal.name)}; nothing was recorded.`,
+        detail: `The approval gate of ${qualified(ref.namespace, forbidden.name)} in ${environment} does not allow ${display(principal.name)}; nothing was recorded.`,
       });
     if (!plans.some((p) => p.gated))
       return refused({
@@ -164,7 +163,7 @@ export class TrainApprovals {
       .sort()
       .map((name) => {
         const revision = members[name] ?? '';
-        const pipeline = this.deps.catalog.get(pipelineId({ namespace, name }));
+        const pipeline = this.deps.catalog.get(pipelineId(memberRef(namespace, name)));
         const env = pipeline?.spec.environments.find((e) => e.name === environment);
         const gate = pipeline && env && gateOf(pipeline.spec, env, this.deps.floors[environment]);
         const base = { name, revision, gated: gate !== undefined };
@@ -184,18 +183,17 @@ export class TrainApprovals {
     const members: TrainMemberAnswer[] = [];
     const refusals: AuthorizationRefusal[] = [];
     for (const plan of plans) {
-      const pipeline = `${namespace}/${plan.name}`;
+      const ref = memberRef(namespace, plan.name);
+      const pipeline = qualified(namespace, plan.name);
       const base = { pipeline, revision: plan.revision };
       if (!plan.gated) {
         members.push({ ...base, outcome: 'notGated' });
         continue;
       }
-      const result = await this.deps.authorizer.submit(
-        { namespace, name: plan.name },
-        environment,
-        principal,
-        { ...memberClaim(claim), revision: plan.revision },
-      );
+      const result = await this.deps.authorizer.submit(ref, environment, principal, {
+        ...memberClaim(claim),
+        revision: plan.revision,
+      });
       if (result.ok) {
         const { state, gate } = result.answer;
         members.push({
@@ -248,4 +246,10 @@ export class TrainApprovals {
         r.revision === plan.revision,
     );
   }
+}
+
+/** A member's Pipeline as `namespace/name`, whether the train names it so or by name alone. */
+function qualified(trainNamespace: string, member: string): string {
+  const { namespace, name } = memberRef(trainNamespace, member);
+  return `${namespace}/${name}`;
 }

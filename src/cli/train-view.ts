@@ -1,28 +1,36 @@
 /**
  * The release trains in `promotion-gateway status`: one row per train and gated environment,
  * the combination its release takes (each member's revision and the digest), the release's
- * state and what it waits for (and, after a failure, the members rolled back), read from the PromotionTrains' stored statuses.
+ * state and what it waits for (and, after a failure, the members rolled back), read from the
+ * PromotionTrains' stored statuses; a train the gateway does not use (Ready=False) is one row
+ * saying why.
  */
 import { failureSummary } from '../kube/errors.js';
 import { listAllPages } from '../kube/pipeline-watch.js';
 import { resourcePath, type KubeRest } from '../kube/rest.js';
 import { PROMOTION_TRAIN } from '../kube/resources.js';
-import { neutralize } from '../text/text.js';
+import { clip, neutralize } from '../text/text.js';
 import { checkTrains } from '../trains/train-source.js';
-import { trainName, type PromotionTrain, type TrainEnvironment } from '../trains/train-resource.js';
+import { trainName, type TrainEnvironment, type UncheckedTrain } from '../trains/train-resource.js';
+
+/** Longest reason and message a refused train's row shows. */
+const MAX_REFUSAL = 160;
 
 /**
- * The usable PromotionTrains of `namespace` (undefined: every namespace); none where the CRD is
- * not installed. Another failed read is an Error naming why, without credentials.
+ * The PromotionTrains of `namespace` (undefined: every namespace), usable or not, by name; none
+ * where the CRD is not installed. Another failed read is an Error naming why, without credentials.
  */
 export async function readTrains(
   rest: KubeRest,
   namespace: string | undefined,
-): Promise<PromotionTrain[]> {
+): Promise<UncheckedTrain[]> {
   try {
     const path = resourcePath(PROMOTION_TRAIN, namespace);
     const page = (token: string | undefined) => rest.get(path, { limit: 500, continue: token });
-    return checkTrains((await listAllPages(page)).items).trains;
+    const listed = checkTrains((await listAllPages(page)).items);
+    return [...listed.trains, ...listed.invalid.map((i) => i.train)].sort((a, b) =>
+      trainName(a) < trainName(b) ? -1 : 1,
+    );
   } catch (error) {
     const { message, reason } = failureSummary(error);
     if (reason === 'NotFound') return [];
@@ -33,9 +41,14 @@ export async function readTrains(
 const HEADERS = ['TRAIN', 'ENVIRONMENT', 'STATE', 'COMBINATION', 'WAITING'];
 
 /** The trains' table, or nothing when there is no train. */
-export function renderTrains(trains: readonly PromotionTrain[]): string {
-  const rows = trains.flatMap((train) =>
-    (train.status?.environments ?? []).map((env) => {
+export function renderTrains(trains: readonly UncheckedTrain[]): string {
+  const rows = trains.flatMap((train) => {
+    const ready = train.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.status === 'False') {
+      const why = clip(`${ready.reason}: ${ready.message}`, MAX_REFUSAL);
+      return [[trainName(train), '-', 'NotReady', why, ''].map((cell) => neutralize(cell))];
+    }
+    return (train.status?.environments ?? []).map((env) => {
       const release = env.release;
       const members = Object.entries(release?.members ?? {})
         .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -48,8 +61,8 @@ export function renderTrains(trains: readonly PromotionTrain[]): string {
         release === undefined ? '-' : `${members} (${release.digest.slice(0, 19)}…)`,
         waitingOf(release),
       ].map((cell) => neutralize(cell));
-    }),
-  );
+    });
+  });
   if (rows.length === 0) return '';
   const cells = [HEADERS, ...rows];
   const widths = HEADERS.map((_, i) => Math.max(...cells.map((line) => (line[i] ?? '').length)));

@@ -74,6 +74,15 @@ export interface ChecksSettings {
   };
 }
 
+/** PromotionTrains (docs/policy.md, "Release trains"): what the operator allows them. */
+export interface TrainsConfig {
+  /**
+   * Which trains may name members of other namespaces: false = none (each train its own
+   * namespace only), true = every train, a list = trains in these namespaces.
+   */
+  crossNamespace: boolean | readonly string[];
+}
+
 /** PromotionAlerts (docs/notifications.md): what the operator allows them. */
 export interface NotificationsConfig {
   /**
@@ -235,6 +244,7 @@ export interface GatewayConfig {
   authorizations: AuthorizationConfig;
   checks: ChecksSettings;
   notifications: NotificationsConfig;
+  trains: TrainsConfig;
   /** The web view (docs/ui.md); absent = not served. */
   ui?: UiConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

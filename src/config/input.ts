@@ -93,6 +93,7 @@ export interface CheckedInput {
   ci: { issuers: Required<CiIssuerInput>[]; policies: CiPolicyInput[] };
   checks: { maxConcurrent: number; http: { allowedUrlPrefixes: string[] } };
   notifications: Required<NonNullable<ConfigInput['notifications']>>;
+  trains: Required<NonNullable<ConfigInput['trains']>>;
   ui?: With<NonNullable<ConfigInput['ui']>, 'anonymous' | 'maxStreams'>;
   logLevel: NonNullable<ConfigInput['logLevel']>;
 }

@@ -176,6 +176,11 @@ function build(
         : input.notifications.crossNamespace,
       allowedUrlPrefixes: [...input.notifications.allowedUrlPrefixes],
     },
+    trains: {
+      crossNamespace: Array.isArray(input.trains.crossNamespace)
+        ? [...input.trains.crossNamespace]
+        : input.trains.crossNamespace,
+    },
     ...(input.ui === undefined ? {} : { ui: uiConfig(input.ui) }),
     logLevel: input.logLevel,
   };

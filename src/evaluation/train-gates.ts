@@ -12,7 +12,7 @@ import { summarise } from '../evaluate/target-states.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import type { TrainBook } from '../trains/train-book.js';
-import { resolveTrain, type MemberCandidate } from '../trains/train-members.js';
+import { memberRef, resolveTrain, type MemberCandidate } from '../trains/train-members.js';
 import { trainName, type PromotionTrain, type TrainRelease } from '../trains/train-resource.js';
 import type { VerifiedTargets } from '../verify/verified-targets.js';
 import { statusesFor } from './evaluation-input.js';
@@ -36,19 +36,22 @@ export class TrainGates implements TrainGateSource {
   /** The gate per environment the Pipeline's train gates; undefined when it is in no train. */
   gatesFor(pipeline: Pipeline): Record<string, TrainGateInput> | undefined {
     const { namespace, name } = pipeline.metadata;
-    const found = this.deps.book.membershipOf(namespace, name, () => this.candidates(namespace));
+    const found = this.deps.book.membershipOf(namespace, name, (ns) => this.candidates(ns));
     if (found === undefined) return undefined;
+    const own = found.train.metadata.namespace;
+    const member = found.member.name;
     const out: Record<string, TrainGateInput> = {};
     for (const env of found.environments) {
       const stored = found.train.status?.environments?.find((e) => e.name === env)?.release;
       out[env] = {
         train: trainName(found.train),
-        member: name,
+        member,
         ...(stored === undefined ? {} : { release: releaseInput(stored) }),
         ...(found.train.spec.rollbackOnFailure === true ? { rollbackOnFailure: true } : {}),
-        ...sharedIfAny(this.sharedPullRequest(found.train, pipeline, env)),
+        ...sharedIfAny(this.sharedPullRequest(found.train, pipeline, member, env)),
         dependsOn: (found.member.dependsOn ?? []).map((d) => {
-          const running = this.runningIn(namespace, d, env);
+          const ref = memberRef(own, d);
+          const running = this.runningIn(ref.namespace, ref.name, env);
           return running === undefined ? { name: d } : { name: d, running };
         }),
       };
@@ -56,16 +59,25 @@ export class TrainGates implements TrainGateSource {
     return out;
   }
 
-  /** The members sharing this one's pull request into `env` (sharedPullRequestMembers). */
-  private sharedPullRequest(train: PromotionTrain, pipeline: Pipeline, env: string): string[] {
+  /**
+   * The members sharing this one's pull request into `env` (sharedPullRequestMembers); `member`
+   * is the Pipeline as the train names it.
+   */
+  private sharedPullRequest(
+    train: PromotionTrain,
+    pipeline: Pipeline,
+    member: string,
+    env: string,
+  ): string[] {
     if (repositoryKey(pipeline, env) === undefined) return [];
-    const { namespace, name } = pipeline.metadata;
-    const members = resolveTrain(train, this.candidates(namespace)).members.map((m) => {
-      const found = m.name === name ? pipeline : this.pipeline(namespace, m.name)?.pipeline;
+    const own = train.metadata.namespace;
+    const members = resolveTrain(train, (ns) => this.candidates(ns)).members.map((m) => {
+      const ref = memberRef(own, m.name);
+      const found = m.name === member ? pipeline : this.pipeline(ref.namespace, ref.name)?.pipeline;
       const repository = found === undefined ? undefined : repositoryKey(found, env);
       return { ...m, ...(repository === undefined ? {} : { repository }) };
     });
-    return sharedPullRequestMembers(name, members);
+    return sharedPullRequestMembers(member, members);
   }
 
   /** The Pipelines of `namespace` as a train resolves its members against them. */

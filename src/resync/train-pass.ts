@@ -20,7 +20,17 @@ import type { GatewayLogger } from '../log.js';
 import type { EventRecord } from '../kube/ports.js';
 import { pipelineId } from '../pipeline/id.js';
 import type { TrainBook } from '../trains/train-book.js';
-import { resolveTrain, upstreamOf } from '../trains/train-members.js';
+import {
+  memberRef,
+  resolveTrain,
+  upstreamOf,
+  type ResolvedTrain,
+} from '../trains/train-members.js';
+import {
+  refusedTrainStatus,
+  readyReason,
+  type TrainRefusalInput,
+} from '../trains/train-refusal.js';
 import type { TrainSource } from '../trains/train-source.js';
 import { nextTrainStatus, type EnvironmentSnapshot } from '../trains/train-status.js';
 import type { TrainStatusWriter } from '../trains/train-status-writer.js';
@@ -30,6 +40,7 @@ import {
   trainName,
   type PromotionTrain,
   type TrainStatus,
+  type UncheckedTrain,
 } from '../trains/train-resource.js';
 
 /** What a pass reads, asks and writes through. */
@@ -60,13 +71,24 @@ export class TrainPass {
       return;
     }
     this.deps.book.update(listed.trains);
-    for (const train of listed.trains) await this.reconcile(train);
+    for (const s of this.deps.book.standings((ns) => this.deps.gates.candidates(ns))) {
+      if (s.refusal === undefined) await this.reconcile(s.train, s.resolved);
+      else
+        await this.refuse(s.train, {
+          ...s.refusal,
+          members: s.resolved.members.map((m) => m.name),
+        });
+    }
+    for (const { train, reason, problem } of listed.invalid)
+      await this.refuse(train, { reason, message: problem });
   }
 
   /** Reconciles one train: records what was seen and the next release, re-checks its members. */
-  async reconcile(train: PromotionTrain): Promise<void> {
+  async reconcile(
+    train: PromotionTrain,
+    resolved: ResolvedTrain = resolveTrain(train, (ns) => this.deps.gates.candidates(ns)),
+  ): Promise<void> {
     const { namespace } = train.metadata;
-    const resolved = resolveTrain(train, this.deps.gates.candidates(namespace));
     const names = resolved.members.map((m) => m.name);
     const snapshot = {
       ...(train.metadata.generation === undefined ? {} : { generation: train.metadata.generation }),
@@ -89,9 +111,47 @@ export class TrainPass {
       this.deps.book.replace({ ...train, ...stored, spec: train.spec });
     if (written.outcome === 'Written' || promoting(status)) {
       for (const name of names)
-        this.deps.pipelines.requestPipeline(pipelineId({ namespace, name }), 'train');
+        this.deps.pipelines.requestPipeline(pipelineId(memberRef(namespace, name)), 'train');
     }
-    if (written.outcome === 'Written') await this.tell(train, before, status);
+    if (written.outcome !== 'Written') return;
+    await this.tell(train, before, status);
+    const ready = status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.status === 'False' && ready.reason !== readyReason(before))
+      await this.warn(train, ready.reason, ready.message);
+  }
+
+  /**
+   * Records why a train is not used (Ready=False, its reason and message) and, when the reason is
+   * new, a Warning Event; its members are re-checked, as the train no longer holds them.
+   */
+  async refuse(train: UncheckedTrain, refusal: TrainRefusalInput): Promise<void> {
+    const { namespace } = train.metadata;
+    const generation = train.metadata.generation;
+    const input = { ...refusal, ...(generation === undefined ? {} : { generation }) };
+    const written = await this.deps.writer.apply(train, (stored) => ({
+      write: refusedTrainStatus(stored.status, input, this.deps.now()),
+      verdict: readyReason(stored.status),
+    }));
+    if (written.outcome !== 'Written' || written.verdict === refusal.reason) return;
+    for (const name of refusal.members ?? [])
+      this.deps.pipelines.requestPipeline(pipelineId(memberRef(namespace, name)), 'train');
+    await this.warn(train, refusal.reason, refusal.message);
+  }
+
+  /** A Warning Event on the train: why it is not Ready. */
+  private async warn(train: UncheckedTrain, reason: string, message: string): Promise<void> {
+    this.deps.logger.info({ train: trainName(train), reason }, 'train not ready');
+    const event: EventRecord = {
+      involvedObject: {
+        ...{ apiVersion: train.apiVersion, kind: train.kind },
+        ...{ namespace: train.metadata.namespace, name: train.metadata.name },
+        ...(train.metadata.uid === undefined ? {} : { uid: train.metadata.uid }),
+      },
+      ...{ type: 'Warning', reason, message },
+    };
+    await this.deps.events?.emitEvent(event).catch((err: unknown) => {
+      this.deps.logger.warn({ err, train: trainName(train) }, 'train event not recorded');
+    });
   }
 
   /** `next` with the notification events it owes recorded in the train's outbox. */
@@ -153,25 +213,33 @@ export class TrainPass {
     const { namespace } = train.metadata;
     const upstream: Record<string, TargetStatus[]> = {};
     for (const name of names) {
-      const environments = this.deps.gates.pipeline(namespace, name)?.pipeline.spec.environments;
+      const ref = memberRef(namespace, name);
+      const environments = this.deps.gates.pipeline(ref.namespace, ref.name)?.pipeline.spec
+        .environments;
       const before = upstreamOf(environments?.map((e) => e.name) ?? [], env);
       upstream[name] =
-        before === undefined ? [] : (this.deps.gates.targetsIn(namespace, name, before) ?? []);
+        before === undefined
+          ? []
+          : (this.deps.gates.targetsIn(ref.namespace, ref.name, before) ?? []);
     }
     const together = verifiedTogether(upstream);
+    const running = (n: string) => {
+      const ref = memberRef(namespace, n);
+      return this.deps.gates.runningIn(ref.namespace, ref.name, env);
+    };
     return {
       name: env,
       ...(together === undefined ? {} : { together }),
       standsFor: (release) => this.standsFor(train, names, env, release),
-      arrivedAll: (release) =>
-        names.every((n) => this.deps.gates.runningIn(namespace, n, env) === release.members[n]),
+      arrivedAll: (release) => names.every((n) => running(n) === release.members[n]),
       rolledBack: (release) => names.filter((n) => this.rolledBack(train, n, env, release)),
     };
   }
 
   /** Whether the member's record in `env` is the train's rollback from its release revision, done. */
   private rolledBack(train: PromotionTrain, name: string, env: string, release: Combination) {
-    const found = this.deps.gates.pipeline(train.metadata.namespace, name);
+    const ref = memberRef(train.metadata.namespace, name);
+    const found = this.deps.gates.pipeline(ref.namespace, ref.name);
     const record = found?.pipeline.status?.environments?.[env]?.promotion;
     return (
       record?.rollback?.train === trainName(train) &&
@@ -190,14 +258,15 @@ export class TrainPass {
     const { namespace } = train.metadata;
     const out: Record<string, MemberStand> = {};
     for (const name of names) {
+      const ref = memberRef(namespace, name);
       const revision = release.members[name];
-      const arrived = this.deps.gates.runningIn(namespace, name, env) === revision;
-      const found = this.deps.gates.pipeline(namespace, name);
+      const arrived = this.deps.gates.runningIn(ref.namespace, ref.name, env) === revision;
+      const found = this.deps.gates.pipeline(ref.namespace, ref.name);
       if (found === undefined || revision === undefined) {
         out[name] = { gatesMet: false, arrived, failed: false };
         continue;
       }
-      const targets = this.deps.gates.statusesOf(namespace, name) ?? {};
+      const targets = this.deps.gates.statusesOf(ref.namespace, ref.name) ?? {};
       const decision = this.deps.evaluator.probe(found.pipeline, targets, env, {
         train: trainName(train),
         member: name,

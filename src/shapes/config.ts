@@ -21,6 +21,7 @@ import {
   NotificationsInputSchema,
   PromotionInputSchema,
 } from './config-promotion.js';
+import { TrainsInputSchema } from './config-trains.js';
 import { ApprovalsInputSchema, CiInputSchema } from './config-approvals.js';
 
 /** Configuration `(the document)`. */
@@ -56,6 +57,7 @@ export const ConfigInputSchema = Type.Object(
     ci: Type.Optional(CiInputSchema),
     checks: Type.Optional(ChecksInputSchema),
     notifications: Type.Optional(NotificationsInputSchema),
+    trains: Type.Optional(TrainsInputSchema),
     ui: Type.Optional(UiInputSchema),
     logLevel: Type.Optional(
       Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {

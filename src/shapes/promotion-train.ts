@@ -18,18 +18,22 @@ export const MAX_OBSERVED_COMBINATIONS = 10;
 /** The states of a train's release into one environment, in the order they happen. */
 export const RELEASE_STATES = ['Waiting', 'Promoting', 'Succeeded', 'Failed'] as const;
 
-const PipelineName = Type.String({ minLength: 1, maxLength: 253, pattern: NAME_PATTERN });
+/** A member as the train names it: a Pipeline of its namespace, or `namespace/name`. */
+const MEMBER_PATTERN = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?${NAME_PATTERN.slice(1)}`;
+
+const MemberName = Type.String({ minLength: 1, maxLength: 317, pattern: MEMBER_PATTERN });
 
 /** PromotionTrain `spec.members[]`. */
 export const TrainMemberSchema = Type.Object({
   name: Type.String({
-    description: "A Pipeline of the train's namespace.",
+    description:
+      "A Pipeline of the train's namespace, or `namespace/name` of another namespace's where the gateway's configuration allows it (trains.crossNamespace).",
     minLength: 1,
-    maxLength: 253,
-    pattern: NAME_PATTERN,
+    maxLength: 317,
+    pattern: MEMBER_PATTERN,
   }),
   dependsOn: Type.Optional(
-    Type.Array(PipelineName, {
+    Type.Array(MemberName, {
       description:
         'Members promoted into an environment before this one: it is promoted only once each of them is verified healthy there at its release revision.',
       maxItems: MAX_TRAIN_MEMBERS,
@@ -121,7 +125,7 @@ export const TrainReleaseSchema = Type.Object(
     state: StringEnum(RELEASE_STATES),
     startedAt: Type.String({ format: 'date-time' }),
     waitingFor: Type.Optional(
-      Type.Array(Type.String({ maxLength: 253 }), {
+      Type.Array(Type.String({ maxLength: 317 }), {
         description: 'The members whose own gates or order hold the release.',
         maxItems: MAX_TRAIN_MEMBERS,
       }),
@@ -129,7 +133,7 @@ export const TrainReleaseSchema = Type.Object(
     reason: Type.Optional(Type.String({ maxLength: 64 })),
     message: Type.Optional(Type.String({ maxLength: 1024 })),
     rolledBack: Type.Optional(
-      Type.Array(PipelineName, {
+      Type.Array(MemberName, {
         description:
           'After a failure with spec.rollbackOnFailure: the members rolled back from their release revision.',
         maxItems: MAX_TRAIN_MEMBERS,
@@ -144,7 +148,7 @@ export const MAX_TRAIN_OUTBOX = 100;
 
 /** PromotionTrain `status.outbox[].train.failed[]`: a member whose promotion failed, and why. */
 export const FailedMemberSchema = Type.Object({
-  member: PipelineName,
+  member: MemberName,
   revision: Type.String({ maxLength: 256 }),
   reason: Type.String({ maxLength: 1024 }),
 });
@@ -155,13 +159,13 @@ export const TrainEventDetailsSchema = Type.Object({
   members: CombinationMembersSchema,
   failed: Type.Optional(Type.Array(FailedMemberSchema, { maxItems: MAX_TRAIN_MEMBERS })),
   stopped: Type.Optional(
-    Type.Array(PipelineName, {
+    Type.Array(MemberName, {
       description: 'Members the failure stopped before their promotion started.',
       maxItems: MAX_TRAIN_MEMBERS,
     }),
   ),
   waitingFor: Type.Optional(
-    Type.Array(PipelineName, {
+    Type.Array(MemberName, {
       description: 'For TrainWaiting: the members whose own gates hold the release.',
       maxItems: MAX_TRAIN_MEMBERS,
     }),
@@ -210,8 +214,8 @@ export const TrainStatusSchema = Type.Object(
       }),
     ),
     members: Type.Optional(
-      Type.Array(PipelineName, {
-        description: 'The member Pipelines found, by name.',
+      Type.Array(MemberName, {
+        description: 'The member Pipelines found, as the spec names them.',
         maxItems: MAX_TRAIN_MEMBERS,
       }),
     ),

@@ -23,35 +23,50 @@ function validator(): ValidateFunction<PromotionTrain> {
   return compiled;
 }
 
+/** Why a train's spec cannot be used: the Ready=False reason its status gives. */
+export type SpecReason = 'InvalidSpec' | 'DependsOnUnknown' | 'DependsOnCycle';
+
 /** The result of checking one train: usable, or a one-line problem naming the field. */
 export type TrainCheck =
-  { ok: true; train: PromotionTrain } | { ok: false; train: UncheckedTrain; problem: string };
+  | { ok: true; train: PromotionTrain }
+  | { ok: false; train: UncheckedTrain; reason: SpecReason; problem: string };
 
 /** Checks a stored train's whole object against the schema, then its members' order. */
 export function checkTrain(train: UncheckedTrain): TrainCheck {
   if (typeof train.spec !== 'object' || train.spec === null)
-    return { ok: false, train, problem: 'spec is required' };
+    return { ok: false, train, reason: 'InvalidSpec', problem: 'spec is required' };
   const validate = validator();
-  if (!validate(train)) return { ok: false, train, problem: describe(validate.errors ?? []) };
-  const problem = orderProblem(train.spec.members ?? []);
-  return problem === undefined ? { ok: true, train } : { ok: false, train, problem };
+  if (!validate(train))
+    return { ok: false, train, reason: 'InvalidSpec', problem: describe(validate.errors ?? []) };
+  const order = orderCheck(train.spec.members ?? []);
+  return order === undefined ? { ok: true, train } : { ok: false, train, ...order };
 }
 
 /** A dependsOn naming no member, naming itself, or closing a cycle; undefined when none. */
 export function orderProblem(members: readonly TrainMember[]): string | undefined {
+  return orderCheck(members)?.problem;
+}
+
+function orderCheck(
+  members: readonly TrainMember[],
+): { reason: SpecReason; problem: string } | undefined {
   const names = new Set(members.map((m) => m.name));
+  const unknown = (problem: string) => ({ reason: 'DependsOnUnknown' as const, problem });
   for (const [i, member] of members.entries()) {
     for (const dependency of member.dependsOn ?? []) {
       if (dependency === member.name)
-        return `spec.members[${i}].dependsOn: a member cannot depend on itself`;
+        return unknown(`spec.members[${i}].dependsOn: a member cannot depend on itself`);
       if (!names.has(dependency))
-        return `spec.members[${i}].dependsOn: ${dependency} is not a member of the train`;
+        return unknown(`spec.members[${i}].dependsOn: ${dependency} is not a member of the train`);
     }
   }
   const cycle = cycleThrough(members);
   return cycle === undefined
     ? undefined
-    : `spec.members: dependsOn has a cycle (${cycle.join(' -> ')})`;
+    : {
+        reason: 'DependsOnCycle',
+        problem: `spec.members: dependsOn has a cycle (${cycle.join(' -> ')})`,
+      };
 }
 
 /** One cycle of the dependsOn graph, as the names along it, or undefined when it has none. */

@@ -1,12 +1,16 @@
 /**
- * Which Pipelines a train holds and which environments it gates: its members by name or label
- * selector, in the train's own namespace, and the environments every member shares (absent
- * `spec.environments`: each one all members list, except any member's first, its source).
+ * Which Pipelines a train holds and which environments it gates: its members by name (`name` in
+ * the train's namespace, `namespace/name` in another) or by label selector in the train's own
+ * namespace, and the environments every member shares (absent `spec.environments`: each one all
+ * members list, except any member's first, its source).
  */
 import type { TrainMember } from './train-resource.js';
 import type { PromotionTrain } from './train-resource.js';
 
-/** What the train needs to know of a Pipeline of its namespace. */
+/** The Pipelines of a namespace, as a train resolves members against them. */
+export type CandidatesOf = (namespace: string) => readonly MemberCandidate[];
+
+/** What the train needs to know of a Pipeline. */
 export interface MemberCandidate {
   name: string;
   labels?: Readonly<Record<string, string>>;
@@ -21,17 +25,35 @@ export interface ResolvedTrain {
   environments: string[];
 }
 
-/** Resolves `train` against the Pipelines of its namespace. */
-export function resolveTrain(
-  train: PromotionTrain,
-  pipelines: readonly MemberCandidate[],
-): ResolvedTrain {
-  const byName = new Map(pipelines.map((p) => [p.name, p]));
-  const listed = train.spec.members ?? selected(train, pipelines);
-  const members = listed.filter((m) => byName.has(m.name));
-  const missing = listed.filter((m) => !byName.has(m.name)).map((m) => m.name);
-  const found = members.map((m) => byName.get(m.name)?.environments ?? []);
+/** Resolves `train` against the Pipelines of the namespaces its members are in. */
+export function resolveTrain(train: PromotionTrain, candidates: CandidatesOf): ResolvedTrain {
+  const own = train.metadata.namespace;
+  const byNamespace = new Map<string, Map<string, MemberCandidate>>();
+  const find = (member: string): MemberCandidate | undefined => {
+    const ref = memberRef(own, member);
+    let names = byNamespace.get(ref.namespace);
+    if (names === undefined) {
+      names = new Map(candidates(ref.namespace).map((p) => [p.name, p]));
+      byNamespace.set(ref.namespace, names);
+    }
+    return names.get(ref.name);
+  };
+  const listed = train.spec.members ?? selected(train, candidates(own));
+  const members = listed.filter((m) => find(m.name) !== undefined);
+  const missing = listed.filter((m) => find(m.name) === undefined).map((m) => m.name);
+  const found = members.map((m) => find(m.name)?.environments ?? []);
   return { members, missing, environments: gatedEnvironments(train, found) };
+}
+
+/** The Pipeline a member names: `namespace/name`, or `name` in the train's namespace. */
+export function memberRef(
+  trainNamespace: string,
+  member: string,
+): { namespace: string; name: string } {
+  const slash = member.indexOf('/');
+  return slash < 0
+    ? { namespace: trainNamespace, name: member }
+    : { namespace: member.slice(0, slash), name: member.slice(slash + 1) };
 }
 
 function selected(train: PromotionTrain, pipelines: readonly MemberCandidate[]): TrainMember[] {

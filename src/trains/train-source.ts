@@ -5,7 +5,7 @@
  * with its problem, not dropped, so its status can say why (Ready=False).
  */
 import type { ObjectReader, ReadFailureReason } from '../kube/ports.js';
-import { checkTrain } from './train-check.js';
+import { checkTrain, type SpecReason } from './train-check.js';
 import {
   TRAIN_API_VERSION,
   TRAIN_KIND,
@@ -18,7 +18,7 @@ import {
 /** Every train listed, sorted by namespace then name: usable ones and invalid ones. */
 export interface TrainListing {
   trains: PromotionTrain[];
-  invalid: { train: UncheckedTrain; problem: string }[];
+  invalid: { train: UncheckedTrain; reason: SpecReason; problem: string }[];
 }
 
 /** A listing, or why the trains could not be listed (secret-free). */
@@ -61,7 +61,12 @@ export function checkTrains(objects: readonly unknown[]): TrainListing {
     if (train === undefined) continue;
     const checked = checkTrain(train);
     if (checked.ok) listing.trains.push(checked.train);
-    else listing.invalid.push({ train: checked.train, problem: checked.problem });
+    else
+      listing.invalid.push({
+        train: checked.train,
+        reason: checked.reason,
+        problem: checked.problem,
+      });
   }
   const order = (a: UncheckedTrain, b: UncheckedTrain) =>
     trainName(a) < trainName(b) ? -1 : trainName(a) > trainName(b) ? 1 : 0;

@@ -22,6 +22,8 @@ export interface FleetPageInput {
   assetUrl: (asset: UiAsset) => string;
   /** The shard this gateway serves (config `sharding.name`): its fleet is that shard's. */
   shard?: string | undefined;
+  /** The release trains' section (train-rows.ts); absent: none. */
+  trains?: SafeHtml;
 }
 
 /** The whole page. */
@@ -54,6 +56,7 @@ export function fleetPage(input: FleetPageInput): SafeHtml {
       <button type="button" class="clear" data-filter="" aria-pressed="true">All</button>
       <p id="shown" class="muted" aria-live="polite">${counts.total} of ${counts.total} shown</p>
     </div>
+    ${input.trains ?? ''}
     <table class="fleet">
       <caption>
         Pipelines, their environments left to right: the revision each runs, its health, and what

@@ -9,6 +9,7 @@ import type { PreviewAnswer } from '../preview/pipeline-previews.js';
 import type { PipelineId } from '../pipeline/id.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { PipelineView } from '../reconcile/view.js';
+import type { PromotionTrain } from '../trains/train-resource.js';
 import { columnPlan, type ColumnPlan } from './columns.js';
 import { fleetRow } from './fleet-page.js';
 import type { SafeHtml } from './html.js';
@@ -27,6 +28,10 @@ export interface FleetSource {
   subscribe(listener: (id: PipelineId) => void): () => void;
   /** The preview of an environment's pending promotion (src/preview); absent: not shown. */
   preview?(id: PipelineId, environment: string): Promise<PreviewAnswer>;
+  /** The release trains as last listed (src/trains); absent: none shown. */
+  trains?(): readonly PromotionTrain[];
+  /** Calls `listener` when the trains changed; returns an unsubscribe. */
+  onTrains?(listener: () => void): () => void;
 }
 
 /** One rendered row. */

@@ -23,6 +23,8 @@ import {
   type StreamLimits,
 } from './live-stream.js';
 import { sseFrame } from './sse.js';
+import { trainsFrame, trainsSection, visibleTrains } from './train-rows.js';
+import type { SafeHtml } from './html.js';
 
 /** How the hub paces and bounds its streams. */
 export interface LiveOptions extends StreamLimits {
@@ -65,6 +67,8 @@ interface Flush {
   changed: PipelineId[];
   planChanged: boolean;
   token: string;
+  /** Whether the trains changed: every fleet stream gets their section. */
+  trains: boolean;
   /** Frames by viewer scope and bodies by Pipeline, rendered once per flush. */
   frames: Map<string, string | undefined>;
   bodies: Map<PipelineId, string | undefined>;
@@ -77,6 +81,7 @@ export class LiveHub {
   readonly rows: FleetRows;
   private readonly streams: StreamRegistry;
   private readonly pending = new Set<PipelineId>();
+  private trainsChanged = false;
   private firstPendingAt: number | undefined;
   private cancelFlush: (() => void) | undefined;
   private cancelHeartbeat: (() => void) | undefined;
@@ -97,9 +102,18 @@ export class LiveHub {
   /** Renders the fleet once, then listens for changes and starts the heartbeat. */
   start(): void {
     this.rows.refresh([], true);
-    this.unsubscribe = this.source.subscribe((id) => {
-      this.changed(id);
+    const stopRows = this.source.subscribe((id) => {
+      this.pending.add(id);
+      this.changed();
     });
+    const stopTrains = this.source.onTrains?.(() => {
+      this.trainsChanged = true;
+      this.changed();
+    });
+    this.unsubscribe = () => {
+      stopRows();
+      stopTrains?.();
+    };
     this.heartbeat();
   }
 
@@ -128,9 +142,10 @@ export class LiveHub {
   }
 
   /** The fleet as `viewer` may see it now, for the page, and the change number it is at. */
-  snapshot(viewer: Viewer): VisibleFleet & { since: string } {
+  snapshot(viewer: Viewer): VisibleFleet & { since: string; trains: SafeHtml } {
     const since = this.token();
-    return { ...visibleFleet(this.rows, viewer), since };
+    const trains = trainsSection(visibleTrains(this.source.trains?.() ?? [], viewer));
+    return { ...visibleFleet(this.rows, viewer), since, trains };
   }
 
   /**
@@ -152,6 +167,9 @@ export class LiveHub {
       stream.send(
         fleetFrame(this.rows, viewer, { complete: changes.complete, ids: visible, token }),
       );
+    // The trains' section is small: a stream taking up again gets it whole.
+    if (this.source.trains !== undefined)
+      stream.send(trainsFrame(this.source.trains(), viewer, token));
     return true;
   }
 
@@ -174,8 +192,7 @@ export class LiveHub {
     return `${this.instance}.${String(this.rows.sequence)}`;
   }
 
-  private changed(id: PipelineId): void {
-    this.pending.add(id);
+  private changed(): void {
     this.firstPendingAt ??= this.options.scheduler.monotonic();
     // Nobody listens: the next page or stream brings the rows up to date first.
     if (this.streams.size === 0 || this.cancelFlush !== undefined) return;
@@ -187,16 +204,18 @@ export class LiveHub {
 
   /** Renders what changed and sends each stream its part. */
   private flush(): void {
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && !this.trainsChanged) return;
     const { scheduler } = this.options;
     const started = scheduler.monotonic();
     const first = this.firstPendingAt ?? started;
     const ids = new Set(this.pending);
     this.pending.clear();
+    const trains = this.trainsChanged;
+    this.trainsChanged = false;
     this.firstPendingAt = undefined;
     const { changed, planChanged } = this.rows.refresh(ids);
     const flush: Flush = {
-      ...{ ids, changed, planChanged, token: this.current() },
+      ...{ ids, changed, planChanged, trains, token: this.current() },
       frames: new Map(),
       bodies: new Map(),
     };
@@ -228,7 +247,12 @@ export class LiveHub {
       const visible = ids.filter((id) => viewer.sees(id));
       const change = { complete: flush.planChanged, ids: visible, token: flush.token };
       const none = visible.length === 0 && !flush.planChanged;
-      flush.frames.set(key, none ? undefined : fleetFrame(this.rows, viewer, change));
+      const rows = none ? '' : fleetFrame(this.rows, viewer, change);
+      const trains =
+        flush.trains && this.source.trains !== undefined
+          ? trainsFrame(this.source.trains(), viewer, flush.token)
+          : '';
+      flush.frames.set(key, rows + trains === '' ? undefined : rows + trains);
     }
     return flush.frames.get(key);
   }

@@ -53,7 +53,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { hints, pipelines, reconciler, statusWrites } = loop;
   bindMetricSources(rt, catalog, hints, readiness);
   const http = listeners(rt, await httpApp(rt, catalog, access, { loop, trains }, readiness));
-  const ui = uiListener(rt, catalog, reconciler, loop.previews);
+  const ui = uiListener(rt, catalog, reconciler, loop.previews, trains.book);
   return {
     start: async () => {
       logShard(rt);

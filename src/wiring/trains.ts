@@ -31,7 +31,7 @@ export const TRAIN_LISTING_MS = 5_000;
 
 /** The book and the gates: built before the promotion loop, whose evaluator reads the gates. */
 export function trainKnowledge(rt: Runtime, catalog: PipelineCatalog, access: ClusterAccess) {
-  const book = new TrainBook();
+  const book = new TrainBook(rt.config.trains.crossNamespace);
   const source = new TrainSource(
     new KubeObjectReader(rt.management, rt.calls),
     rt.config.pipelineNamespaces,
@@ -60,7 +60,7 @@ export function trainKnowledge(rt: Runtime, catalog: PipelineCatalog, access: Cl
    */
   const current = async (pipeline: Pipeline): Promise<void> => {
     const { namespace, name } = pipeline.metadata;
-    const member = book.membershipOf(namespace, name, () => gates.candidates(namespace));
+    const member = book.membershipOf(namespace, name, (ns) => gates.candidates(ns));
     if (member !== undefined || rt.now() - listedAt >= TRAIN_FRESHNESS_MS) await refresh();
   };
   // What the promotion loop reads: the gates, and the listing renewed before a promotion.

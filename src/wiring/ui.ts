@@ -10,6 +10,7 @@ import type { FleetSource } from '../ui/fleet-rows.js';
 import { uiMetrics } from '../ui/ui-metrics.js';
 import type { Runtime } from './runtime.js';
 import type { PipelinePreviews } from '../preview/pipeline-previews.js';
+import type { TrainBook } from '../trains/train-book.js';
 
 /** The view as the gateway runs it: listen on `ui.port` (on `host`), its address, close. */
 export interface UiListener {
@@ -23,9 +24,13 @@ export function fleetSource(
   catalog: PipelineCatalog,
   reconciler: Reconciler,
   previews?: Pick<PipelinePreviews, 'previewOf'>,
+  trains?: Pick<TrainBook, 'all' | 'onChange'>,
 ): FleetSource {
   return {
     ...(previews === undefined ? {} : { preview: (id, env) => previews.previewOf(id, env) }),
+    ...(trains === undefined
+      ? {}
+      : { trains: () => trains.all(), onTrains: (listener) => trains.onChange(listener) }),
     ids: () => catalog.ids(),
     pipeline: (id) => catalog.get(id),
     environments: (id) => catalog.environments(id),
@@ -47,6 +52,7 @@ export function uiListener(
   catalog: PipelineCatalog,
   reconciler: Reconciler,
   previews?: Pick<PipelinePreviews, 'previewOf'>,
+  trains?: Pick<TrainBook, 'all' | 'onChange'>,
 ): UiListener {
   const { config } = rt;
   const ui = config.ui;
@@ -56,7 +62,7 @@ export function uiListener(
   return {
     listen: async (host) => {
       if (ui === undefined || built !== undefined) return address;
-      const source = fleetSource(catalog, reconciler, previews);
+      const source = fleetSource(catalog, reconciler, previews, trains);
       built = await buildUi({
         config: { ...config, ui },
         logger: rt.logger,

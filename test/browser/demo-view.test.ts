@@ -76,9 +76,11 @@ describe.skipIf(skipBrowserTests())('the view of the demo fleet, in Chromium', (
 
   it('lists the demo Pipeline on the fleet page, every environment at 6.5.0, live', async () => {
     await fleet.goto(`${base}/`);
+    // podinfo, and the release train's two apps (shop/api, shop/web).
     const rows = fleet.locator('[data-testid="pipeline-row"]');
-    expect(await rows.count()).toBe(1);
-    expect(await rows.getAttribute('data-pipeline')).toBe(PIPELINE);
+    expect(await rows.count()).toBe(3);
+    expect(await rows.first().getAttribute('data-pipeline')).toBe(PIPELINE);
+    expect(await fleet.locator('[data-testid="train-row"]').count()).toBe(1);
     for (const env of ['dev', 'staging', 'prod'])
       expect((await cell(env, 'env-revision').textContent())?.trim()).toBe('6.5.0');
     await expect.poll(() => live(fleet)).toBe('open');

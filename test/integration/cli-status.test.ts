@@ -92,6 +92,29 @@ describe('promotion-gateway status', () => {
     );
   });
 
+  it('prints a train the gateway does not use as one row saying why', async () => {
+    const ns = 'cli-status-refused';
+    createTrainApps(fleet, ns, ['api', 'web']);
+    applyTrain(fleet, ns, 'loop', {
+      members: [
+        { name: 'api', dependsOn: ['web'] },
+        { name: 'web', dependsOn: ['api'] },
+      ],
+    });
+    await eventually(
+      async () => {
+        const [code, text] = await status(['-n', ns]);
+        expect(code).toBe(0);
+        expect(text).toMatch(
+          new RegExp(
+            `${ns}/loop +- +NotReady +DependsOnCycle: spec\\.members: dependsOn has a cycle`,
+          ),
+        );
+      },
+      { timeoutMs: 20_000 },
+    );
+  });
+
   it('prints one Pipeline in detail, and JSON that a script can read', async () => {
     // Without -n or -A, the context's namespace (here none: `default`), as kubectl does.
     const [defaultCode, none] = await status([]);

@@ -151,6 +151,7 @@ export function testConfig(publicPem?: string): GatewayConfig {
       horizonMs: 86_400_000,
       previewWaitMs: 3_000,
     },
+    trains: { crossNamespace: false },
     logLevel: 'debug',
   };
 }

@@ -7,8 +7,8 @@ import { CoreV1Api, KubeConfig, makeInformer, type CoreV1Event } from '@kubernet
 import type { Fleet } from 'kube-sim';
 import { EventAnnotations, PromoteEventReason, type GatewayLogger } from 'promotion-gateway';
 import { breaksAfterPromotion } from './chart-faults.js';
-import { failTests, notify, notifyTestFailed, rollOut } from './flux.js';
-import { APP_NAMESPACE } from './objects.js';
+import { failTests, notify, notifyTestFailed, rollOut, type AppRef } from './flux.js';
+import { APP_NAME, APP_NAMESPACE, TRAIN_NAMESPACE } from './objects.js';
 
 /** What the demo's stand-in for "Flux applies the promoted version" needs. */
 export interface AutoRollOutOptions {
@@ -37,8 +37,11 @@ export async function autoRollOut(options: AutoRollOutOptions): Promise<() => Pr
   management.loadFromString(options.fleet.kubeconfig());
   management.setCurrentContext('management');
   const core = management.makeApiClient(CoreV1Api);
-  const informer = makeInformer(management, `/api/v1/namespaces/${APP_NAMESPACE}/events`, () =>
-    core.listNamespacedEvent({ namespace: APP_NAMESPACE }),
+  // podinfo's namespace, and the release train's (its apps are promoted the same way).
+  const informers = [APP_NAMESPACE, TRAIN_NAMESPACE].map((namespace) =>
+    makeInformer(management, `/api/v1/namespaces/${namespace}/events`, () =>
+      core.listNamespacedEvent({ namespace }),
+    ),
   );
   const seen = new Set<string>();
   let started = false;
@@ -53,27 +56,41 @@ export async function autoRollOut(options: AutoRollOutOptions): Promise<() => Pr
     }, ms);
     timers.add(timer);
   };
-  informer.on('add', (event: CoreV1Event) => {
-    if (!started || event.reason !== PromoteEventReason) return;
-    const uid = event.metadata.uid ?? event.metadata.name ?? '';
-    if (seen.has(uid)) return;
-    seen.add(uid);
-    const env = event.metadata.annotations?.[EventAnnotations.environment];
-    const version = event.metadata.annotations?.[EventAnnotations.version];
-    if (env === undefined || version === undefined) return;
-    later(() => void rollOutAndNotify(options, env, version, later), options.delayMs ?? 1500);
-  });
-  informer.on('error', () => {
-    setTimeout(() => void informer.start(), 1000).unref();
-  });
-  await informer.start();
-  // Events listed at start are history, not promotions to act on now.
-  for (const event of informer.list()) seen.add(event.metadata.uid ?? event.metadata.name ?? '');
+  for (const informer of informers) {
+    informer.on('add', (event: CoreV1Event) => {
+      if (!started || event.reason !== PromoteEventReason) return;
+      const uid = event.metadata.uid ?? event.metadata.name ?? '';
+      if (seen.has(uid)) return;
+      seen.add(uid);
+      const env = event.metadata.annotations?.[EventAnnotations.environment];
+      const version = event.metadata.annotations?.[EventAnnotations.version];
+      // The Pipeline the Event is about names its HelmRelease (the demo names both alike).
+      const { namespace, name } = event.involvedObject;
+      if (
+        env === undefined ||
+        version === undefined ||
+        namespace === undefined ||
+        name === undefined
+      )
+        return;
+      const app = { namespace, name };
+      later(
+        () => void rollOutAndNotify(options, env, version, app, later),
+        options.delayMs ?? 1500,
+      );
+    });
+    informer.on('error', () => {
+      setTimeout(() => void informer.start(), 1000).unref();
+    });
+    await informer.start();
+    // Events listed at start are history, not promotions to act on now.
+    for (const event of informer.list()) seen.add(event.metadata.uid ?? event.metadata.name ?? '');
+  }
   started = true;
   return async () => {
     stopped = true;
     for (const timer of timers) clearTimeout(timer);
-    await informer.stop();
+    for (const informer of informers) await informer.stop();
   };
 }
 
@@ -89,18 +106,19 @@ async function rollOutAndNotify(
   options: AutoRollOutOptions,
   env: string,
   version: string,
+  app: AppRef,
   later: Later,
 ): Promise<void> {
   const key = options.hmacKeys[env];
   if (key === undefined) return;
   try {
-    const object = await rollOut(contextOf(options.fleet, env), version);
+    const object = await rollOut(contextOf(options.fleet, env), version, false, app);
     options.logger.info(
-      { environment: env, version },
+      { environment: env, version, ...(app.name === APP_NAME ? {} : { app: app.name }) },
       'demo flux: rolled out the promoted version',
     );
     await notify(options.gatewayUrl, env, key, object, version);
-    if (breaksAfterPromotion(options.fleet, version))
+    if (app.namespace === APP_NAMESPACE && breaksAfterPromotion(options.fleet, version))
       later(() => void breakAndNotify(options, env, version, key), options.delayMs ?? 1500);
   } catch (err) {
     options.logger.warn({ err, environment: env }, 'demo flux: roll-out failed');

@@ -12,7 +12,7 @@ import { policyLine, signStatement, UsageError, type PolicyView } from 'promotio
 import { DemoError } from './args.js';
 import { markBreakAfterPromotion } from './chart-faults.js';
 import { mintCiToken } from './ci-issuer.js';
-import { notify, rollOut } from './flux.js';
+import { notify, rollOut, type AppRef } from './flux.js';
 import { APP_NAME, APP_NAMESPACE } from './objects.js';
 import { notRunning, readState, type DemoState } from './state.js';
 import { recordLines } from './status-lines.js';
@@ -56,6 +56,8 @@ function environmentOf(state: DemoState, env: string): string {
 
 /** What `deploy` rolls out, and how it goes. */
 export interface DeploySpec {
+  /** The app's HelmRelease: podinfo's, or one of the release train's. */
+  app: AppRef;
   env: string;
   version: string;
   /** The upgrade fails where it is deployed. */
@@ -83,7 +85,7 @@ export async function deploy(
     });
   }
   kubeConfig.setCurrentContext(args.env);
-  const object = await rollOut(kubeConfig, args.version, args.fail).catch(() => {
+  const object = await rollOut(kubeConfig, args.version, args.fail, args.app).catch(() => {
     throw notRunning(port);
   });
   const status = await notify(state.gatewayUrl, args.env, key, object, args.version).catch(() => {
@@ -93,7 +95,7 @@ export async function deploy(
     ? `failed to upgrade to ${args.version} (Ready=False)`
     : `now runs ${args.version}${args.breakAfterPromotion ? ' (its Helm tests will fail once it is promoted to staging)' : ''}`;
   out.write(
-    `${args.env}: HelmRelease ${APP_NAMESPACE}/${APP_NAME} ${what}; event sent, gateway answered ${String(status)}\n`,
+    `${args.env}: HelmRelease ${args.app.namespace}/${args.app.name} ${what}; event sent, gateway answered ${String(status)}\n`,
   );
   return status === 202 ? 0 : 1;
 }

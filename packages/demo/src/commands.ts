@@ -3,7 +3,7 @@
  * `approve`, `promote` and `merge` talk to a running one from another terminal. Every command
  * answers `--help`; a mistake prints the usage and exits 2, a failure one line and exits 1.
  */
-import { flagOptions, required, UsageError, valueOptions } from 'promotion-gateway';
+import { flagOptions, quote, required, UsageError, valueOptions } from 'promotion-gateway';
 import {
   chartVersionOf,
   demoCommand,
@@ -21,6 +21,8 @@ import {
   type DeploySpec,
   type RunningDemo,
 } from './client.js';
+import type { AppRef } from './flux.js';
+import { APP_NAME, APP_RELEASE, TRAIN_APPS, TRAIN_NAMESPACE } from './objects.js';
 import { merge } from './pull-requests.js';
 import { runDemo } from './run.js';
 import { stateDir } from './state.js';
@@ -31,7 +33,7 @@ const USAGE = `promotion-gateway demo: the gateway on a simulated fleet, with a 
 
 Usage:
   demo [--port 8080] [--view-port PORT+1] [--log pretty|json] [--no-banner] [--no-auto-rollout]
-  demo deploy --env ENV --version X [--fail | --break-after-promotion] [--port 8080]
+  demo deploy [--app APP] --env ENV --version X [--fail | --break-after-promotion] [--port 8080]
   demo status [--json] [--port 8080]
   demo approve --env ENV --revision X [--reject] [--port 8080]
   demo promote --env ENV --revision X [--port 8080]
@@ -50,11 +52,12 @@ fleet repository, and the gateway on 127.0.0.1:PORT with its web view on 127.0.0
 (prod: what is merged in Git); runs until Ctrl-C. Logs are readable lines on a terminal, JSON
 otherwise (--log chooses).
 `,
-  deploy: `Usage: demo deploy --env ENV --version X [--fail | --break-after-promotion] [--port 8080]
+  deploy: `Usage: demo deploy [--app APP] --env ENV --version X [--fail | --break-after-promotion] [--port 8080]
 
 Plays Flux: rolls ENV's HelmRelease to chart version X (with --fail, the upgrade fails:
 Ready=False) and sends its signed event to the demo's gateway. X is a SemVer 2 version, as
-Helm requires of a chart: 6.6.0, 6.7.0-rc.1, 6.7.0+build.5 (not v6.6.0).
+Helm requires of a chart: 6.6.0, 6.7.0-rc.1, 6.7.0+build.5 (not v6.6.0). APP is podinfo (the
+default), or api or web: the release train shop's apps, in namespace shop.
 
 --break-after-promotion (with --env dev): X runs healthy in dev, but once the gateway promotes
 it to staging, the Flux stand-in rolls staging out to X and then X's Helm tests fail there
@@ -122,6 +125,7 @@ function envAndRevision(v: { env?: string; revision?: string }): { env: string; 
 
 /** What `deploy` is asked; a UsageError for a version or a combination it refuses. */
 function deploySpec(v: {
+  app?: string;
   env?: string;
   version?: string;
   fail?: boolean;
@@ -136,7 +140,17 @@ function deploySpec(v: {
     throw new UsageError(
       '--break-after-promotion needs --env dev: the version breaks staging once promoted there',
     );
-  return { env, version, fail: v.fail === true, breakAfterPromotion };
+  if (breakAfterPromotion && v.app !== undefined && v.app !== APP_NAME)
+    throw new UsageError('--break-after-promotion is for podinfo only');
+  return { app: appOf(v.app), env, version, fail: v.fail === true, breakAfterPromotion };
+}
+
+/** The HelmRelease `--app` names: podinfo's by default, or a release train app's. */
+function appOf(app: string | undefined): AppRef {
+  if (app === undefined || app === APP_NAME) return APP_RELEASE;
+  if (TRAIN_APPS.some((a) => a.name === app)) return { namespace: TRAIN_NAMESPACE, name: app };
+  const names = [APP_NAME, ...TRAIN_APPS.map((a) => a.name)].join(', ');
+  throw new UsageError(`--app must be one of ${names}, not ${quote(app)}`);
 }
 
 /** The commands that talk to a running demo, by name; each checks its options first. */
@@ -146,7 +160,7 @@ const CLIENT_COMMANDS = new Map<string, DemoCommand>([
     demoCommand(
       COMMAND_USAGE.deploy,
       {
-        ...valueOptions('port', 'env', 'version'),
+        ...valueOptions('port', 'app', 'env', 'version'),
         ...flagOptions('fail', 'break-after-promotion'),
       },
       async (v, io) => {

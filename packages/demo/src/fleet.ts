@@ -1,6 +1,7 @@
 /**
- * Builds the demo's simulated fleet: a management cluster holding the Pipeline, GitopsClusters
- * and their kubeconfig Secrets, and one cluster per environment running podinfo.
+ * Builds the demo's simulated fleet: a management cluster holding the Pipelines, the release
+ * train, GitopsClusters and their kubeconfig Secrets, and one cluster per environment running
+ * podinfo and the train's apps.
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -14,7 +15,11 @@ import {
   DEMO_ENVIRONMENTS,
   FLUX_NAMESPACE,
   INITIAL_VERSION,
+  TRAIN_APPS,
+  TRAIN_NAMESPACE,
   demoPipeline,
+  demoTrain,
+  trainAppPipeline,
 } from './objects.js';
 
 /** A file shipped with the gateway package (its CRD and the third-party CRDs it reads). */
@@ -67,11 +72,16 @@ export async function startDemoFleet(basePort = 0): Promise<DemoFleet> {
         gatewayFile('manifests', 'third-party', 'flux', 'helm.toolkit.fluxcd.io_helmreleases.yaml'),
       ]);
       installRelease(cluster, APP_RELEASE, INITIAL_VERSION);
+      for (const app of TRAIN_APPS)
+        installRelease(cluster, { namespace: TRAIN_NAMESPACE, name: app.name }, app.version);
       cluster.addUser(GATEWAY_USER, TARGET_RULES);
       registerCluster(fleet, env, cluster.kubeconfig(GATEWAY_USER));
       hmacKeys[env] = randomBytes(20).toString('hex');
     }
     management.apply(demoPipeline());
+    management.ensureNamespace(TRAIN_NAMESPACE);
+    for (const app of TRAIN_APPS) management.apply(trainAppPipeline(app.name));
+    management.apply(demoTrain());
     return { fleet, hmacKeys, gatewayUser: GATEWAY_USER };
   } catch (err) {
     await fleet.close();

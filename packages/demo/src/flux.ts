@@ -20,23 +20,28 @@ import {
   type PreviousStatus,
   type ReleasedStatus,
 } from 'kube-sim/flux';
+import type { ReleaseRef } from 'kube-sim/flux';
 import type { KubeObject } from 'promotion-gateway';
 import { APP_NAME, APP_NAMESPACE, APP_RELEASE } from './objects.js';
+
+/** The demo's apps a deploy may name: podinfo, and the release train's api and web. */
+export type AppRef = ReleaseRef;
 
 const HR = { group: 'helm.toolkit.fluxcd.io', version: 'v2', plural: 'helmreleases' };
 
 /**
- * Rolls the environment's HelmRelease to `version` (or, with `fail`, has the upgrade fail the
- * way helm-controller reports it: Ready=False, the previous release still deployed); resolves
- * to the stored object.
+ * Rolls the environment's HelmRelease of `app` (podinfo by default) to `version` (or, with
+ * `fail`, has the upgrade fail the way helm-controller reports it: Ready=False, the previous
+ * release still deployed); resolves to the stored object.
  */
 export async function rollOut(
   kubeConfig: KubeConfig,
   version: string,
   fail = false,
+  app: AppRef = APP_RELEASE,
 ): Promise<KubeObject> {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
-  const where = { ...HR, namespace: APP_NAMESPACE, name: APP_NAME };
+  const where = { ...HR, namespace: app.namespace, name: app.name };
   const patched = (await api.patchNamespacedCustomObject(
     { ...where, body: { spec: { chart: { spec: { version } } } } },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
@@ -44,7 +49,7 @@ export async function rollOut(
   const generation = patched.metadata.generation ?? 1;
   const write = fail ? failedUpgradeStatus : releasedStatus;
   const status = write({
-    ref: APP_RELEASE,
+    ref: app,
     previous: patched.status,
     version,
     generation,

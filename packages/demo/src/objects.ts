@@ -1,6 +1,7 @@
 /**
  * The objects of the embedded demo: where podinfo lives in each environment and the Pipeline
- * that moves it dev -> staging -> prod.
+ * that moves it dev -> staging -> prod; and a release train of two more apps (api, then web)
+ * whose staging and prod take only a combination of their versions seen together upstream.
  */
 import type { KubeObject } from 'promotion-gateway';
 import type { ReleaseRef } from 'kube-sim/flux';
@@ -88,5 +89,47 @@ export function demoPipeline(
           : {}),
       })),
     },
+  };
+}
+
+/** Namespace of the release train's apps and Pipelines, and of the train. */
+export const TRAIN_NAMESPACE = 'shop';
+/** The release train's name. */
+export const TRAIN_NAME = 'shop';
+/** The train's apps and the version each runs everywhere at start; web goes after api. */
+export const TRAIN_APPS = [
+  { name: 'api', version: '1.4.0' },
+  { name: 'web', version: '2.3.0' },
+] as const;
+
+/** The Pipeline of a train app: dev -> staging -> prod, one target each, no gate of its own. */
+export function trainAppPipeline(name: string): KubeObject {
+  return {
+    apiVersion: 'pipelines.weave.works/v1alpha1',
+    kind: 'Pipeline',
+    metadata: { name, namespace: TRAIN_NAMESPACE },
+    spec: {
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name },
+      promotion: { strategy: { notification: {} } },
+      environments: DEMO_ENVIRONMENTS.map((env) => ({
+        name: env,
+        targets: [
+          {
+            namespace: TRAIN_NAMESPACE,
+            clusterRef: { kind: 'GitopsCluster', name: env, namespace: FLUX_NAMESPACE },
+          },
+        ],
+      })),
+    },
+  };
+}
+
+/** The release train: api and web, web promoted into an environment after api runs there. */
+export function demoTrain(): KubeObject {
+  return {
+    apiVersion: 'pipelines.promotion-gateway.dev/v1alpha1',
+    kind: 'PromotionTrain',
+    metadata: { name: TRAIN_NAME, namespace: TRAIN_NAMESPACE },
+    spec: { members: [{ name: 'api' }, { name: 'web', dependsOn: ['api'] }] },
   };
 }

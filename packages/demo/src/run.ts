@@ -32,6 +32,8 @@ import {
   DEMO_ROLLBACK_WINDOW,
   DEMO_SOAK,
   FLUX_NAMESPACE,
+  TRAIN_NAME,
+  TRAIN_NAMESPACE,
 } from './objects.js';
 import { prettyDestination } from './pretty-log.js';
 import { removeState, writeState, type DemoState } from './state.js';
@@ -267,6 +269,7 @@ promotion-gateway demo is running.
   fleet:      management, ${DEMO_ENVIRONMENTS.join(', ')}  (kubeconfig: ${kubeconfig})
   git:        ${repoUrl}  (simulated GitHub; Flux syncs prod from its main branch)
   pipeline:   ${APP_NAMESPACE}/${APP_NAME}: ${DEMO_ENVIRONMENTS.join(' -> ')}; staging soaks ${DEMO_SOAK} on dev and rolls back by itself when a promotion breaks it within ${DEMO_ROLLBACK_WINDOW}; prod waits for an approval, then promotes by pull request
+  train:      ${TRAIN_NAMESPACE}/${TRAIN_NAME}: api and web (web after api); staging and prod take only a combination of their versions seen together upstream
 
 Next, in another terminal:
   npm run demo -- deploy --env dev --version 6.6.0${flag}
@@ -286,6 +289,10 @@ Next, in another terminal:
   kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get pipelines.pipelines.weave.works ${APP_NAME} -o yaml
   kubectl --kubeconfig ${kubeconfig} --context management -n ${APP_NAMESPACE} get palert
       the demo's subscription: each event it was sent is in this log as "notification received"
+  npm run demo -- deploy --app api --env dev --version 1.5.0${flag}  (then --app web ... 2.4.0)
+      the train takes the new combination to staging, then prod, api before web in each
+  node dist/server.js status -n ${TRAIN_NAMESPACE} --kubeconfig ${kubeconfig} --context management
+      the train's apps and, per environment, the combination its release takes
 Stop with Ctrl-C.
 `;
 }

@@ -28,7 +28,7 @@ describe('demo commands', () => {
       expect(t.out()).toContain('demo approve --env ENV --revision X');
       expect(t.out()).toContain('demo merge [--env prod]');
       expect(t.out()).toContain(
-        'demo deploy --env ENV --version X [--fail | --break-after-promotion]',
+        'demo deploy [--app APP] --env ENV --version X [--fail | --break-after-promotion]',
       );
     }
     const run = io();
@@ -53,6 +53,11 @@ describe('demo commands', () => {
     [
       ['deploy', '--env', 'staging', '--version', '6.9.0', '--break-after-promotion'],
       '--break-after-promotion needs --env dev: the version breaks staging once promoted there',
+    ],
+    [['deploy', '--app', 'cart', '--version', '1.0.0'], '--app must be one of podinfo, api, web'],
+    [
+      ['deploy', '--app', 'api', '--version', '1.0.0', '--break-after-promotion'],
+      '--break-after-promotion is for podinfo only',
     ],
     [['approve', '--revision', '1'], '--env is required'],
     [['status', '--bogus'], "Unknown option '--bogus'"],

@@ -9,41 +9,19 @@
  * stopping the demo removes its state.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/commands.js';
-import { runDemo } from '../src/run.js';
 import { readState, stateDir } from '../src/state.js';
 import { prodVersions, pullRequestTitles } from './fleet-reads.js';
-import { capture, freePort, io } from './io.js';
 import { demoBuilt, readmeCommand, sh } from './readme-commands.js';
+import { eventually, startStoryDemo, type StoryDemo } from './story-demo.js';
 
+let story: StoryDemo | undefined;
 let port: number;
-let stop: () => void;
-let running: Promise<number>;
-const log = capture();
+let log: StoryDemo['log'];
 
-/**
- * `check` again until it passes or `timeoutMs` has passed. A status check is a call with the
- * viewer's token, whose bucket the gateway limits to 300 a minute (rateLimit's default): one
- * every 250 ms stays under it through the longest chapter.
- */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
-
-async function demo(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const t = io();
-  const code = await main([...argv, '--port', String(port)], t.io);
-  return { code, out: t.out(), err: t.err() };
+function demo(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  if (story === undefined) throw new Error('the demo did not start');
+  return story.command(...argv);
 }
 
 /** The status line about `env`'s promotion pull request, if any. */
@@ -60,33 +38,17 @@ async function row(env: string): Promise<string> {
   return line.replace(/\s{2,}/g, ' | ');
 }
 
+let stopped: Promise<number> | undefined;
+const stop = (): Promise<number> => (stopped ??= story?.stop() ?? Promise.resolve(0));
+
 beforeAll(async () => {
-  port = await freePort();
-  const until = new Promise<void>((resolve) => (stop = resolve));
-  running = runDemo(
-    {
-      port,
-      viewPort: 0,
-      stateDir: stateDir(port),
-      banner: false,
-      autoRollout: true,
-      log: 'json',
-      until,
-      logTo: log.stream,
-    },
-    {},
-    capture().stream,
-  );
-  // Starting the simulated fleet and the gateway takes seconds on a busy machine: wait for it
-  // as a hang detector would, not as a speed bar.
-  await eventually(async () => {
-    if (!existsSync(join(stateDir(port), 'state.json'))) throw new Error('not started');
-    return Promise.resolve();
-  }, 60_000);
+  story = await startStoryDemo();
+  ({ port, log } = story);
+  // Starting the simulated fleet and the gateway takes seconds on a busy machine (startStoryDemo
+  // waits up to a minute, as a hang detector would, not as a speed bar).
 }, 90_000);
 afterAll(async () => {
-  stop();
-  await running;
+  await stop();
 });
 
 describe('the demo story', () => {
@@ -353,8 +315,7 @@ describe('the demo story', () => {
   );
 
   it('stops cleanly and removes its state', async () => {
-    stop();
-    expect(await running).toBe(0);
+    expect(await stop()).toBe(0);
     expect(existsSync(stateDir(port))).toBe(false);
     const after = await demo('status');
     expect(after.code).toBe(1);

@@ -70,4 +70,25 @@ describe('the trains table', () => {
     expect(renderTrains([])).toBe('');
     expect(renderTrains([train(undefined)])).toBe('');
   });
+
+  it('shows a train the gateway does not use as one row saying why', () => {
+    const refused = train({
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'MemberInAnotherTrain',
+          message: 'api is a member of shop/first, which came first',
+          lastTransitionTime: '2026-12-07T15:20:00Z',
+        },
+      ],
+      environments: [{ name: 'prod' }],
+    });
+    expect(renderTrains([refused]).split('\n')).toEqual([
+      '',
+      'TRAIN      ENVIRONMENT  STATE     COMBINATION                                                            WAITING',
+      'shop/shop  -            NotReady  MemberInAnotherTrain: api is a member of shop/first, which came first',
+      '',
+    ]);
+  });
 });

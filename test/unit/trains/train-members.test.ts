@@ -22,7 +22,7 @@ describe('resolving a train', () => {
   it('finds listed members, names the missing ones, gates every shared non-source env', () => {
     const resolved = resolveTrain(
       train({ members: [{ name: 'web', dependsOn: ['api'] }, { name: 'api' }, { name: 'gone' }] }),
-      pipelines,
+      () => pipelines,
     );
     expect(resolved.members.map((m) => m.name)).toEqual(['web', 'api']);
     expect(resolved.missing).toEqual(['gone']);
@@ -32,7 +32,7 @@ describe('resolving a train', () => {
   it('never gates a member source: staging is worker source', () => {
     const resolved = resolveTrain(
       train({ members: [{ name: 'api' }, { name: 'worker' }] }),
-      pipelines,
+      () => pipelines,
     );
     expect(resolved.environments).toEqual(['prod']);
   });
@@ -40,7 +40,7 @@ describe('resolving a train', () => {
   it('selects members by labels, by name order, and keeps to spec.environments', () => {
     const resolved = resolveTrain(
       train({ selector: { matchLabels: { train: 'shop' } }, environments: ['prod'] }),
-      pipelines,
+      () => pipelines,
     );
     expect(resolved.members).toEqual([{ name: 'api' }, { name: 'web' }]);
     expect(resolved.environments).toEqual(['prod']);
