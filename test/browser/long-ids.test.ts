@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { buildUi, type UiApp } from '../../src/ui/app.js';
 import { FakeFleetSource, UI_T0 } from '../support/ui-fleet.js';
 import { launchChromium, screenshotPath, skipBrowserTests } from './support/chromium.js';
+import { clickCopy } from './support/copy-button.js';
 
 const GIT = `main@sha1:${'0123456789abcdef'.repeat(2)}01234567`;
 const OCI = `sha256:${'fedcba9876543210'.repeat(4)}`;
@@ -87,8 +88,7 @@ describe.skipIf(skipBrowserTests())('a Pipeline page of long ids, in Chromium', 
     const statement = page.locator('[data-testid="gate"] td.rev .id').last();
     expect(await statement.getAttribute('title')).toBe(JTI);
     const button = page.locator(`[data-testid="environment"][data-env="dev"] button.copy`);
-    await button.click();
-    await expect.poll(() => button.textContent()).toBe('copied');
+    await clickCopy(button);
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(GIT);
     await page.screenshot({ path: screenshotPath('long-ids'), fullPage: true });
     await context.close();

@@ -17,6 +17,7 @@ import {
   screenshotPath,
   skipBrowserTests,
 } from './support/chromium.js';
+import { clickCopy } from './support/copy-button.js';
 import { startDemo, type TestDemo } from './support/demo.js';
 
 const PIPELINE = 'podinfo/podinfo';
@@ -142,8 +143,7 @@ describe.skipIf(skipBrowserTests())("the demo's Pipeline page and its picture, i
     const shown = await page.locator('[data-testid="gate"] td .id[title]').last().textContent();
     expect(whole).toMatch(/^[0-9a-f-]{36}$/);
     expect(shown).toBe(`${whole?.slice(0, 8) ?? ''}…${whole?.slice(-4) ?? ''}`);
-    await button.click();
-    await expect.poll(() => button.textContent()).toBe('copied');
+    await clickCopy(button);
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(whole);
   });
 
