@@ -121,9 +121,13 @@ function configured(input: EvaluationInput, gate: Gate, record: AuthorizationRec
   return input.approvers.includes(record.principal);
 }
 
-/** Whether a hold on the request's `from` was set at or after the request. */
+/**
+ * Whether a hold on the request's `from` was set at or after the request. Compared to the
+ * second: a hold stored with whole seconds answers a request recorded with milliseconds.
+ */
 function answered(input: EvaluationInput, environment: string, record: AuthorizationRecord) {
-  const asked = parseTimestamp(record.time) ?? Infinity;
+  const recorded = parseTimestamp(record.time);
+  const asked = recorded === undefined ? Infinity : Math.floor(recorded / 1000) * 1000;
   return (input.holds?.[environment] ?? []).some(
     (h) => h.revision === record.from && (parseTimestamp(h.time) ?? Infinity) >= asked,
   );

@@ -12,7 +12,7 @@ import type {
   RollbackMark,
 } from '../pipeline/pipeline-resource.js';
 import { truncate } from '../text/text.js';
-import { rfc3339 } from '../time/kube-time.js';
+import { rfc3339Millis } from '../time/kube-time.js';
 
 /** The most holds an environment keeps (the CRD's maxItems), the oldest lifted ones dropped first. */
 export const MAX_HOLDS = 20;
@@ -35,7 +35,8 @@ export function holdOf(mark: RollbackMark, at: number): RevisionHold {
     revision: mark.from,
     reason: mark.automatic === true ? 'FailedVerification' : 'RolledBack',
     by: truncate(mark.by.join(', '), 512),
-    time: rfc3339(at),
+    // Milliseconds, as the request it answers records (evaluate/rollback.ts compares the two).
+    time: rfc3339Millis(at),
     message: truncate(mark.reason, 1024),
   };
 }

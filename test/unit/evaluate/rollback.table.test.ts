@@ -212,6 +212,24 @@ const cases: Case[] = [
     want: { outcome: 'UpToDate' },
   },
   {
+    name: 'an ask recorded with milliseconds is answered by a hold stored in whole seconds within that second',
+    input: pipeline({
+      asks: [ask('alice', { time: at(-MINUTE + 600) })],
+      holds: { prod: [hold('2', { time: at(-MINUTE).replace('.000Z', 'Z') })] },
+    }),
+    env: 'prod',
+    want: { outcome: 'UpToDate' },
+  },
+  {
+    name: 'an ask made after the hold on its revision was set is not answered by it',
+    input: pipeline({
+      asks: [ask('alice', { time: at(-MINUTE + 1_600) })],
+      holds: { prod: [hold('2', { time: at(-MINUTE + 900) })] },
+    }),
+    env: 'prod',
+    want: { outcome: 'RollBack', revision: '1' },
+  },
+  {
     name: 'rolled back: the upstream revision is held (RolledBack)',
     input: pipeline({ prod: [healthy('1')], holds: { prod: [hold('2')] } }),
     env: 'prod',
