@@ -207,8 +207,11 @@ function registerPromotions(
 }
 
 /** The SSO door's claim: the validated JSON body. */
-function approvalClaim(body: ApprovalBody | string): AuthorizationClaim | undefined {
+function approvalClaim(body: ApprovalBody | string | undefined): AuthorizationClaim | undefined {
   if (typeof body === 'string') return undefined;
+  // No body at all (none sent, or no content type to parse it by): nothing to record.
+  if (typeof body !== 'object')
+    throw new GatewayError('InvalidBody', 'Invalid body: an approval needs a JSON body.');
   return {
     revision: body.revision,
     decision: body.decision,
