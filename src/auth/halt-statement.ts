@@ -6,7 +6,6 @@
  * statement in the halt record, so the halt can be re-verified offline with the public keys.
  */
 import type { CryptoKey, KeyObject } from 'jose';
-import { SignJWT } from 'jose';
 import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../text/text.js';
 import { isRfc3339, RFC3339_RULE } from '../time/kube-time.js';
 import type { Identity } from './identity.js';
@@ -16,7 +15,7 @@ import {
   type ApproverStatementConfig,
 } from './approver-statement.js';
 import { refuse, verified, type Checked } from './refusal.js';
-import { STATEMENT_ALGORITHMS, type SignedClaims } from './statement.js';
+import { signTyped, STATEMENT_ALGORITHMS, type SignedClaims } from './statement.js';
 
 /** The JWS `typ` of a halt statement. */
 export const HALT_STATEMENT_TYPE = 'promotion-halt+jwt';
@@ -130,12 +129,5 @@ export function signHaltStatement(
   privateKey: CryptoKey | KeyObject,
   alg: (typeof STATEMENT_ALGORITHMS)[number],
 ): Promise<string> {
-  const { iat, exp, jti, sub, ...rest } = claims;
-  return new SignJWT({ ...rest })
-    .setProtectedHeader({ alg, typ: HALT_STATEMENT_TYPE, kid: sub })
-    .setSubject(sub)
-    .setIssuedAt(iat)
-    .setExpirationTime(exp)
-    .setJti(jti)
-    .sign(privateKey);
+  return signTyped(HALT_STATEMENT_TYPE, claims, privateKey, alg);
 }

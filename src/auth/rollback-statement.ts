@@ -6,7 +6,6 @@
  * statement's id is recorded with the rollback, so the audit trail can be re-verified offline.
  */
 import type { CryptoKey, KeyObject } from 'jose';
-import { SignJWT } from 'jose';
 import type { Identity } from './identity.js';
 import type { PipelineRef } from '../pipeline/id.js';
 import {
@@ -15,7 +14,7 @@ import {
   type ApproverStatementConfig,
 } from './approver-statement.js';
 import { factText, refuse, verified, type Checked } from './refusal.js';
-import { STATEMENT_ALGORITHMS, type SignedClaims } from './statement.js';
+import { signTyped, STATEMENT_ALGORITHMS, type SignedClaims } from './statement.js';
 
 /** The JWS `typ` of a rollback statement. */
 export const ROLLBACK_STATEMENT_TYPE = 'promotion-rollback+jwt';
@@ -83,12 +82,5 @@ export function signRollbackStatement(
   privateKey: CryptoKey | KeyObject,
   alg: (typeof STATEMENT_ALGORITHMS)[number],
 ): Promise<string> {
-  const { iat, exp, jti, sub, ...rest } = claims;
-  return new SignJWT({ ...rest })
-    .setProtectedHeader({ alg, typ: ROLLBACK_STATEMENT_TYPE, kid: sub })
-    .setSubject(sub)
-    .setIssuedAt(iat)
-    .setExpirationTime(exp)
-    .setJti(jti)
-    .sign(privateKey);
+  return signTyped(ROLLBACK_STATEMENT_TYPE, claims, privateKey, alg);
 }

@@ -256,9 +256,22 @@ export function signStatement(
   privateKey: CryptoKey | KeyObject,
   alg: (typeof STATEMENT_ALGORITHMS)[number],
 ): Promise<string> {
+  return signTyped(STATEMENT_TYPE, claims, privateKey, alg);
+}
+
+/**
+ * Signs `claims` as `claims.sub` with `privateKey` (EdDSA or ES256) under the JWS `typ` of its
+ * kind of statement: the compact statement every kind's signer returns.
+ */
+export function signTyped(
+  typ: string,
+  claims: SignedClaims & object,
+  privateKey: CryptoKey | KeyObject,
+  alg: (typeof STATEMENT_ALGORITHMS)[number],
+): Promise<string> {
   const { iat, exp, jti, sub, ...rest } = claims;
   return new SignJWT({ ...rest })
-    .setProtectedHeader({ alg, typ: STATEMENT_TYPE, kid: sub })
+    .setProtectedHeader({ alg, typ, kid: sub })
     .setSubject(sub)
     .setIssuedAt(iat)
     .setExpirationTime(exp)

@@ -8,7 +8,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { CryptoKey, KeyObject } from 'jose';
-import { SignJWT } from 'jose';
 import { canonicalJson } from '../json/canonical-json.js';
 import type { Identity } from './identity.js';
 import {
@@ -17,7 +16,7 @@ import {
   type ApproverStatementConfig,
 } from './approver-statement.js';
 import { factText, refuse, verified, type Checked } from './refusal.js';
-import { STATEMENT_ALGORITHMS, type SignedClaims } from './statement.js';
+import { signTyped, STATEMENT_ALGORITHMS, type SignedClaims } from './statement.js';
 
 /** The JWS `typ` of a train approval statement. */
 export const TRAIN_STATEMENT_TYPE = 'promotion-train-approval+jwt';
@@ -125,12 +124,5 @@ export function signTrainStatement(
   privateKey: CryptoKey | KeyObject,
   alg: (typeof STATEMENT_ALGORITHMS)[number],
 ): Promise<string> {
-  const { iat, exp, jti, sub, ...rest } = claims;
-  return new SignJWT({ ...rest })
-    .setProtectedHeader({ alg, typ: TRAIN_STATEMENT_TYPE, kid: sub })
-    .setSubject(sub)
-    .setIssuedAt(iat)
-    .setExpirationTime(exp)
-    .setJti(jti)
-    .sign(privateKey);
+  return signTyped(TRAIN_STATEMENT_TYPE, claims, privateKey, alg);
 }
