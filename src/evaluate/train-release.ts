@@ -11,6 +11,8 @@ import type { TrainReleaseState } from './train-input.js';
 export interface Release extends Combination {
   state: TrainReleaseState;
   startedAt: number;
+  /** When its promotion ended (Succeeded or Failed); absent for one that ended without promoting. */
+  finishedAt?: number;
   /** The members whose gates (Waiting), rollout (Promoting) or failure (Failed) it names. */
   waitingFor: string[];
   reason: string;
@@ -48,7 +50,8 @@ export interface ReleaseInput {
  */
 export function nextRelease(input: ReleaseInput): Release | undefined {
   const { current } = input;
-  if (current?.state === 'Promoting') return promoting(current, input.standsFor(current));
+  if (current?.state === 'Promoting')
+    return promoting(current, input.standsFor(current), input.now);
   const newest = input.observed[0];
   const fresh = newest !== undefined && newest.digest !== current?.digest;
   if (fresh && !input.suspended) {
@@ -104,13 +107,18 @@ function waiting(base: Combination & { startedAt: number }, input: ReleaseInput)
   };
 }
 
-function promoting(current: Release, stands: Readonly<Record<string, MemberStand>>): Release {
+function promoting(
+  current: Release,
+  stands: Readonly<Record<string, MemberStand>>,
+  now: number,
+): Release {
   const names = Object.keys(current.members).sort();
   const failed = names.filter((n) => stands[n]?.failed === true);
   if (failed.length > 0)
     return {
       ...current,
       state: 'Failed',
+      finishedAt: now,
       waitingFor: failed,
       reason: 'MemberFailed',
       message: `the promotion of ${failed.join(', ')} failed; the members not yet started are stopped`,
@@ -120,6 +128,7 @@ function promoting(current: Release, stands: Readonly<Record<string, MemberStand
     return {
       ...current,
       state: 'Succeeded',
+      finishedAt: now,
       waitingFor: [],
       reason: 'Arrived',
       message: 'every member runs the combination',

@@ -1,10 +1,10 @@
 /**
  * A release train's notification events (docs/notifications.md, "Events"): TrainWaiting,
- * TrainPromoted and TrainFailed, each decided once, by the train status write that begins a
- * release's wait for its members' gates or ends a release it was Promoting (the one writer's
- * conditional write, so exactly one write makes that change), and
- * recorded then with its whole body in the train's outbox (`status.outbox`): the failed members
- * and why, the members stopped. From there the notifier delivers it to the PromotionAlerts that
+ * TrainPromoted and TrainFailed, each recorded once, with its whole body, in the train's outbox
+ * (`status.outbox`) by the train status write (the one writer's conditional write) that begins a
+ * release's wait for its members' gates or ends its promotion, or by the first write after that
+ * which finds it owed and missing (an alert learnt of later); the failed members and why, the
+ * members stopped. From there the notifier delivers it to the PromotionAlerts that
  * select one of the train's members, on its own stream per (train, environment). Pure.
  */
 import type {
@@ -49,13 +49,16 @@ export interface TrainOutboxPolicy {
 }
 
 /**
- * `next` (the status about to be written over `stored`) with an event for each release it ends
- * that `stored` shows Promoting, when some alert wants it; events past the horizon and its margin
- * are let go, and the outbox is kept to MAX_TRAIN_OUTBOX, the oldest going first.
+ * `next` (the status about to be written over `stored`) with the event each environment's release
+ * owes and the outbox lacks, when some alert wants it: TrainWaiting for a release waiting for its
+ * members' gates, TrainPromoted or TrainFailed for one whose promotion ended. Owed is read from
+ * the release itself, not from the change, so a pass after an alert became known records what
+ * the write that ended the release could not (the catch-up the Pipeline outbox has); an event
+ * older than the horizon is never owed. Events past the horizon and its margin are let go, and
+ * the outbox is kept to MAX_TRAIN_OUTBOX, the oldest going first.
  */
 export function withTrainEvents(
   train: PromotionTrain,
-  stored: TrainStatus | undefined,
   next: TrainStatus,
   now: number,
   policy: TrainOutboxPolicy,
@@ -65,33 +68,41 @@ export function withTrainEvents(
   const owed: TrainOutboxEvent[] = [];
   for (const env of next.environments ?? []) {
     const release = env.release;
-    const was = stored?.environments?.find((e) => e.name === env.name)?.release;
     if (release === undefined) continue;
     const event =
-      was?.state === 'Promoting' && was.digest === release.digest
-        ? endOf(train, env.name, release, now, policy)
-        : waitOf(train, env.name, release, was, now);
-    if (event !== undefined && policy.wants(train, event.type as NotificationType))
-      owed.push(event);
+      release.state === 'Waiting'
+        ? waitOf(train, env.name, release)
+        : endOf(train, env.name, release, policy);
+    if (event === undefined || kept.some((e) => sameEvent(e, event))) continue;
+    const at = parseTimestamp(event.time) ?? -Infinity;
+    if (at < now - policy.horizonMs) continue;
+    if (policy.wants(train, event.type as NotificationType)) owed.push(event);
   }
   const outbox = [...kept, ...owed].slice(-MAX_TRAIN_OUTBOX);
   const { outbox: _previous, ...rest } = next;
   return outbox.length === 0 ? rest : { ...rest, outbox };
 }
 
+/** One event of one release: its type, environment, combination and time say which. */
+function sameEvent(a: TrainOutboxEvent, b: TrainOutboxEvent): boolean {
+  return (
+    a.type === b.type &&
+    a.environment === b.environment &&
+    a.revision === b.revision &&
+    parseTimestamp(a.time) === parseTimestamp(b.time)
+  );
+}
+
 /**
- * TrainWaiting, for a release that begins waiting for its members' gates in this write (a new
- * combination, Waiting): the combination an approval of it signs, and the members it waits for.
+ * TrainWaiting, for a release waiting for its members' gates (not a suspended train's), told at
+ * the time the wait began: the combination an approval of it signs, and the members it waits for.
  */
 function waitOf(
   train: PromotionTrain,
   environment: string,
   release: TrainRelease,
-  was: TrainRelease | undefined,
-  now: number,
 ): TrainOutboxEvent | undefined {
-  if (release.state !== 'Waiting' || release.reason !== 'MemberGates') return undefined;
-  if (was?.digest === release.digest && was.state === 'Waiting') return undefined;
+  if (release.reason !== 'MemberGates') return undefined;
   const { namespace, name } = train.metadata;
   const waitingFor = release.waitingFor ?? [];
   return {
@@ -99,7 +110,7 @@ function waitOf(
     environment,
     revision: release.digest,
     subject: '',
-    time: new Date(now).toISOString(),
+    time: release.startedAt,
     reason: 'MemberGates',
     severity: 'info',
     message: clip(
@@ -110,21 +121,24 @@ function waitOf(
   };
 }
 
-/** The event of a release that ended (Succeeded or Failed) at `now`; undefined otherwise. */
+/**
+ * The event of a release whose promotion ended (Succeeded or Failed), told at the time it ended;
+ * undefined for any other, and for one that ended without promoting (every member already ran it).
+ */
 function endOf(
   train: PromotionTrain,
   environment: string,
   release: TrainRelease,
-  now: number,
   policy: TrainOutboxPolicy,
 ): TrainOutboxEvent | undefined {
   if (release.state !== 'Succeeded' && release.state !== 'Failed') return undefined;
+  if (release.finishedAt === undefined) return undefined;
   const name = `${train.metadata.namespace}/${train.metadata.name}`;
   const base = {
     environment,
     revision: release.digest,
     subject: '',
-    time: new Date(now).toISOString(),
+    time: release.finishedAt,
   };
   const combination = Object.entries(release.members)
     .map(([member, revision]) => `${member} ${revision}`)

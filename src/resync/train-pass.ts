@@ -101,7 +101,7 @@ export class TrainPass {
     const written = await this.deps.writer.apply(train, (stored) => {
       const now = this.deps.now();
       const next = nextTrainStatus(stored.status, snapshot, now);
-      const told = this.withEvents(train, stored.status, next, now);
+      const told = this.withEvents(train, next, now);
       return { write: told, verdict: told };
     });
     if (written.outcome !== 'Written' && written.outcome !== 'Kept') return;
@@ -155,16 +155,11 @@ export class TrainPass {
   }
 
   /** `next` with the notification events it owes recorded in the train's outbox. */
-  private withEvents(
-    train: PromotionTrain,
-    stored: TrainStatus | undefined,
-    next: TrainStatus,
-    now: number,
-  ): TrainStatus {
+  private withEvents(train: PromotionTrain, next: TrainStatus, now: number): TrainStatus {
     const { outbox, gates } = this.deps;
     if (outbox === undefined) return next;
     const { namespace } = train.metadata;
-    return withTrainEvents(train, stored, next, now, {
+    return withTrainEvents(train, next, now, {
       ...outbox,
       outcomeOf: (env, release) =>
         releaseOutcome(

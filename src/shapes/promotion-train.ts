@@ -124,6 +124,12 @@ export const TrainReleaseSchema = Type.Object(
     members: CombinationMembersSchema,
     state: StringEnum(RELEASE_STATES),
     startedAt: Type.String({ format: 'date-time' }),
+    finishedAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When its promotion ended (Succeeded or Failed); absent if it never promoted.',
+      }),
+    ),
     waitingFor: Type.Optional(
       Type.Array(Type.String({ maxLength: 317 }), {
         description: 'The members whose own gates or order hold the release.',

@@ -4,7 +4,8 @@
  * there, then web's promotion (a webhook to a deployer that is down, one attempt) fails. The
  * release fails naming web, worker is never started, and the PromotionAlert subscribed to the
  * namespace gets one TrainFailed over a real socket, naming web and why and worker as stopped,
- * the same body on every attempt.
+ * the same body on every attempt. An alert the replicas learn of only after the release failed
+ * (its listing refused meanwhile) still gets that TrainFailed, at the time the release failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinationDigest } from '../../src/trains/combination-digest.js';
@@ -164,5 +165,57 @@ describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) =
     expect(new Set(bodies).size).toBe(1);
     const stored = trainStatus(fleet, ns, 'release')?.outbox ?? [];
     expect(stored.filter((e) => e.type === 'TrainFailed')).toHaveLength(1);
+  });
+
+  it('delivers the TrainFailed of a release that failed before the alert was known', async () => {
+    const ns = `train-late-alert-${String(count)}`;
+    createTrainApps(fleet, ns, APPS, {}, { web: { webhook: { endpoint: 'deployer' } } });
+    applyTrain(fleet, ns, 'release', {
+      members: [{ name: 'api' }, { name: 'web', dependsOn: ['api'] }, { name: 'worker' }],
+      environments: ['prod'],
+    });
+    await resync();
+    await eventually(() => {
+      expect(release(ns)).toMatchObject({ state: 'Succeeded', reason: 'Arrived' });
+    }, WAIT);
+    // The alert exists from here on, but no replica can list it until the fault is cleared.
+    await fleet.management.faults.set({
+      errors: [{ verbs: ['list'], resources: ['promotionalerts'], rate: 1, code: 503 }],
+    });
+    subscribeAlert(fleet.management, ns, alerts.url, ['TrainFailed']);
+    for (const env of ['dev', 'staging'])
+      for (const app of APPS) rollApp(fleet, ns, env, app, '6.7.0');
+    await resync();
+    await eventually(async () => {
+      await resync();
+      expect(promotionsInto(fleet, ns, 'prod').map(([app]) => app)).toContain('api');
+    }, WAIT);
+    rollApp(fleet, ns, 'prod', 'api', '6.7.0');
+    await eventually(
+      async () => {
+        await resync();
+        expect(release(ns)).toMatchObject({ state: 'Failed', waitingFor: ['web'] });
+      },
+      { ...WAIT, intervalMs: 250 },
+    );
+    const failedAt = release(ns)?.finishedAt;
+    expect(failedAt).toBeDefined();
+    // The write that ended the release knew no alert that wanted it: nothing recorded.
+    expect(trainStatus(fleet, ns, 'release')?.outbox ?? []).toEqual([]);
+
+    await fleet.management.faults.clear('errors');
+    await eventually(
+      async () => {
+        await resync();
+        expect(
+          told('TrainFailed').filter((e) => e.body.data.pipeline.namespace === ns),
+        ).toHaveLength(1);
+      },
+      { ...WAIT, intervalMs: 500 },
+    );
+    const stored = trainStatus(fleet, ns, 'release')?.outbox ?? [];
+    expect(stored.map((e) => [e.type, e.time])).toEqual([['TrainFailed', failedAt]]);
+    await resync();
+    expect(trainStatus(fleet, ns, 'release')?.outbox).toEqual(stored);
   });
 });

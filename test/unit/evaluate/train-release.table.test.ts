@@ -82,13 +82,16 @@ describe('the next release', () => {
     expect(next).toMatchObject({ digest: 'sha256:a', state: 'Promoting', waitingFor: ['web'] });
     const all = { api: stand({ arrived: true }), web: stand({ arrived: true }) };
     const done = nextRelease(input({ current: release('Promoting'), standsFor: () => all }));
-    expect(done?.state).toBe('Succeeded');
+    expect(done).toMatchObject({ state: 'Succeeded', startedAt: 150, finishedAt: 1000 });
+    const later = nextRelease(input({ current: done, standsFor: () => all, now: 2000 }));
+    expect(later?.finishedAt).toBe(1000);
   });
 
   it('fails when a member failed, naming it', () => {
     const failed = { api: stand({ arrived: true }), web: stand({ failed: true }) };
     const next = nextRelease(input({ current: release('Promoting'), standsFor: () => failed }));
     expect(next).toMatchObject({ state: 'Failed', waitingFor: ['web'], reason: 'MemberFailed' });
+    expect(next?.finishedAt).toBe(1000);
   });
 
   it('after Failed, holds until another combination is seen', () => {
@@ -110,5 +113,6 @@ describe('the next release', () => {
   it('records a combination every member already runs as Succeeded, promoting nothing', () => {
     const next = nextRelease(input({ arrivedAll: () => true }));
     expect(next).toMatchObject({ digest: 'sha256:a', state: 'Succeeded', reason: 'Arrived' });
+    expect(next?.finishedAt).toBeUndefined();
   });
 });

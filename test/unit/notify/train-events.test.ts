@@ -1,9 +1,11 @@
 /**
- * A release train's notification events: TrainPromoted and TrainFailed are recorded by the status
- * write that ends a release it was Promoting, once (a later write keeps the event, never records
- * it again or changes it), only when an alert wants them; TrainFailed names the failed members and
- * why and the members stopped; the train's events are a stream of their own beside a Pipeline's of
- * the same name; each format tells the train.
+ * A release train's notification events: TrainWaiting is owed by a release waiting for its
+ * members' gates (at the time the wait began), TrainPromoted and TrainFailed by one whose
+ * promotion ended (at the time it ended); each is recorded once, by the first write that finds it
+ * owed and missing while an alert wants it (so an alert learnt of a little late still gets it),
+ * never again or changed; TrainFailed names the failed members and why and the members stopped;
+ * the train's events are a stream of their own beside a Pipeline's of the same name; each format
+ * tells the train.
  */
 import { describe, expect, it } from 'vitest';
 import { planAlert } from '../../../src/notify/alert-progress.js';
@@ -38,11 +40,13 @@ const TRAIN: PromotionTrain = {
 };
 
 function release(state: TrainRelease['state'], waitingFor: string[] = []): TrainRelease {
+  const ended = state === 'Succeeded' || state === 'Failed';
   return {
     digest: DIGEST,
     members: MEMBERS,
     state,
     startedAt: new Date(T - 60_000).toISOString(),
+    ...(ended ? { finishedAt: new Date(T).toISOString() } : {}),
     waitingFor,
     reason: state,
     message: state,
@@ -69,14 +73,8 @@ function policy(wanted = true): TrainOutboxPolicy {
 }
 
 describe('withTrainEvents', () => {
-  it('records TrainPromoted in the write that ends a Promoting release', () => {
-    const next = withTrainEvents(
-      TRAIN,
-      status(release('Promoting')),
-      status(release('Succeeded')),
-      T,
-      policy(),
-    );
+  it('records TrainPromoted, at the time its promotion ended, for a release that promoted', () => {
+    const next = withTrainEvents(TRAIN, status(release('Succeeded')), T, policy());
     expect(next.outbox).toEqual([
       expect.objectContaining({
         type: 'TrainPromoted',
@@ -90,13 +88,7 @@ describe('withTrainEvents', () => {
   });
 
   it('records TrainFailed with the failed members and why, and those stopped', () => {
-    const next = withTrainEvents(
-      TRAIN,
-      status(release('Promoting')),
-      status(release('Failed', ['web'])),
-      T,
-      policy(),
-    );
+    const next = withTrainEvents(TRAIN, status(release('Failed', ['web'])), T, policy());
     const [event] = next.outbox ?? [];
     expect(event).toMatchObject({
       type: 'TrainFailed',
@@ -111,50 +103,35 @@ describe('withTrainEvents', () => {
     expect(event?.message).toContain('stopped: worker');
   });
 
-  it('records nothing for a release that did not end, or ended without promoting', () => {
-    const cases: [TrainStatus | undefined, TrainStatus][] = [
-      [status(release('Waiting')), status(release('Promoting'))],
-      [status(release('Promoting')), status(release('Promoting'))],
-      [undefined, status(release('Succeeded'))],
-      [status(release('Waiting')), status(release('Succeeded'))],
-      [
-        status({ ...release('Promoting'), digest: `sha256:${'b'.repeat(64)}` }),
-        status(release('Succeeded')),
-      ],
-    ];
-    for (const [before, after] of cases)
-      expect(withTrainEvents(TRAIN, before, after, T, policy()).outbox).toBeUndefined();
+  it('records nothing for a release still promoting, or one that ended without promoting', () => {
+    const { finishedAt: _none, ...settled } = release('Succeeded');
+    for (const next of [status(release('Promoting')), status(settled)])
+      expect(withTrainEvents(TRAIN, next, T, policy()).outbox).toBeUndefined();
   });
 
   it('records nothing no alert wants', () => {
-    const next = withTrainEvents(
-      TRAIN,
-      status(release('Promoting')),
-      status(release('Succeeded')),
-      T,
-      policy(false),
-    );
+    const next = withTrainEvents(TRAIN, status(release('Succeeded')), T, policy(false));
     expect(next.outbox).toBeUndefined();
   });
 
   it('keeps what it recorded, unchanged, through later writes, and lets it go past the horizon', () => {
-    const first = withTrainEvents(
-      TRAIN,
-      status(release('Promoting')),
-      status(release('Succeeded')),
-      T,
-      policy(),
-    );
-    const again = withTrainEvents(
-      TRAIN,
-      first,
-      { ...status(release('Succeeded')), outbox: first.outbox },
-      T + 1_000,
-      policy(),
-    );
+    const first = withTrainEvents(TRAIN, status(release('Succeeded')), T, policy());
+    const again = withTrainEvents(TRAIN, first, T + 1_000, policy());
     expect(again.outbox).toEqual(first.outbox);
     const late = T + 26 * 3_600_000;
-    expect(withTrainEvents(TRAIN, first, { ...first }, late, policy()).outbox).toBeUndefined();
+    expect(withTrainEvents(TRAIN, first, late, policy()).outbox).toBeUndefined();
+  });
+
+  it('catches up an event owed before an alert was known, with its own time, within the horizon', () => {
+    const unwanted = withTrainEvents(TRAIN, status(release('Failed', ['web'])), T, policy(false));
+    expect(unwanted.outbox).toBeUndefined();
+    const caught = withTrainEvents(TRAIN, unwanted, T + 4_000, policy());
+    expect(caught.outbox).toEqual([
+      expect.objectContaining({ type: 'TrainFailed', time: new Date(T).toISOString() }),
+    ]);
+    expect(withTrainEvents(TRAIN, caught, T + 9_000, policy()).outbox).toEqual(caught.outbox);
+    const pastHorizon = T + 24 * 3_600_000 + 1;
+    expect(withTrainEvents(TRAIN, unwanted, pastHorizon, policy()).outbox).toBeUndefined();
   });
 });
 
@@ -165,14 +142,14 @@ describe('TrainWaiting', () => {
     reason,
   });
 
-  it("is recorded by the write that begins a combination's wait for its members' gates", () => {
-    const before = status({ ...release('Succeeded'), digest: `sha256:${'b'.repeat(64)}` });
-    const next = withTrainEvents(TRAIN, before, status(waiting()), T, policy());
+  it('is recorded, at the time the wait began, for a combination waiting for its gates', () => {
+    const next = withTrainEvents(TRAIN, status(waiting()), T, policy());
     expect(next.outbox).toEqual([
       expect.objectContaining({
         type: 'TrainWaiting',
         revision: DIGEST,
         reason: 'MemberGates',
+        time: new Date(T - 60_000).toISOString(),
         train: { digest: DIGEST, members: MEMBERS, waitingFor: ['api', 'web'] },
       }),
     ]);
@@ -181,13 +158,34 @@ describe('TrainWaiting', () => {
     );
   });
 
-  it('is not recorded again while the same combination waits, nor for a suspended train', () => {
+  it('is not recorded again while the same wait lasts, nor for a suspended train', () => {
+    const first = withTrainEvents(TRAIN, status(waiting()), T, policy());
+    const later = { ...status({ ...waiting(), waitingFor: ['web'] }), outbox: first.outbox };
+    expect(withTrainEvents(TRAIN, later, T + 5_000, policy()).outbox).toEqual(first.outbox);
     expect(
-      withTrainEvents(TRAIN, status(waiting()), status(waiting()), T, policy()).outbox,
+      withTrainEvents(TRAIN, status(waiting(DIGEST, 'Suspended')), T, policy()).outbox,
     ).toBeUndefined();
-    expect(
-      withTrainEvents(TRAIN, undefined, status(waiting(DIGEST, 'Suspended')), T, policy()).outbox,
-    ).toBeUndefined();
+  });
+
+  it('is recorded for a new wait of a combination told before', () => {
+    const first = withTrainEvents(TRAIN, status(waiting()), T, policy());
+    const again = status({ ...waiting(), startedAt: new Date(T).toISOString() }, first.outbox);
+    const next = withTrainEvents(TRAIN, again, T, policy());
+    expect(next.outbox?.map((e) => e.time)).toEqual([
+      new Date(T - 60_000).toISOString(),
+      new Date(T).toISOString(),
+    ]);
+  });
+
+  it('tells a wait, then the end of its promotion, in that order', () => {
+    const wait = withTrainEvents(TRAIN, status(waiting()), T - 60_000, policy());
+    const ended = withTrainEvents(
+      TRAIN,
+      { ...status(release('Succeeded')), outbox: wait.outbox },
+      T,
+      policy(),
+    );
+    expect(ended.outbox?.map((e) => e.type)).toEqual(['TrainWaiting', 'TrainPromoted']);
   });
 });
 
@@ -232,13 +230,7 @@ describe('releaseOutcome', () => {
 });
 
 describe("a train's events on the wire", () => {
-  const recorded = withTrainEvents(
-    TRAIN,
-    status(release('Promoting')),
-    status(release('Failed', ['web'])),
-    T,
-    policy(),
-  );
+  const recorded = withTrainEvents(TRAIN, status(release('Failed', ['web'])), T, policy());
   const [fact] = trainFacts({ ...TRAIN, status: recorded });
 
   it('are facts about the train, with no targets', () => {
