@@ -56,12 +56,15 @@ const SIGN_USAGE = `Usage: promotion-gateway approvals sign --name NAME --key NA
   preview's summary and digest, then the answer.
 
        promotion-gateway approvals sign --name NAME --key NAME.key.pem
-         --train NAMESPACE/NAME --env ENV --members MEMBER=REV,... [--digest sha256:...]
+         --train NAMESPACE/NAME --env ENV [--members MEMBER=REV,...] [--digest sha256:...]
          [--reject] [--comment TEXT] [--ttl SECONDS] [--send GATEWAY_URL]
+         [--gateway URL] [--token TOKEN]
   Signs one approval (or rejection) of a release train's combination for ENV: the member
-  revisions of the train's release there (kubectl get ptrain ... .status.environments[].release).
-  The gateway records it on every member whose ENV is gated, only while that combination is the
-  release waiting there. --digest, when given, must be the combination's digest.
+  revisions of the train's release there. Without --members they are read from --gateway
+  (default --send, else $PROMOTION_GATEWAY_URL) with --token (default $PROMOTION_GATEWAY_TOKEN):
+  the release waiting in ENV. The gateway records it on every member whose ENV is gated, only
+  while that combination is the release waiting there. --digest, when given, must be the
+  combination's digest (pin what you looked at).
 `;
 
 /** The usage of `promotion-gateway approvals`. */
@@ -105,7 +108,7 @@ async function sign(
   values: CommandValues<typeof SIGN_OPTIONS>,
   { out, env }: CommandIo,
 ): Promise<number> {
-  if (values.train !== undefined) return signTrain(values, out);
+  if (values.train !== undefined) return signTrain(values, { out, env });
   const { key, alg } = await signingKey(values.key);
   const claims = {
     sub: required(values.name, '--name'),
@@ -139,11 +142,11 @@ async function sign(
 /** The train form of `sign`: one approval of a combination (train-approval.ts). */
 async function signTrain(
   values: CommandValues<typeof SIGN_OPTIONS>,
-  out: NodeJS.WritableStream,
+  io: CommandIo,
 ): Promise<number> {
   for (const flag of ['pipeline', 'revision', 'break-glass', 'no-preview'] as const)
     if (values[flag] !== undefined) throw new UsageError(`--train excludes --${flag}`);
-  return signTrainApproval(values, await signingKey(values.key), out);
+  return signTrainApproval(values, await signingKey(values.key), io);
 }
 
 async function send(

@@ -1,7 +1,8 @@
 /**
- * The preview of an environment's pending promotion, fetched from a gateway's read API
- * (`GET /v1/pipelines/{namespace}/{name}/environments/{env}/preview`) with a bearer token whose
- * `pipelines` claim covers the Pipeline: for `diff` and for `approvals sign`.
+ * Reads of a gateway's read API with a bearer token whose `pipelines` claim covers what is read:
+ * the preview of an environment's pending promotion
+ * (`GET /v1/pipelines/{namespace}/{name}/environments/{env}/preview`, for `diff` and `approvals
+ * sign`) and a release train (`GET /v1/trains/{namespace}/{name}`, for `approvals sign --train`).
  */
 import type { Preview } from '../preview/previewer.js';
 import { redactUrls } from '../text/redact-url.js';
@@ -40,17 +41,24 @@ export async function fetchPreview(
   pipeline: string,
   env: string,
 ): Promise<Preview> {
-  const url = `${access.url}/v1/pipelines/${pipeline}/environments/${encodeURIComponent(env)}/preview`;
+  const path = `/v1/pipelines/${pipeline}/environments/${encodeURIComponent(env)}/preview`;
+  return (await readGateway(access, path)) as Preview;
+}
+
+/** The JSON answer of a GET of `path` on the gateway, or a PreviewError saying why there is none. */
+export async function readGateway(access: GatewayAccess, path: string): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${access.token}` } });
+    response = await fetch(`${access.url}${path}`, {
+      headers: { authorization: `Bearer ${access.token}` },
+    });
   } catch {
     throw new PreviewError(`the gateway at ${redactUrls(access.url)} could not be reached`);
   }
   const text = await response.text();
   if (response.status !== 200)
     throw new PreviewError(`the gateway answered ${String(response.status)}: ${messageOf(text)}`);
-  return JSON.parse(text) as Preview;
+  return JSON.parse(text) as unknown;
 }
 
 /** An error body's message, made safe to print. */

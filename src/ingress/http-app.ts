@@ -24,6 +24,7 @@ import { eventsRoutes } from './flux-event-routes.js';
 import { legacyRoutes, type PipelineHinter } from './legacy.js';
 import { metricsRoute, opsRoutes, type ReadinessProbe } from './ops.js';
 import { pipelineRoutes, type PipelineViewSource } from './pipelines.js';
+import { trainRoutes, type TrainViewSource } from './train-routes.js';
 import { installRateLimit } from './ratelimit.js';
 import { whatIfRoutes, type WhatIfSource } from './what-if-routes.js';
 import { refusalReporter } from './refusals.js';
@@ -53,6 +54,8 @@ export interface AppDeps {
     AuthorizationRouteOptions,
     'principals' | 'authorizer' | 'now' | 'halter' | 'fleetHalts' | 'rollbacks' | 'trainApprovals'
   >;
+  /** The release trains behind GET /v1/trains/{namespace}/{name}; absent = not served. */
+  trains?: TrainViewSource;
   /** The fleet what-if behind POST /v1/what-if; absent = not served. */
   whatIf?: WhatIfSource;
   /** The gateway's clock (ms), which spaces the refusals' log lines; Date.now by default. */
@@ -174,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       hintPipeline: deps.pipelines.hintPipeline,
     });
     await scope.register(pipelineRoutes, { auth, pipelines: deps.pipelines });
+    if (deps.trains !== undefined) await scope.register(trainRoutes, { auth, trains: deps.trains });
     if (deps.whatIf !== undefined)
       await scope.register(whatIfRoutes, { auth, whatIf: deps.whatIf, now: deps.now ?? Date.now });
     if (deps.authorizations !== undefined) {

@@ -108,6 +108,12 @@ export function httpApp(
     ...{ config, logger, hints, metrics, readiness, now },
     authorizations: authorizations(rt, catalog, access, loop, trains),
     legacyKeys: (id) => access.legacyKeys.keyFor(id),
+    trains: {
+      train: (namespace, name) =>
+        trains.book
+          .all()
+          .find((t) => t.metadata.namespace === namespace && t.metadata.name === name),
+    },
     // The loop's evaluator: the current side of a what-if is the live decision.
     whatIf: (policy, covers, at) =>
       fleetWhatIf(

@@ -6,9 +6,17 @@
  * recorded on every member, the release goes Promoting, and every member is promoted once, api
  * before web; the PromotionAlert subscribed to the namespace is told the release waits
  * (TrainWaiting, with the digest to approve), then TrainPromoted once. The same statement a
- * second time is a replay.
+ * second time is a replay. The train door `GET /v1/trains/{ns}/{name}` shows the release waiting
+ * to a token covering every member (404 to one that does not), and `approvals sign --train` with
+ * no `--members` signs and sends what it shows.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { exportPKCS8 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runApprovals } from '../../src/cli/approvals.js';
+import type { TrainAnswer } from '../../src/ingress/train-routes.js';
 import type { AuthorizationRecord } from '../../src/pipeline/pipeline-resource.js';
 import { combinationDigest } from '../../src/trains/combination-digest.js';
 import {
@@ -27,6 +35,8 @@ import {
   type TestFleet,
 } from '../support/gateway-harness.js';
 import { NotifyReceiver, subscribeAlert } from '../support/notify-receiver.js';
+import { readTokens, type ReadTokens } from '../support/preview.js';
+import { tempDir } from '../support/temp-dirs.js';
 import {
   applyTrain,
   createTrainApps,
@@ -42,10 +52,16 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
   let fleet: TestFleet;
   let replicas: RunningGateway[];
   let alice: TestApprover;
+  let tokens: ReadTokens;
   const alerts = new NotifyReceiver();
 
   beforeAll(async () => {
-    [fleet, alice] = await Promise.all([startTestFleet(), approver('alice'), alerts.start()]);
+    [fleet, alice, tokens] = await Promise.all([
+      startTestFleet(),
+      approver('alice'),
+      readTokens(),
+      alerts.start(),
+    ]);
     alerts.up = true;
     const approvals = { approvers: approverConfig([alice]) };
     const notifications = { intervalMs: 100, allowedUrlPrefixes: [alerts.url] };
@@ -53,7 +69,7 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
       Array.from({ length: count }, (_, i) =>
         launchGateway(fleet, {
           instanceId: `replica-${String(i)}`,
-          config: { approvals, notifications },
+          config: { approvals, notifications, jwt: tokens.config },
         }),
       ),
     );
@@ -196,5 +212,84 @@ describe.each([1, 2])('one approval of a train combination with %i replica(s)', 
     const again = await postTrainStatement(replicas[0]?.url ?? '', train, 'prod', jws);
     expect(again.status).toBe(409);
     expect(((await again.json()) as { code: string }).code).toBe('Replayed');
+  });
+
+  it('shows the release waiting at the train door, and the CLI signs it with no --members', async () => {
+    const ns = `train-door-${String(count)}`;
+    createTrainApps(fleet, ns, ['api', 'web'], { approval: { minApprovals: 1 } });
+    applyTrain(fleet, ns, 'release', {
+      members: [{ name: 'api' }, { name: 'web', dependsOn: ['api'] }],
+      environments: ['prod'],
+    });
+    await resync();
+    for (const env of ['dev', 'staging'])
+      for (const app of ['api', 'web']) rollApp(fleet, ns, env, app, '6.6.0');
+    await resync();
+    const members = { api: '6.6.0', web: '6.6.0' };
+    const digest = combinationDigest(members);
+    await eventually(() => {
+      expect(release(ns)).toMatchObject({ digest, state: 'Waiting' });
+    }, WAIT);
+
+    // The replica that does not write the train shows it once it has listed it again.
+    const door = replicas[count - 1]?.url ?? '';
+    const token = await tokens.token([`${ns}/*`]);
+    const get = (bearer?: string) =>
+      fetch(`${door}/v1/trains/${ns}/release`, {
+        headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` },
+      });
+    const shown = await eventually(async () => {
+      const res = await get(token);
+      expect(res.status).toBe(200);
+      const answer = (await res.json()) as TrainAnswer;
+      expect(answer.environments.find((e) => e.name === 'prod')?.release).toMatchObject({
+        digest,
+        members,
+        state: 'Waiting',
+      });
+      return answer;
+    }, WAIT);
+    expect(shown.members).toEqual(['api', 'web']);
+    // A token that covers only one member is answered as for a train that does not exist.
+    expect((await get(await tokens.token([`${ns}/api`]))).status).toBe(404);
+    expect((await get(await tokens.token([`${ns}/nope`]))).status).toBe(404);
+    expect((await get()).status).toBe(401);
+    expect(
+      (
+        await fetch(`${door}/v1/trains/${ns}/absent`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).status,
+    ).toBe(404);
+
+    const dir = tempDir('train-door-');
+    const key = join(dir, 'alice.key.pem');
+    await writeFile(key, await exportPKCS8(alice.privateKey), { mode: 0o600 });
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
+    const code = await runApprovals(
+      [
+        'sign',
+        ...['--name', 'alice', '--key', key, '--train', `${ns}/release`, '--env', 'prod'],
+        ...['--send', door],
+      ],
+      { PROMOTION_GATEWAY_TOKEN: token },
+      out,
+    );
+    expect(printed).toContain('members api=6.6.0,web=6.6.0');
+    expect(printed).toContain(`combination ${digest}`);
+    expect(code).toBe(0);
+    for (const app of ['api', 'web'])
+      expect(prodApprovals(ns, app)).toEqual([
+        expect.objectContaining({
+          principal: 'alice',
+          revision: '6.6.0',
+          combinationDigest: digest,
+        }),
+      ]);
+    await eventually(() => {
+      expect(release(ns)).toMatchObject({ digest, state: 'Promoting' });
+    }, WAIT);
   });
 });

@@ -1,13 +1,17 @@
 /**
  * The train form of `approvals sign`, in process with real keys and files: it signs one approval
  * of a combination named by its members' revisions (its digest computed, a given --digest
- * checked), refuses the flags that belong to a Pipeline's approval, and `approvals verify` checks
- * the statement as each member's record holds it, catching a record of another revision.
+ * checked) or, without them, of the release waiting as a loopback server answering the gateway's
+ * train door says; it refuses the flags that belong to a Pipeline's approval, and `approvals
+ * verify` checks the statement as each member's record holds it, catching a record of another
+ * revision.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { checkSigned } from '../../../src/auth/statement.js';
 import { membersDigest, TRAIN_STATEMENT_FORM } from '../../../src/auth/train-statement.js';
@@ -21,7 +25,7 @@ async function run(...args: string[]): Promise<{ code: number; out: string }> {
   const out = new PassThrough();
   let text = '';
   out.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  const code = await runApprovals(args, {}, out);
+  const code = await runApprovals(args, { PROMOTION_GATEWAY_TOKEN: 'reader' }, out);
   return { code, out: text };
 }
 
@@ -65,7 +69,7 @@ describe('approvals sign --train', () => {
   });
 
   it.each([
-    [['--digest', `sha256:${'0'.repeat(64)}`], 'is not that of --members'],
+    [['--digest', `sha256:${'0'.repeat(64)}`], 'is not that of the combination'],
     [['--revision', '1.0.0'], '--train excludes --revision'],
     [['--pipeline', 'shop/api'], '--train excludes --pipeline'],
     [['--break-glass'], '--train excludes --break-glass'],
@@ -111,5 +115,89 @@ describe('approvals verify of a train approval', () => {
     const other = await run('verify', '--config', config, '--from', await file('web', '5.0.0'));
     expect(other.code).toBe(1);
     expect(other.out).toContain("the statement's revision differs from the record");
+  });
+});
+
+describe('approvals sign --train without --members', () => {
+  const release = (state: string, members: Record<string, string> = MEMBERS) => ({
+    digest: membersDigest(members),
+    members,
+    state,
+    startedAt: '2026-12-07T10:00:00.000Z',
+  });
+  // The gateway's train door as it answers: prod waits, staging succeeded, a stranger gets 404.
+  const TRAIN = {
+    namespace: 'shop',
+    name: 'release',
+    members: ['api', 'web'],
+    environments: [
+      { name: 'staging', release: release('Succeeded') },
+      { name: 'prod', release: release('Waiting') },
+      { name: 'broken', release: { ...release('Waiting'), digest: `sha256:${'1'.repeat(64)}` } },
+    ],
+  };
+  let server: Server;
+  let url: string;
+  const seen: { path: string; authorization: string | undefined }[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
+      const ok =
+        req.headers.authorization === 'Bearer reader' && req.url === '/v1/trains/shop/release';
+      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(ok ? TRAIN : { code: 'NotFound', message: 'No such resource.' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  });
+  afterAll(
+    () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  );
+
+  const signArgs = (key: string, env: string) => [
+    'sign',
+    ...['--name', 'alice', '--key', key, '--train', 'shop/release', '--env', env],
+    ...['--gateway', url],
+  ];
+
+  it('signs the combination waiting in the environment, read with the token', async () => {
+    const { key, pub } = await keys(tempDir('train-approval-'));
+    const signed = await run(...signArgs(key, 'prod'));
+    expect(signed.code).toBe(0);
+    expect(seen.at(-1)).toEqual({
+      path: '/v1/trains/shop/release',
+      authorization: 'Bearer reader',
+    });
+    const checked = await checkSigned(
+      signed.out.trim(),
+      { name: 'alice', publicKeys: [await readFile(pub, 'utf8')] },
+      { maxLifetimeSeconds: 900, clockToleranceSeconds: 5 },
+      Date.now(),
+      TRAIN_STATEMENT_FORM,
+    );
+    expect(checked.ok && checked.value).toMatchObject({
+      members: MEMBERS,
+      combinationDigest: membersDigest(MEMBERS),
+    });
+  });
+
+  it.each([
+    ['staging', [], 1, "train shop/release's release into staging is Succeeded, not waiting"],
+    ['qa', [], 1, 'train shop/release has no release into qa'],
+    ['broken', [], 1, 'does not match its digest'],
+    ['prod', ['--digest', `sha256:${'0'.repeat(64)}`], 2, 'is not that of the combination'],
+    ['prod', ['--token', 'stranger'], 1, 'the gateway answered 404: No such resource.'],
+  ])('refuses %s %j (exit %i)', async (env, extra, code, message) => {
+    const { key } = await keys(tempDir('train-approval-'));
+    const refused = await run(...signArgs(key, env), ...extra);
+    expect(refused.code).toBe(code);
+    expect(refused.out).toContain(message);
+    expect(refused.out).not.toMatch(/^eyJ/m);
   });
 });
