@@ -16,7 +16,7 @@ import { callerOf } from './authenticated.js';
 import { GatewayError } from './http-errors.js';
 import { SchemaRefs } from './route-schemas.js';
 
-/** The usable trains this replica knows. */
+/** The PromotionTrains this replica knows (its latest listing). */
 export interface TrainViewSource {
   /** The train `namespace/name` as last listed, or undefined when none is known. */
   train(namespace: string, name: string): PromotionTrain | undefined;

@@ -49,8 +49,8 @@ export interface TrainOutboxPolicy {
 }
 
 /**
- * `next` (the status about to be written over `stored`) with the event each environment's release
- * owes and the outbox lacks, when some alert wants it: TrainWaiting for a release waiting for its
+ * `next` (the status about to be written) with the event each environment's release owes and
+ * the outbox lacks, when some alert wants it: TrainWaiting for a release waiting for its
  * members' gates, TrainPromoted or TrainFailed for one whose promotion ended. Owed is read from
  * the release itself, not from the change, so a pass after an alert became known records what
  * the write that ended the release could not (the catch-up the Pipeline outbox has); an event
