@@ -231,7 +231,7 @@ export interface EnvironmentDecision {
   redelivery?: number;
   /** For RollBack: what is rolled back, by whom and why (the claim records it). */
   rollback?: RollbackView;
-  /** For a train member's Promote: the pull request it shares with other members; absent = its own. */
+  /** A train member's shared pull request (a Promote's, or a pending revision's preview's). */
   sharedPullRequest?: SharedPullRequest;
   /**
    * Inside an automatic rollback window with checks: the promoted revision whose checks are read

@@ -14,28 +14,52 @@ import type { TrainGateInput } from './train-input.js';
 /**
  * `decision` as the train lets it stand: a Promote (not a rollback, not a redelivery of what the
  * environment was promoted to already) the train does not let through becomes Waiting with the
- * train's reason; anything else is returned as it is.
+ * train's reason. A Promote it lets through carries the pull request it shares with other
+ * members, and a revision of the release still pending (held by the train or its own gates)
+ * carries the one it would share, for its preview; anything else is returned as it is.
  */
 export function withTrainGate(
   gate: TrainGateInput | undefined,
   decision: EnvironmentDecision,
 ): EnvironmentDecision {
-  if (gate === undefined || decision.outcome !== 'Promote') return decision;
+  if (gate === undefined) return decision;
   if (decision.rollback !== undefined || decision.redelivery !== undefined) return decision;
+  if (decision.outcome !== 'Promote')
+    return PENDING.has(decision.outcome)
+      ? withSharedPullRequest(gate, decision, PREVIEWED)
+      : decision;
   const revision = decision.revision ?? '';
   const hold = trainHold(gate, decision.environment, revision);
-  if (hold === undefined) return withSharedPullRequest(gate, decision);
-  return { environment: decision.environment, revision, outcome: 'Waiting', ...hold };
+  if (hold === undefined) return withSharedPullRequest(gate, decision, ['Promoting']);
+  const held = {
+    environment: decision.environment,
+    revision,
+    outcome: 'Waiting' as const,
+    ...hold,
+  };
+  return withSharedPullRequest(gate, held, PREVIEWED);
 }
 
-/** A Promote the train lets through, with the pull request it shares with other members. */
+/** The outcomes that keep a revision pending, which a preview shows the change of. */
+const PENDING: ReadonlySet<string> = new Set(['Waiting', 'WaitingApproval']);
+/** The release states whose pending revisions are previewed with the shared pull request. */
+const PREVIEWED: readonly string[] = ['Waiting', 'Promoting'];
+
+/**
+ * `decision` with the pull request its revision shares with other members under the train's
+ * release, when the release is in one of `states` and takes that revision; otherwise unchanged.
+ */
 function withSharedPullRequest(
   gate: TrainGateInput,
   decision: EnvironmentDecision,
+  states: readonly string[],
 ): EnvironmentDecision {
   const { release } = gate;
   const names = gate.sharedPullRequest ?? [];
-  if (release?.state !== 'Promoting' || gate.probe === true || names.length < 2) return decision;
+  if (release === undefined || !states.includes(release.state)) return decision;
+  if (gate.probe === true || names.length < 2) return decision;
+  if (decision.revision === undefined || release.members[gate.member] !== decision.revision)
+    return decision;
   const members: Record<string, string> = {};
   for (const name of names) {
     const revision = release.members[name];

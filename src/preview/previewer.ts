@@ -5,7 +5,11 @@
  * (a forge fetch), is kept in a bounded cache by what it depends on; the sources are read anew.
  */
 import type { CatalogTarget } from '../catalog/targets.js';
-import type { EnvironmentDecision, TargetStatus } from '../evaluate/decisions.js';
+import type {
+  EnvironmentDecision,
+  SharedPullRequest,
+  TargetStatus,
+} from '../evaluate/decisions.js';
 import type { ReadResult } from '../kube/ports.js';
 import type { Pipeline } from '../pipeline/pipeline-resource.js';
 import type { PromotionStrategy, StrategyPreview } from '../promote/strategies/strategy.js';
@@ -30,16 +34,27 @@ export interface Preview extends ChangeSet {
 const PENDING = new Set(['Promote', 'Waiting', 'WaitingApproval']);
 
 /** The revision a decision holds pending (and its attempt), or undefined when it holds none. */
-export function pendingOf(
-  decision: EnvironmentDecision | undefined,
-): { revision: string; attempt: number; redelivery?: number } | undefined {
+export function pendingOf(decision: EnvironmentDecision | undefined): Pending | undefined {
   if (decision?.revision === undefined) return undefined;
   if (!PENDING.has(decision.outcome)) return undefined;
+  const { redelivery, sharedPullRequest } = decision;
   return {
     revision: decision.revision,
     attempt: decision.attempt ?? 1,
-    ...(decision.redelivery === undefined ? {} : { redelivery: decision.redelivery }),
+    ...(redelivery === undefined ? {} : { redelivery }),
+    ...(sharedPullRequest === undefined ? {} : { sharedPullRequest }),
   };
+}
+
+/**
+ * A pending promotion as its preview makes it: the revision, the attempt and, for a release
+ * train's member, the pull request it shares with other members (the change shows their edits).
+ */
+export interface Pending {
+  revision: string;
+  attempt: number;
+  redelivery?: number;
+  sharedPullRequest?: SharedPullRequest;
 }
 
 /** What previews need: the strategies, one GET per target, and a cache. */
@@ -54,7 +69,7 @@ export interface PreviewerDeps {
 export interface PreviewRequest {
   pipeline: Pipeline;
   environment: string;
-  pending: { revision: string; attempt: number; redelivery?: number };
+  pending: Pending;
   /** The environment's catalog targets and their verified statuses (aligned by index). */
   targets: readonly CatalogTarget[];
   statuses: readonly (TargetStatus | undefined)[];
@@ -95,6 +110,7 @@ export class Previewer {
     const key = previewKey([
       ...[namespace, name, generation ?? 0, environment, pending.revision],
       ...[pending.attempt, pending.redelivery ?? 0, dependsOn],
+      pending.sharedPullRequest?.digest ?? '',
     ]);
     // A webhook's body carries the time of its sending: made anew, never cached.
     const cached = strategy.name === 'webhook' ? undefined : this.cache.get(key);

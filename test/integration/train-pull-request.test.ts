@@ -4,7 +4,8 @@
  * (same repository) are proposed in exactly one request on a branch named for the train, the
  * environment and the combination's digest, carrying both files' changes, each member's record
  * pointing to it; worker (another repository) gets its own; merging the shared request completes
- * both members, and the release succeeds.
+ * both members, and the release succeeds. While such a release waits for approvals, each sharing
+ * member's preview is the shared request: its branch, both members' files.
  */
 import { startForge, type ForgeHandle } from 'forge-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ import {
   type RunningGateway,
   type TestFleet,
 } from '../support/gateway-harness.js';
+import type { Preview } from '../../src/preview/previewer.js';
+import { readTokens, type ReadTokens } from '../support/preview.js';
 import { TOKEN_SECRET } from '../support/pull-request.js';
 import { applyTrain, createTrainApps, rollApp, trainStatus } from '../support/train-rig.js';
 
@@ -37,14 +40,19 @@ describe.each([1, 2])('a train sharing one pull request with %i replica(s)', (co
   let fleet: TestFleet;
   let forge: ForgeHandle;
   let replicas: RunningGateway[];
+  let tokens: ReadTokens;
 
   beforeAll(async () => {
-    [fleet, forge] = await Promise.all([startTestFleet(), startForge({ kind: 'github' })]);
+    [fleet, forge, tokens] = await Promise.all([
+      startTestFleet(),
+      startForge({ kind: 'github' }),
+      readTokens(),
+    ]);
     replicas = await Promise.all(
       Array.from({ length: count }, (_, i) =>
         launchGateway(fleet, {
           instanceId: `shared-pr-${String(i)}`,
-          config: { promotion: PROMOTION },
+          config: { promotion: PROMOTION, jwt: tokens.config },
         }),
       ),
     );
@@ -79,15 +87,13 @@ describe.each([1, 2])('a train sharing one pull request with %i replica(s)', (co
     };
   }
 
-  it('opens one pull request for api and web, and one of its own for worker', async () => {
-    const ns = `train-pr-${String(count)}`;
+  /** A shared repository for api and web, with prod at 6.5.0, and the forge token's Secret. */
+  async function sharedRepository(ns: string): Promise<string> {
     const shared = `acme/${ns}`;
-    const own = `acme/${ns}-worker`;
     await forge.createRepo(shared, {
       'envs/prod/api.yaml': valuesFile(ns, 'api', '6.5.0'),
       'envs/prod/web.yaml': valuesFile(ns, 'web', '6.5.0'),
     });
-    await forge.createRepo(own, { 'envs/prod/worker.yaml': valuesFile(ns, 'worker', '6.5.0') });
     fleet.management.ensureNamespace(ns);
     fleet.management.apply({
       apiVersion: 'v1',
@@ -96,6 +102,14 @@ describe.each([1, 2])('a train sharing one pull request with %i replica(s)', (co
       type: 'Opaque',
       data: { token: Buffer.from(forge.addToken(`promoter-${ns}`)).toString('base64') },
     });
+    return shared;
+  }
+
+  it('opens one pull request for api and web, and one of its own for worker', async () => {
+    const ns = `train-pr-${String(count)}`;
+    const shared = await sharedRepository(ns);
+    const own = `acme/${ns}-worker`;
+    await forge.createRepo(own, { 'envs/prod/worker.yaml': valuesFile(ns, 'worker', '6.5.0') });
     createTrainApps(
       fleet,
       ns,
@@ -169,5 +183,55 @@ describe.each([1, 2])('a train sharing one pull request with %i replica(s)', (co
       expect(release(ns)).toMatchObject({ digest, state: 'Succeeded' });
     }, WAIT);
     expect(forge.pullRequests(shared)).toHaveLength(1);
+  }, 120_000);
+
+  it("previews the shared request, both members' files, while the release waits", async () => {
+    const ns = `train-pr-preview-${String(count)}`;
+    const shared = await sharedRepository(ns);
+    const members = ['api', 'web'] as const;
+    createTrainApps(
+      fleet,
+      ns,
+      members,
+      { approval: { minApprovals: 1 } },
+      { api: strategyFor(shared), web: strategyFor(shared) },
+    );
+    applyTrain(fleet, ns, 'release', {
+      members: [{ name: 'api' }, { name: 'web' }],
+      environments: ['prod'],
+    });
+    await resync();
+    for (const env of ['dev', 'staging'])
+      for (const app of members) rollApp(fleet, ns, env, app, '6.6.0');
+    await resync();
+    const digest = combinationDigest({ api: '6.6.0', web: '6.6.0' });
+    await eventually(() => {
+      expect(release(ns)).toMatchObject({ digest, state: 'Waiting', reason: 'MemberGates' });
+    }, WAIT);
+
+    const token = await tokens.token([`${ns}/*`]);
+    const branch = `promotion-train-${ns}-release-prod-${digest.slice(7, 19)}`;
+    for (const replica of replicas)
+      for (const app of members) {
+        const preview = await eventually(async () => {
+          await resync();
+          const res = await fetch(
+            `${replica.url}/v1/pipelines/${ns}/${app}/environments/prod/preview`,
+            { headers: { authorization: `Bearer ${token}` } },
+          );
+          expect(res.status).toBe(200);
+          const answer = (await res.json()) as Preview;
+          expect(answer.change).toMatchObject({ kind: 'pull-request', branch });
+          return answer;
+        }, WAIT);
+        const files = preview.change.kind === 'pull-request' ? preview.change.files : [];
+        expect(files.map((f) => f.path).sort()).toEqual([
+          'envs/prod/api.yaml',
+          'envs/prod/web.yaml',
+        ]);
+        expect(preview.summary).toContain('2 files');
+      }
+    // Nothing was proposed: the preview is only what the request will be.
+    expect(forge.pullRequests(shared)).toEqual([]);
   }, 120_000);
 });

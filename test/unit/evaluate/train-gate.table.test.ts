@@ -7,7 +7,7 @@ import { evaluate } from '../../../src/evaluate/evaluate.js';
 import type { TrainGateInput } from '../../../src/evaluate/train-input.js';
 import { sharedPullRequestMembers } from '../../../src/evaluate/train-gate.js';
 import { Reasons } from '../../../src/evaluate/reasons.js';
-import { devProd, record } from '../../support/evaluate-builders.js';
+import { decisionFor, devProd, record } from '../../support/evaluate-builders.js';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
 
@@ -138,17 +138,52 @@ describe('the pull request a train member shares', () => {
     });
   });
 
-  it('is absent when the member shares with nobody, for a probe, and while the train holds', () => {
+  it('is absent when the member shares with nobody, and for a probe', () => {
     expect(prod(gate()).sharedPullRequest).toBeUndefined();
     expect(prod(gate({ sharedPullRequest: ['web'] })).sharedPullRequest).toBeUndefined();
     expect(
       prod(gate({ sharedPullRequest: ['api', 'web'], probe: true })).sharedPullRequest,
     ).toBeUndefined();
-    const waiting = prod(
+  });
+
+  const shared = { train: 'shop/release', digest: DIGEST, members: { api: '2.0.0', web: '1.1.0' } };
+  const waitingRelease = {
+    digest: DIGEST,
+    members: { web: '1.1.0', api: '2.0.0' },
+    state: 'Waiting' as const,
+  };
+
+  it('rides on a revision the release still holds, for its preview, never as a Promote', () => {
+    const ordered = prod(
       gate({ sharedPullRequest: ['api', 'web'], dependsOn: [{ name: 'api', running: '1.9.0' }] }),
     );
-    expect(waiting).toMatchObject({ outcome: 'Waiting', reason: Reasons.TrainOrder });
-    expect(waiting.sharedPullRequest).toBeUndefined();
+    expect(ordered).toMatchObject({ outcome: 'Waiting', reason: Reasons.TrainOrder });
+    expect(ordered.sharedPullRequest).toEqual(shared);
+    const gates = prod(gate({ sharedPullRequest: ['api', 'web'], release: waitingRelease }));
+    expect(gates).toMatchObject({ outcome: 'Waiting', reason: Reasons.TrainGates });
+    expect(gates.sharedPullRequest).toEqual(shared);
+  });
+
+  it('rides on a revision its own approval gate holds while the release waits', () => {
+    const input = devProd('1.1.0', '1.0.0', {
+      promotion: { manual: true, strategy: { notification: {} } },
+      trains: { prod: gate({ sharedPullRequest: ['api', 'web'], release: waitingRelease }) },
+    });
+    const decision = decisionFor(input, 'prod');
+    expect(decision.outcome).toBe('WaitingApproval');
+    expect(decision.sharedPullRequest).toEqual(shared);
+  });
+
+  it('is absent for a revision the release does not take, and once it failed or succeeded', () => {
+    const other = { ...waitingRelease, members: { web: '1.0.5', api: '2.0.0' } };
+    for (const release of [
+      other,
+      { ...waitingRelease, state: 'Failed' as const },
+      { ...waitingRelease, state: 'Succeeded' as const },
+    ])
+      expect(
+        prod(gate({ sharedPullRequest: ['api', 'web'], release })).sharedPullRequest,
+      ).toBeUndefined();
   });
 
   const repo = 'github|https://forge/acme/fleet|main|token';
