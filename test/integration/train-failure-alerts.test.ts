@@ -17,6 +17,7 @@ import {
   type TestFleet,
 } from '../support/gateway-harness.js';
 import { NotifyReceiver, subscribeAlert } from '../support/notify-receiver.js';
+import { readTokens, type ReadTokens } from '../support/preview.js';
 import {
   applyTrain,
   createTrainApps,
@@ -50,12 +51,18 @@ interface TrainEventBody {
 describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) => {
   let fleet: TestFleet;
   let replicas: RunningGateway[];
+  let tokens: ReadTokens;
   // prod's deployer for web: down for the whole file, so web's one attempt fails.
   const deployer = new NotifyReceiver();
   const alerts = new NotifyReceiver();
 
   beforeAll(async () => {
-    [fleet] = await Promise.all([startTestFleet(), deployer.start(), alerts.start()]);
+    [fleet, tokens] = await Promise.all([
+      startTestFleet(),
+      readTokens(),
+      deployer.start(),
+      alerts.start(),
+    ]);
     alerts.up = true;
     const promotion = {
       retry: { maxAttempts: 1 },
@@ -73,7 +80,7 @@ describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) =
       Array.from({ length: count }, (_, i) =>
         launchGateway(fleet, {
           instanceId: `replica-${String(i)}`,
-          config: { promotion, notifications },
+          config: { promotion, notifications, jwt: tokens.config },
         }),
       ),
     );
@@ -89,6 +96,22 @@ describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) =
 
   const release = (ns: string) =>
     trainStatus(fleet, ns, 'release')?.environments?.find((e) => e.name === 'prod')?.release;
+
+  /**
+   * Until every replica shows the train at its door: a replica whose last listing of the trains
+   * (at most 250 ms old) predates the train would confirm a member's promotion without it.
+   */
+  async function knownEverywhere(ns: string): Promise<void> {
+    const token = await tokens.token([`${ns}/*`]);
+    await eventually(async () => {
+      for (const r of replicas) {
+        const res = await fetch(`${r.url}/v1/trains/${ns}/release`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(res.status).toBe(200);
+      }
+    }, WAIT);
+  }
 
   function told(type: string): { id: string; body: TrainEventBody }[] {
     return alerts.accepted
@@ -112,6 +135,7 @@ describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) =
     await eventually(() => {
       expect(release(ns)).toMatchObject({ state: 'Succeeded', reason: 'Arrived' });
     }, WAIT);
+    await knownEverywhere(ns);
     for (const env of ['dev', 'staging'])
       for (const app of APPS) rollApp(fleet, ns, env, app, '6.6.0');
     await resync();
@@ -178,6 +202,7 @@ describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) =
     await eventually(() => {
       expect(release(ns)).toMatchObject({ state: 'Succeeded', reason: 'Arrived' });
     }, WAIT);
+    await knownEverywhere(ns);
     // The alert exists from here on, but no replica can list it until the fault is cleared.
     await fleet.management.faults.set({
       errors: [{ verbs: ['list'], resources: ['promotionalerts'], rate: 1, code: 503 }],
