@@ -19,6 +19,7 @@ import type {
   HookHandlerDoneFunction,
   RouteOptions,
 } from 'fastify';
+import { authenticateBearer, type AuthSettings } from '../auth/authenticate.js';
 import type { Identity } from '../auth/identity.js';
 import type { Checked } from '../auth/refusal.js';
 import { GatewayError } from './http-errors.js';
@@ -99,4 +100,18 @@ export function installAuthentication(scope: FastifyInstance, report: RefusalRep
 export function callerOf(request: FastifyRequest): Identity {
   if (request.identity === undefined) throw new GatewayError('Unauthenticated');
   return request.identity;
+}
+
+/**
+ * The route config of the read API (`GET /v1/pipelines/...`, `GET /v1/trains/...`,
+ * `POST /v1/what-if`): the `pipelines-api` door, a bearer JWT checked against `auth`.
+ */
+export function readApiDoor(auth: AuthSettings): {
+  door: Door;
+  authenticate: Authenticator;
+} {
+  return {
+    door: 'pipelines-api',
+    authenticate: (request) => authenticateBearer(request.headers, auth),
+  };
 }

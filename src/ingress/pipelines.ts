@@ -6,11 +6,11 @@
  * same rules; read only once the caller is authenticated and covered.
  */
 import type { FastifyPluginCallback } from 'fastify';
-import { authenticateBearer, coversPipeline, type AuthSettings } from '../auth/authenticate.js';
+import { coversPipeline, type AuthSettings } from '../auth/authenticate.js';
 import { GatewayError } from './http-errors.js';
 import { pipelineId, type PipelineId } from '../pipeline/id.js';
 import type { PipelineView } from '../reconcile/view.js';
-import { callerOf } from './authenticated.js';
+import { callerOf, readApiDoor } from './authenticated.js';
 import { SchemaRefs } from './route-schemas.js';
 import type { EnvironmentParamsSchema, PipelineParamsSchema } from '../shapes/routes.js';
 import type { PreviewAnswer } from '../preview/pipeline-previews.js';
@@ -52,10 +52,7 @@ export const pipelineRoutes: FastifyPluginCallback<PipelinesRouteOptions> = (
   app.get<{ Params: Params }>('/v1/pipelines/:namespace/:name', {
     schema: { params: { $ref: SchemaRefs.pipelineParams } },
     attachValidation: true,
-    config: {
-      door: 'pipelines-api',
-      authenticate: (request) => authenticateBearer(request.headers, auth),
-    },
+    config: readApiDoor(auth),
     handler: async (request, reply) => {
       const identity = callerOf(request);
       const { namespace, name } = request.params;
@@ -79,10 +76,7 @@ export const pipelineRoutes: FastifyPluginCallback<PipelinesRouteOptions> = (
     app.get<{ Params: EnvParams }>('/v1/pipelines/:namespace/:name/environments/:env/preview', {
       schema: { params: { $ref: SchemaRefs.environmentParams } },
       attachValidation: true,
-      config: {
-        door: 'pipelines-api',
-        authenticate: (request) => authenticateBearer(request.headers, auth),
-      },
+      config: readApiDoor(auth),
       handler: async (request, reply) => {
         const { namespace, name, env } = request.params;
         const covered =

@@ -7,12 +7,12 @@
  */
 import type { FastifyPluginCallback } from 'fastify';
 import type { Static } from 'typebox';
-import { authenticateBearer, coversPipeline, type AuthSettings } from '../auth/authenticate.js';
+import { coversPipeline, type AuthSettings } from '../auth/authenticate.js';
 import type { Identity } from '../auth/identity.js';
 import { memberRef } from '../trains/train-members.js';
 import type { PromotionTrain, TrainRelease } from '../trains/train-resource.js';
 import type { PipelineParamsSchema } from '../shapes/routes.js';
-import { callerOf } from './authenticated.js';
+import { callerOf, readApiDoor } from './authenticated.js';
 import { GatewayError } from './http-errors.js';
 import { SchemaRefs } from './route-schemas.js';
 
@@ -44,10 +44,7 @@ export const trainRoutes: FastifyPluginCallback<TrainRoutesOptions> = (app, opti
   app.get<{ Params: Params }>('/v1/trains/:namespace/:name', {
     schema: { params: { $ref: SchemaRefs.pipelineParams } },
     attachValidation: true,
-    config: {
-      door: 'pipelines-api',
-      authenticate: (request) => authenticateBearer(request.headers, auth),
-    },
+    config: readApiDoor(auth),
     handler: async (request, reply) => {
       const { namespace, name } = request.params;
       const train =

@@ -5,7 +5,7 @@
  * not match its schema is InvalidBody; one whose windows or selectors cannot be used, InvalidPolicy.
  */
 import type { FastifyPluginCallback, FastifySchemaValidationError } from 'fastify';
-import { authenticateBearer, coversPipeline, type AuthSettings } from '../auth/authenticate.js';
+import { coversPipeline, type AuthSettings } from '../auth/authenticate.js';
 import type { WhatIfAnswer } from '../evaluation/what-if.js';
 import {
   compileWhatIfPolicy,
@@ -14,7 +14,7 @@ import {
 } from '../evaluation/what-if-policy.js';
 import { clip } from '../text/text.js';
 import { isRfc3339, rfc3339 } from '../time/kube-time.js';
-import { callerOf } from './authenticated.js';
+import { callerOf, readApiDoor } from './authenticated.js';
 import { GatewayError } from './http-errors.js';
 import { SchemaRefs, validationMessage } from './route-schemas.js';
 
@@ -41,10 +41,7 @@ export const whatIfRoutes: FastifyPluginCallback<WhatIfRouteOptions> = (app, opt
   app.post<{ Body: WhatIfPolicyInput; Querystring: { at?: unknown } }>('/v1/what-if', {
     schema: { body: { $ref: SchemaRefs.whatIfPolicy } },
     attachValidation: true,
-    config: {
-      door: 'pipelines-api',
-      authenticate: (request) => authenticateBearer(request.headers, auth),
-    },
+    config: readApiDoor(auth),
     handler: async (request, reply) => {
       const identity = callerOf(request);
       const at = instantOf(request.query.at, now());

@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combinationDigest } from '../../src/trains/combination-digest.js';
+import type { TrainSpec } from '../../src/trains/train-resource.js';
 import {
   eventually,
   launchGateway,
@@ -98,10 +99,18 @@ describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) =
     trainStatus(fleet, ns, 'release')?.environments?.find((e) => e.name === 'prod')?.release;
 
   /**
-   * Until every replica shows the train at its door: a replica whose last listing of the trains
-   * (at most 250 ms old) predates the train would confirm a member's promotion without it.
+   * Applies the train of `members` into prod in `ns` (web's deployer is the one that is down) and
+   * waits for its first release, what every member already runs, and until every replica shows
+   * the train at its door: a replica whose last listing of the trains (at most 250 ms old)
+   * predates the train would confirm a member's promotion without it.
    */
-  async function knownEverywhere(ns: string): Promise<void> {
+  async function startTrain(ns: string, members: TrainSpec['members']): Promise<void> {
+    createTrainApps(fleet, ns, APPS, {}, { web: { webhook: { endpoint: 'deployer' } } });
+    applyTrain(fleet, ns, 'release', { members, environments: ['prod'] });
+    await resync();
+    await eventually(() => {
+      expect(release(ns)).toMatchObject({ state: 'Succeeded', reason: 'Arrived' });
+    }, WAIT);
     const token = await tokens.token([`${ns}/*`]);
     await eventually(async () => {
       for (const r of replicas) {
@@ -121,21 +130,12 @@ describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) =
 
   it('stops the members not yet started and delivers one TrainFailed', async () => {
     const ns = `train-alerts-${String(count)}`;
-    createTrainApps(fleet, ns, APPS, {}, { web: { webhook: { endpoint: 'deployer' } } });
-    applyTrain(fleet, ns, 'release', {
-      members: [
-        { name: 'api' },
-        { name: 'web', dependsOn: ['api'] },
-        { name: 'worker', dependsOn: ['web'] },
-      ],
-      environments: ['prod'],
-    });
+    await startTrain(ns, [
+      { name: 'api' },
+      { name: 'web', dependsOn: ['api'] },
+      { name: 'worker', dependsOn: ['web'] },
+    ]);
     subscribeAlert(fleet.management, ns, alerts.url, ['TrainFailed', 'TrainPromoted']);
-    await resync();
-    await eventually(() => {
-      expect(release(ns)).toMatchObject({ state: 'Succeeded', reason: 'Arrived' });
-    }, WAIT);
-    await knownEverywhere(ns);
     for (const env of ['dev', 'staging'])
       for (const app of APPS) rollApp(fleet, ns, env, app, '6.6.0');
     await resync();
@@ -193,16 +193,11 @@ describe.each([1, 2])('a member failing mid-train with %i replica(s)', (count) =
 
   it('delivers the TrainFailed of a release that failed before the alert was known', async () => {
     const ns = `train-late-alert-${String(count)}`;
-    createTrainApps(fleet, ns, APPS, {}, { web: { webhook: { endpoint: 'deployer' } } });
-    applyTrain(fleet, ns, 'release', {
-      members: [{ name: 'api' }, { name: 'web', dependsOn: ['api'] }, { name: 'worker' }],
-      environments: ['prod'],
-    });
-    await resync();
-    await eventually(() => {
-      expect(release(ns)).toMatchObject({ state: 'Succeeded', reason: 'Arrived' });
-    }, WAIT);
-    await knownEverywhere(ns);
+    await startTrain(ns, [
+      { name: 'api' },
+      { name: 'web', dependsOn: ['api'] },
+      { name: 'worker' },
+    ]);
     // The alert exists from here on, but no replica can list it until the fault is cleared.
     await fleet.management.faults.set({
       errors: [{ verbs: ['list'], resources: ['promotionalerts'], rate: 1, code: 503 }],

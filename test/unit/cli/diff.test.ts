@@ -3,14 +3,13 @@
  * as the gateway does, so the commands' rendering (colour on a terminal, plain otherwise or with
  * NO_COLOR, --json) and the digest they sign are checked end to end in process.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApprovals } from '../../../src/cli/approvals.js';
 import { runDiff } from '../../../src/cli/diff.js';
 import type { Preview } from '../../../src/preview/previewer.js';
+import { startJsonGateway, type JsonGateway } from '../../support/json-gateway.js';
 import { tempDir } from '../../support/temp-dirs.js';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
@@ -45,32 +44,20 @@ const PREVIEW: Preview = {
   summary: 'prod: 6.5.0 -> 6.6.0 by pull request on main (1 file)',
 };
 
-let server: Server;
+let gateway: JsonGateway;
 let url: string;
-const seen: { path: string; authorization: string | undefined }[] = [];
+let seen: JsonGateway['seen'];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
+  gateway = await startJsonGateway((req) => {
     const ok = req.headers.authorization === 'Bearer reader' && req.url?.endsWith('/prod/preview');
-    res.writeHead(ok === true ? 200 : 409, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify(
-        ok === true ? PREVIEW : { code: 'NotWaiting', message: 'staging has no pending promotion' },
-      ),
-    );
+    return ok === true
+      ? { status: 200, body: PREVIEW }
+      : { status: 409, body: { code: 'NotWaiting', message: 'staging has no pending promotion' } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  ({ url, seen } = gateway);
 });
-afterAll(
-  () =>
-    new Promise<void>((resolve) =>
-      server.close(() => {
-        resolve();
-      }),
-    ),
-);
+afterAll(() => gateway.close());
 
 /** A captured output stream, a terminal or not. */
 function output(tty: boolean) {

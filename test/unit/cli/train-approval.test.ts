@@ -6,8 +6,6 @@
  * verify` checks the statement as each member's record holds it, catching a record of another
  * revision.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -17,6 +15,7 @@ import { checkSigned } from '../../../src/auth/statement.js';
 import { membersDigest, TRAIN_STATEMENT_FORM } from '../../../src/auth/train-statement.js';
 import { runApprovals } from '../../../src/cli/approvals.js';
 import type { AuthorizationRecord } from '../../../src/pipeline/pipeline-resource.js';
+import { startJsonGateway, type JsonGateway } from '../../support/json-gateway.js';
 import { tempDir } from '../../support/temp-dirs.js';
 
 const MEMBERS = { api: '2.4.0', web: '5.1.0' };
@@ -40,6 +39,18 @@ async function keys(dir: string) {
   return { key: join(dir, 'alice.key.pem'), pub, config };
 }
 
+/** The claims of train statement `jws`, checked against alice's public key in `pub`. */
+async function claimsOf(jws: string, pub: string) {
+  const checked = await checkSigned(
+    jws,
+    { name: 'alice', publicKeys: [await readFile(pub, 'utf8')] },
+    { maxLifetimeSeconds: 900, clockToleranceSeconds: 5 },
+    Date.now(),
+    TRAIN_STATEMENT_FORM,
+  );
+  return checked.ok && checked.value;
+}
+
 const SIGN = (key: string) => [
   'sign',
   ...['--name', 'alice', '--key', key, '--train', 'shop/release', '--env', 'prod'],
@@ -52,14 +63,7 @@ describe('approvals sign --train', () => {
     const { key, pub } = await keys(dir);
     const signed = await run(...SIGN(key), '--digest', membersDigest(MEMBERS));
     expect(signed.code).toBe(0);
-    const checked = await checkSigned(
-      signed.out.trim(),
-      { name: 'alice', publicKeys: [await readFile(pub, 'utf8')] },
-      { maxLifetimeSeconds: 900, clockToleranceSeconds: 5 },
-      Date.now(),
-      TRAIN_STATEMENT_FORM,
-    );
-    expect(checked.ok && checked.value).toMatchObject({
+    expect(await claimsOf(signed.out.trim(), pub)).toMatchObject({
       train: 'shop/release',
       environment: 'prod',
       members: MEMBERS,
@@ -136,52 +140,34 @@ describe('approvals sign --train without --members', () => {
       { name: 'broken', release: { ...release('Waiting'), digest: `sha256:${'1'.repeat(64)}` } },
     ],
   };
-  let server: Server;
-  let url: string;
-  const seen: { path: string; authorization: string | undefined }[] = [];
+  let gateway: JsonGateway;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
+    gateway = await startJsonGateway((req) => {
       const ok =
         req.headers.authorization === 'Bearer reader' && req.url === '/v1/trains/shop/release';
-      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(ok ? TRAIN : { code: 'NotFound', message: 'No such resource.' }));
+      return ok
+        ? { status: 200, body: TRAIN }
+        : { status: 404, body: { code: 'NotFound', message: 'No such resource.' } };
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
   });
-  afterAll(
-    () =>
-      new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      ),
-  );
+  afterAll(() => gateway.close());
 
   const signArgs = (key: string, env: string) => [
     'sign',
     ...['--name', 'alice', '--key', key, '--train', 'shop/release', '--env', env],
-    ...['--gateway', url],
+    ...['--gateway', gateway.url],
   ];
 
   it('signs the combination waiting in the environment, read with the token', async () => {
     const { key, pub } = await keys(tempDir('train-approval-'));
     const signed = await run(...signArgs(key, 'prod'));
     expect(signed.code).toBe(0);
-    expect(seen.at(-1)).toEqual({
+    expect(gateway.seen.at(-1)).toEqual({
       path: '/v1/trains/shop/release',
       authorization: 'Bearer reader',
     });
-    const checked = await checkSigned(
-      signed.out.trim(),
-      { name: 'alice', publicKeys: [await readFile(pub, 'utf8')] },
-      { maxLifetimeSeconds: 900, clockToleranceSeconds: 5 },
-      Date.now(),
-      TRAIN_STATEMENT_FORM,
-    );
-    expect(checked.ok && checked.value).toMatchObject({
+    expect(await claimsOf(signed.out.trim(), pub)).toMatchObject({
       members: MEMBERS,
       combinationDigest: membersDigest(MEMBERS),
     });

@@ -27,7 +27,7 @@ function filesUnder(dir: string): string[] {
 
 const FILES = ['README.md', ...['docs', 'src', 'test', 'bench', 'packages'].flatMap(filesUnder)];
 
-/** A tracker's numbered item ("issue 20", "task #7"), anywhere. */
+/** A reference to a numbered item of a tracker, anywhere. */
 const CITATIONS: readonly RegExp[] = [/\b(issue|ticket)s? #?\d+\b/i, /\btasks? #\d+\b/i];
 
 /** A numbered or dated work entry for a heading, in a document. */
