@@ -19,6 +19,7 @@ import type { AuthorizationTarget, Principals } from '../auth/principals.js';
 import type { AuthorizationClaim, Identity } from '../auth/identity.js';
 import { factText, refuse, verified, withFacts, type Checked } from '../auth/refusal.js';
 import type { AuthorizationResult, Authorizer } from '../approvals/authorizer.js';
+import { jsonBodyOf } from './body.js';
 import { GatewayError } from './http-errors.js';
 import { pipelineId } from '../pipeline/id.js';
 import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../text/text.js';
@@ -207,11 +208,9 @@ function registerPromotions(
 }
 
 /** The SSO door's claim: the validated JSON body. */
-function approvalClaim(body: ApprovalBody | string | undefined): AuthorizationClaim | undefined {
-  if (typeof body === 'string') return undefined;
-  // No body at all (none sent, or no content type to parse it by): nothing to record.
-  if (typeof body !== 'object')
-    throw new GatewayError('InvalidBody', 'Invalid body: an approval needs a JSON body.');
+function approvalClaim(sent: ApprovalBody | string | undefined): AuthorizationClaim | undefined {
+  if (typeof sent === 'string') return undefined;
+  const body = jsonBodyOf(sent);
   return {
     revision: body.revision,
     decision: body.decision,

@@ -54,3 +54,14 @@ export function installJsonBody(app: FastifyInstance): void {
     done(null, text);
   });
 }
+
+/**
+ * The JSON body of a call to a door that takes JSON or a compact JWS (`acceptsJose`), the JWS
+ * aside: a call with no body (none sent, or no content type to parse one by) has none for the
+ * route's schema to check, and is 400 InvalidBody here, never a crash in the handler.
+ */
+export function jsonBodyOf<T extends object>(body: T | undefined): T {
+  if (typeof body !== 'object')
+    throw new GatewayError('InvalidBody', 'Invalid body: the call needs a JSON body.');
+  return body;
+}

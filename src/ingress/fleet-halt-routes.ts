@@ -25,6 +25,7 @@ import {
   type ParsedSelector,
   type StructuredSelector,
 } from '../labels/label-selector.js';
+import { jsonBodyOf } from './body.js';
 import { GatewayError } from './http-errors.js';
 import { parsePipelineId, pipelineRef } from '../pipeline/id.js';
 import { callerOf } from './authenticated.js';
@@ -70,7 +71,7 @@ export function registerFleetHalts(app: Scope, options: FleetHaltOptions): void 
       if (claims !== undefined) return byStatement(options, request, reply, claims);
       const caller = bearerCaller(request, principals, now);
       checkValid(request);
-      const body = request.body as FleetHaltBody;
+      const body = jsonBodyOf(request.body as FleetHaltBody | undefined);
       const selector = selectorOf(body.selector, '/selector');
       const { namespace, environment, reason, expiresAt } = body;
       const request_ = { namespace, selector, environment, reason, expiresAt };

@@ -17,6 +17,7 @@ import type { RollbackResult, Rollbacks } from '../approvals/rollbacks.js';
 import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../text/text.js';
 import { callerOf } from './authenticated.js';
 import { checkValid } from './halt-routes.js';
+import { jsonBodyOf } from './body.js';
 import { GatewayError } from './http-errors.js';
 import { SchemaRefs } from './route-schemas.js';
 import type { HoldParamsSchema, RollbackBodySchema } from '../shapes/authorization.js';
@@ -131,8 +132,9 @@ function allowedPrincipal(identity: Identity) {
 }
 
 /** The JSON door's claim; a reason with a control character is refused as a statement's is. */
-function claimOf(body: RollbackBody | string): RollbackClaim {
-  if (typeof body === 'string') throw new GatewayError('Unauthenticated');
+function claimOf(sent: RollbackBody | string | undefined): RollbackClaim {
+  if (typeof sent === 'string') throw new GatewayError('Unauthenticated');
+  const body = jsonBodyOf(sent);
   const unsafe = unsafeCharacterOf(body.reason);
   if (unsafe !== undefined)
     throw new GatewayError('InvalidBody', `Invalid body: reason ${PLAIN_TEXT_RULE} (${unsafe}).`);

@@ -17,6 +17,7 @@ import type { TrainApprovalResult, TrainApprovals } from '../approvals/train-app
 import { PLAIN_TEXT_RULE, unsafeCharacterOf } from '../text/text.js';
 import { callerOf } from './authenticated.js';
 import { checkValid } from './halt-routes.js';
+import { jsonBodyOf } from './body.js';
 import { GatewayError } from './http-errors.js';
 import { SchemaRefs } from './route-schemas.js';
 import type { TrainApprovalBodySchema } from '../shapes/authorization.js';
@@ -92,8 +93,9 @@ export function registerTrainApprovals(app: Scope, options: TrainApprovalRouteOp
 }
 
 /** The SSO door's claim: the validated JSON body. */
-function claimOf(body: TrainApprovalBody | string): TrainApprovalClaim {
-  if (typeof body === 'string') throw new GatewayError('Unauthenticated');
+function claimOf(sent: TrainApprovalBody | string | undefined): TrainApprovalClaim {
+  if (typeof sent === 'string') throw new GatewayError('Unauthenticated');
+  const body = jsonBodyOf(sent);
   return {
     combinationDigest: body.combinationDigest,
     decision: body.decision,

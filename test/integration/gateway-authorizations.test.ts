@@ -304,6 +304,23 @@ describe('approvals through SSO', () => {
     );
     expect(await code(res)).toEqual([400, 'InvalidBody']);
   });
+
+  it('refuse a call with no body at all, at every door that takes JSON or a statement', async () => {
+    const token = await sso.token({ sub: 'bob-sub' });
+    for (const path of [
+      `/v1/pipelines/sso/${APP_NAME}/environments/prod/approvals`,
+      `/v1/pipelines/sso/${APP_NAME}/environments/prod/rollbacks`,
+      '/v1/halts',
+      `/v1/pipelines/sso/${APP_NAME}/halts`,
+      '/v1/trains/sso/release/environments/prod/approvals',
+    ]) {
+      const res = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect([path, ...(await code(res))]).toEqual([path, 400, 'InvalidBody']);
+    }
+  });
 });
 
 describe("weave's legacy approval call", () => {
